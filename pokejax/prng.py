@@ -1,0 +1,113 @@
+"""Showdown's Gen 5 PRNG (a 64-bit linear congruential generator) in JAX, without x64 mode.
+
+State ``S`` (uint64) is held as two uint32 words ``[hi, lo]``; Showdown's seed ``"a,b,c,d"``
+(four 16-bit words, ``a`` most significant) is ``hi = a·2^16 + b``, ``lo = c·2^16 + d``.
+``next``: ``S ← (0x5D588B656C078965·S + 0x269EC3) mod 2^64``, output ``S >> 32``.
+
+Derived draws reduce with a multiply-shift, never a modulo, exactly as Showdown does:
+``random(n) = floor(u·n / 2^32)``, ``random(m, n) = m + floor(u·(n−m) / 2^32)``,
+``random_chance(k, d) = random(d) < k``.  Every function takes an optional ``when`` mask:
+when it is false the state does not advance (the draw "did not happen"), so that masked,
+branch-free battle code makes exactly Showdown's sequence of calls.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import jax.numpy as jnp
+import numpy as np
+
+_MUL_HI = np.uint32(0x5D588B65)
+_MUL_LO = np.uint32(0x6C078965)
+_INC = np.uint32(0x00269EC3)
+_MASK16 = np.uint32(0xFFFF)
+
+
+def _mul_hi_lo(x: jnp.ndarray, y: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """Full 32×32→64-bit product of uint32 arrays, as (high word, low word)."""
+    x = jnp.asarray(x, jnp.uint32)
+    y = jnp.asarray(y, jnp.uint32)
+    x0, x1 = x & _MASK16, x >> 16
+    y0, y1 = y & _MASK16, y >> 16
+    low_low = x0 * y0
+    mid1 = x1 * y0 + (low_low >> 16)
+    mid2 = x0 * y1 + (mid1 & _MASK16)
+    high = x1 * y1 + (mid1 >> 16) + (mid2 >> 16)
+    return high, x * y
+
+
+def advance(state: jnp.ndarray) -> jnp.ndarray:
+    """One LCG step on a ``uint32[..., 2]`` state ``[hi, lo]``."""
+    hi, lo = state[..., 0], state[..., 1]
+    prod_hi, prod_lo = _mul_hi_lo(lo, _MUL_LO)
+    new_lo = prod_lo + _INC
+    carry = (new_lo < prod_lo).astype(jnp.uint32)
+    new_hi = prod_hi + lo * _MUL_HI + hi * _MUL_LO + carry
+    return jnp.stack([new_hi, new_lo], axis=-1)
+
+
+def _maybe_advance(state: jnp.ndarray, when) -> tuple[jnp.ndarray, jnp.ndarray]:
+    nxt = advance(state)
+    if when is None:
+        return nxt, nxt[..., 0]
+    when = jnp.asarray(when, bool)
+    return jnp.where(when[..., None], nxt, state), nxt[..., 0]
+
+
+def next_u32(state: jnp.ndarray, when=None) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """Showdown's ``rng.next()``: (new state, uint32 output)."""
+    return _maybe_advance(state, when)
+
+
+def random_int(state: jnp.ndarray, n, when=None) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """``random(n)``: integer in [0, n) (n < 2^16). Returns (new state, int32 value)."""
+    state, u = _maybe_advance(state, when)
+    high, _ = _mul_hi_lo(u, jnp.asarray(n, jnp.uint32))
+    return state, high.astype(jnp.int32)
+
+
+def random_range(state: jnp.ndarray, low, high, when=None) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """``random(m, n)``: integer in [m, n) (n > m)."""
+    low = jnp.asarray(low, jnp.int32)
+    state, value = random_int(state, jnp.asarray(high, jnp.int32) - low, when)
+    return state, value + low
+
+
+def random_chance(state: jnp.ndarray, numerator, denominator, when=None) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """``randomChance(k, d)`` = ``random(d) < k`` (always one draw, whatever k is)."""
+    state, value = random_int(state, denominator, when)
+    return state, value < jnp.asarray(numerator, jnp.int32)
+
+
+def seed_from_words(words: Sequence[int]) -> jnp.ndarray:
+    """Showdown seed ``[a, b, c, d]`` (each 0…65535) -> uint32[2] state."""
+    a, b, c, d = (int(w) for w in words)
+    for w in (a, b, c, d):
+        if not 0 <= w <= 0xFFFF:
+            raise ValueError(f"Showdown seed words must be 0..65535, got {list(words)}")
+    return jnp.array([(a << 16) | b, (c << 16) | d], dtype=jnp.uint32)
+
+
+def seed_from_showdown(seed: str | Sequence[int]) -> jnp.ndarray:
+    """Accepts ``"a,b,c,d"``, ``"gen5,<16 hex>"`` or a 4-sequence."""
+    if isinstance(seed, str):
+        if seed.startswith("gen5,"):
+            hexpart = seed[5:]
+            if len(hexpart) != 16:
+                raise ValueError(f"bad gen5 seed {seed!r}")
+            return seed_from_words([int(hexpart[i:i + 4], 16) for i in range(0, 16, 4)])
+        return seed_from_words([int(x) for x in seed.split(",")])
+    return seed_from_words(seed)
+
+
+def to_showdown(state) -> str:
+    """uint32[2] state -> Showdown's ``getSeed()`` string ``"a,b,c,d"``."""
+    hi, lo = (int(x) for x in np.asarray(state).reshape(2))
+    return f"{hi >> 16},{hi & 0xFFFF},{lo >> 16},{lo & 0xFFFF}"
+
+
+def seed_from_key(key) -> jnp.ndarray:
+    """A Showdown-compatible generator state drawn from a JAX PRNG key (for training resets)."""
+    import jax
+    return jax.random.bits(key, (2,), jnp.uint32)
