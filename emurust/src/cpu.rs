@@ -1,0 +1,758 @@
+//! SM83 CPU: registers, every base and CB-prefixed opcode, interrupts, EI delay, HALT, STOP.
+//!
+//! Instructions execute whole. Each memory access happens at a fixed offset (T-cycles) after the
+//! instruction's start; devices are caught up to that time by the bus. The offsets follow PyBoy's
+//! access timing (see `docs/envs/gameboy.md`), which Blargg's timing ROMs accept.
+
+use crate::bus::{Bus, Profile};
+use crate::error::CpuFault;
+use crate::state::{StateError, StateReader, StateWriter};
+
+pub const FLAG_Z: u8 = 0x80;
+pub const FLAG_N: u8 = 0x40;
+pub const FLAG_H: u8 = 0x20;
+pub const FLAG_C: u8 = 0x10;
+
+/// T-cycles for each base opcode (conditional branches: the not-taken count; taken adds below).
+const CYCLES: [u8; 256] = [
+    4, 12, 8, 8, 4, 4, 8, 4, 20, 8, 8, 8, 4, 4, 8, 4, // 0x
+    4, 12, 8, 8, 4, 4, 8, 4, 12, 8, 8, 8, 4, 4, 8, 4, // 1x
+    8, 12, 8, 8, 4, 4, 8, 4, 8, 8, 8, 8, 4, 4, 8, 4, // 2x
+    8, 12, 8, 8, 12, 12, 12, 4, 8, 8, 8, 8, 4, 4, 8, 4, // 3x
+    4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 4, 4, 4, 4, 8, 4, // 4x
+    4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 4, 4, 4, 4, 8, 4, // 5x
+    4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 4, 4, 4, 4, 8, 4, // 6x
+    8, 8, 8, 8, 8, 8, 4, 8, 4, 4, 4, 4, 4, 4, 8, 4, // 7x
+    4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 4, 4, 4, 4, 8, 4, // 8x
+    4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 4, 4, 4, 4, 8, 4, // 9x
+    4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 4, 4, 4, 4, 8, 4, // Ax
+    4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 4, 4, 4, 4, 8, 4, // Bx
+    8, 12, 12, 16, 12, 16, 8, 16, 8, 16, 12, 4, 12, 24, 8, 16, // Cx
+    8, 12, 12, 0, 12, 16, 8, 16, 8, 16, 12, 0, 12, 0, 8, 16, // Dx
+    12, 12, 8, 0, 0, 16, 8, 16, 16, 4, 16, 0, 0, 0, 8, 16, // Ex
+    12, 12, 8, 4, 0, 16, 8, 16, 12, 8, 16, 4, 0, 0, 8, 16, // Fx
+];
+
+/// Registers and interrupt state.
+#[derive(Clone, Debug, Default)]
+pub struct Cpu {
+    pub a: u8,
+    pub f: u8,
+    pub b: u8,
+    pub c: u8,
+    pub d: u8,
+    pub e: u8,
+    pub h: u8,
+    pub l: u8,
+    pub sp: u16,
+    pub pc: u16,
+    pub ime: bool,
+    /// Instructions left until a pending EI sets IME (0 = none pending).
+    pub ei_delay: u8,
+    /// HALT is waiting for an interrupt. PC stays on the HALT opcode and moves past it on wake-up.
+    pub halted: bool,
+    /// STOP (hardware profile): waiting for a button press.
+    pub stopped: bool,
+    /// HALT bug (hardware profile): the next opcode fetch does not advance PC.
+    pub halt_bug: bool,
+    /// Total T-cycles since power-on.
+    pub cycles: u64,
+    /// Start of the instruction being executed (memory access times are offsets from it).
+    start: u64,
+    pub fault: Option<CpuFault>,
+}
+
+impl Cpu {
+    #[inline]
+    pub fn af(&self) -> u16 {
+        u16::from_be_bytes([self.a, self.f])
+    }
+    #[inline]
+    pub fn bc(&self) -> u16 {
+        u16::from_be_bytes([self.b, self.c])
+    }
+    #[inline]
+    pub fn de(&self) -> u16 {
+        u16::from_be_bytes([self.d, self.e])
+    }
+    #[inline]
+    pub fn hl(&self) -> u16 {
+        u16::from_be_bytes([self.h, self.l])
+    }
+    #[inline]
+    pub fn set_af(&mut self, v: u16) {
+        self.a = (v >> 8) as u8;
+        self.f = v as u8 & 0xF0;
+    }
+    #[inline]
+    pub fn set_bc(&mut self, v: u16) {
+        self.b = (v >> 8) as u8;
+        self.c = v as u8;
+    }
+    #[inline]
+    pub fn set_de(&mut self, v: u16) {
+        self.d = (v >> 8) as u8;
+        self.e = v as u8;
+    }
+    #[inline]
+    pub fn set_hl(&mut self, v: u16) {
+        self.h = (v >> 8) as u8;
+        self.l = v as u8;
+    }
+
+    #[inline]
+    fn flag(&self, mask: u8) -> bool {
+        self.f & mask != 0
+    }
+
+    #[inline]
+    fn set_flags(&mut self, z: bool, n: bool, h: bool, c: bool) {
+        self.f = (if z { FLAG_Z } else { 0 }) | (if n { FLAG_N } else { 0 }) | (if h { FLAG_H } else { 0 }) | (if c { FLAG_C } else { 0 });
+    }
+
+    // ---- memory helpers (time = instruction start + offset) -------------------------------
+
+    #[inline(always)]
+    fn read_at(&mut self, bus: &mut Bus, addr: u16, offset: u64) -> u8 {
+        bus.read(addr, self.start + offset)
+    }
+
+    #[inline(always)]
+    fn write_at(&mut self, bus: &mut Bus, addr: u16, value: u8, offset: u64) {
+        bus.write(addr, value, self.start + offset)
+    }
+
+    #[inline(always)]
+    fn fetch(&mut self, bus: &mut Bus) -> u8 {
+        let v = bus.read(self.pc, self.start);
+        self.pc = self.pc.wrapping_add(1);
+        v
+    }
+
+    #[inline(always)]
+    fn fetch16(&mut self, bus: &mut Bus) -> u16 {
+        let lo = self.fetch(bus);
+        let hi = self.fetch(bus);
+        u16::from_le_bytes([lo, hi])
+    }
+
+    /// Pushes `value`: high byte at `offset`, low byte 4 cycles later.
+    #[inline]
+    fn push(&mut self, bus: &mut Bus, value: u16, offset: u64) {
+        self.sp = self.sp.wrapping_sub(1);
+        self.write_at(bus, self.sp, (value >> 8) as u8, offset);
+        self.sp = self.sp.wrapping_sub(1);
+        self.write_at(bus, self.sp, value as u8, offset + 4);
+    }
+
+    /// Pops a word: low byte at `offset`, high byte 4 cycles later.
+    #[inline]
+    fn pop(&mut self, bus: &mut Bus, offset: u64) -> u16 {
+        let lo = self.read_at(bus, self.sp, offset);
+        self.sp = self.sp.wrapping_add(1);
+        let hi = self.read_at(bus, self.sp, offset + 4);
+        self.sp = self.sp.wrapping_add(1);
+        u16::from_le_bytes([lo, hi])
+    }
+
+    /// Register by 3-bit index (B C D E H L - A); index 6 is (HL) and handled by callers.
+    #[inline(always)]
+    fn reg(&self, idx: u8) -> u8 {
+        match idx {
+            0 => self.b,
+            1 => self.c,
+            2 => self.d,
+            3 => self.e,
+            4 => self.h,
+            5 => self.l,
+            _ => self.a,
+        }
+    }
+
+    #[inline(always)]
+    fn set_reg(&mut self, idx: u8, v: u8) {
+        match idx {
+            0 => self.b = v,
+            1 => self.c = v,
+            2 => self.d = v,
+            3 => self.e = v,
+            4 => self.h = v,
+            5 => self.l = v,
+            _ => self.a = v,
+        }
+    }
+
+    // ---- ALU ---------------------------------------------------------------------------------
+
+    #[inline]
+    fn alu(&mut self, op: u8, v: u8) {
+        let a = self.a;
+        match op & 7 {
+            0 | 1 => {
+                // ADD / ADC
+                let carry = if op & 7 == 1 && self.flag(FLAG_C) { 1 } else { 0 };
+                let r = a as u16 + v as u16 + carry as u16;
+                self.a = r as u8;
+                self.set_flags(r as u8 == 0, false, (a & 0xF) + (v & 0xF) + carry > 0xF, r > 0xFF);
+            }
+            2 | 3 | 7 => {
+                // SUB / SBC / CP
+                let carry = if op & 7 == 3 && self.flag(FLAG_C) { 1 } else { 0 };
+                let r = (a as i16) - (v as i16) - carry as i16;
+                let h = ((a & 0xF) as i16) - ((v & 0xF) as i16) - (carry as i16) < 0;
+                self.set_flags(r as u8 == 0, true, h, r < 0);
+                if op & 7 != 7 {
+                    self.a = r as u8;
+                }
+            }
+            4 => {
+                self.a = a & v;
+                self.set_flags(self.a == 0, false, true, false);
+            }
+            5 => {
+                self.a = a ^ v;
+                self.set_flags(self.a == 0, false, false, false);
+            }
+            _ => {
+                self.a = a | v;
+                self.set_flags(self.a == 0, false, false, false);
+            }
+        }
+    }
+
+    #[inline]
+    fn inc8(&mut self, v: u8) -> u8 {
+        let r = v.wrapping_add(1);
+        self.f = (self.f & FLAG_C) | if r == 0 { FLAG_Z } else { 0 } | if v & 0xF == 0xF { FLAG_H } else { 0 };
+        r
+    }
+
+    #[inline]
+    fn dec8(&mut self, v: u8) -> u8 {
+        let r = v.wrapping_sub(1);
+        self.f = (self.f & FLAG_C) | FLAG_N | if r == 0 { FLAG_Z } else { 0 } | if v & 0xF == 0 { FLAG_H } else { 0 };
+        r
+    }
+
+    fn add_hl(&mut self, v: u16) {
+        let hl = self.hl();
+        let r = hl as u32 + v as u32;
+        self.f = (self.f & FLAG_Z) | if (hl & 0xFFF) + (v & 0xFFF) > 0xFFF { FLAG_H } else { 0 } | if r > 0xFFFF { FLAG_C } else { 0 };
+        self.set_hl(r as u16);
+    }
+
+    /// SP + signed e8 with flags from the unsigned low-byte addition (ADD SP,e8 and LD HL,SP+e8).
+    fn sp_plus(&mut self, e: u8) -> u16 {
+        let sp = self.sp;
+        let low = (sp & 0xFF) + e as u16;
+        self.set_flags(false, false, (sp & 0xF) + (e as u16 & 0xF) > 0xF, low > 0xFF);
+        sp.wrapping_add(e as i8 as u16)
+    }
+
+    fn daa(&mut self) {
+        let mut a = self.a;
+        let mut carry = self.flag(FLAG_C);
+        if !self.flag(FLAG_N) {
+            if carry || a > 0x99 {
+                a = a.wrapping_add(0x60);
+                carry = true;
+            }
+            if self.flag(FLAG_H) || (self.a & 0x0F) > 9 {
+                a = a.wrapping_add(0x06);
+            }
+        } else {
+            if carry {
+                a = a.wrapping_sub(0x60);
+            }
+            if self.flag(FLAG_H) {
+                a = a.wrapping_sub(0x06);
+            }
+        }
+        self.a = a;
+        self.f = (self.f & FLAG_N) | if a == 0 { FLAG_Z } else { 0 } | if carry { FLAG_C } else { 0 };
+    }
+
+    /// CB-prefixed rotate/shift/swap (op bits 3-5 select the operation).
+    fn cb_shift(&mut self, op: u8, v: u8) -> u8 {
+        let c_in = self.flag(FLAG_C) as u8;
+        let (r, c) = match (op >> 3) & 7 {
+            0 => (v.rotate_left(1), v & 0x80 != 0),      // RLC
+            1 => (v.rotate_right(1), v & 1 != 0),        // RRC
+            2 => ((v << 1) | c_in, v & 0x80 != 0),       // RL
+            3 => ((v >> 1) | (c_in << 7), v & 1 != 0),   // RR
+            4 => (v << 1, v & 0x80 != 0),                // SLA
+            5 => ((v >> 1) | (v & 0x80), v & 1 != 0),    // SRA
+            6 => (v.rotate_left(4), false),              // SWAP
+            _ => (v >> 1, v & 1 != 0),                   // SRL
+        };
+        self.set_flags(r == 0, false, false, c);
+        r
+    }
+
+    #[inline]
+    fn condition(&self, op: u8) -> bool {
+        match (op >> 3) & 3 {
+            0 => !self.flag(FLAG_Z),
+            1 => self.flag(FLAG_Z),
+            2 => !self.flag(FLAG_C),
+            _ => self.flag(FLAG_C),
+        }
+    }
+
+    // ---- interrupts and the batch loop --------------------------------------------------------
+
+    #[inline]
+    fn pending(bus: &Bus) -> u8 {
+        bus.interrupt_flag & bus.interrupt_enable & 0x1F
+    }
+
+    /// Interrupt dispatch: 20 cycles, both PC bytes written at its first cycle.
+    fn dispatch(&mut self, bus: &mut Bus) {
+        self.start = self.cycles;
+        let pc = self.pc;
+        self.sp = self.sp.wrapping_sub(1);
+        self.write_at(bus, self.sp, (pc >> 8) as u8, 0);
+        // The high-byte push may overwrite IE and cancel the request: PC then becomes 0.
+        let pending = Self::pending(bus);
+        self.sp = self.sp.wrapping_sub(1);
+        self.write_at(bus, self.sp, pc as u8, 0);
+        self.ime = false;
+        if pending == 0 {
+            self.pc = 0;
+        } else {
+            let bit = pending.trailing_zeros() as u16;
+            bus.interrupt_flag &= !(1u8 << bit);
+            self.pc = 0x40 + bit * 8;
+        }
+        self.cycles += 20;
+    }
+
+    /// One scheduler batch: check interrupts once, then run whole instructions until `target`
+    /// cycles have passed or an instruction asks the scheduler to look at the devices again.
+    pub fn run_batch(&mut self, bus: &mut Bus, target: u64) {
+        if self.fault.is_some() {
+            self.cycles += target;
+            return;
+        }
+        if self.ei_delay == 0 {
+            let pending = Self::pending(bus);
+            if pending != 0 {
+                if self.halted {
+                    self.halted = false;
+                    self.pc = self.pc.wrapping_add(1);
+                }
+                if self.ime {
+                    if self.halt_bug {
+                        // HALT bug with EI;HALT: the handler returns to the HALT itself.
+                        self.halt_bug = false;
+                        self.pc = self.pc.wrapping_sub(1);
+                    }
+                    self.dispatch(bus);
+                }
+            }
+        }
+        let end = self.cycles + target;
+        if self.halted || self.stopped {
+            self.cycles = end;
+            return;
+        }
+        bus.bail = false;
+        while self.cycles < end && !bus.bail {
+            self.step(bus);
+            if self.fault.is_some() {
+                self.cycles = end;
+                return;
+            }
+        }
+    }
+
+    /// Executes one instruction.
+    #[inline]
+    pub fn step(&mut self, bus: &mut Bus) {
+        self.start = self.cycles;
+        let op = bus.read(self.pc, self.start);
+        if self.halt_bug {
+            self.halt_bug = false;
+        } else {
+            self.pc = self.pc.wrapping_add(1);
+        }
+        let mut cycles = CYCLES[op as usize] as u64;
+        match op {
+            0x00 => {}
+            0x01 => {
+                let v = self.fetch16(bus);
+                self.set_bc(v);
+            }
+            0x11 => {
+                let v = self.fetch16(bus);
+                self.set_de(v);
+            }
+            0x21 => {
+                let v = self.fetch16(bus);
+                self.set_hl(v);
+            }
+            0x31 => self.sp = self.fetch16(bus),
+            0x02 => self.write_at(bus, self.bc(), self.a, 0),
+            0x12 => bus.write_locking(self.de(), self.a, self.start),
+            0x22 => {
+                let hl = self.hl();
+                self.write_at(bus, hl, self.a, 0);
+                self.set_hl(hl.wrapping_add(1));
+            }
+            0x32 => {
+                let hl = self.hl();
+                self.write_at(bus, hl, self.a, 0);
+                self.set_hl(hl.wrapping_sub(1));
+            }
+            0x0A => self.a = self.read_at(bus, self.bc(), 0),
+            0x1A => self.a = bus.read_locking(self.de(), self.start),
+            0x2A => {
+                let hl = self.hl();
+                self.a = self.read_at(bus, hl, 0);
+                self.set_hl(hl.wrapping_add(1));
+            }
+            0x3A => {
+                let hl = self.hl();
+                self.a = self.read_at(bus, hl, 0);
+                self.set_hl(hl.wrapping_sub(1));
+            }
+            0x03 => self.set_bc(self.bc().wrapping_add(1)),
+            0x13 => self.set_de(self.de().wrapping_add(1)),
+            0x23 => self.set_hl(self.hl().wrapping_add(1)),
+            0x33 => self.sp = self.sp.wrapping_add(1),
+            0x0B => self.set_bc(self.bc().wrapping_sub(1)),
+            0x1B => self.set_de(self.de().wrapping_sub(1)),
+            0x2B => self.set_hl(self.hl().wrapping_sub(1)),
+            0x3B => self.sp = self.sp.wrapping_sub(1),
+            0x09 => self.add_hl(self.bc()),
+            0x19 => self.add_hl(self.de()),
+            0x29 => self.add_hl(self.hl()),
+            0x39 => self.add_hl(self.sp),
+            0x34 => {
+                let hl = self.hl();
+                let v = self.read_at(bus, hl, 0);
+                let r = self.inc8(v);
+                self.write_at(bus, hl, r, 4);
+            }
+            0x35 => {
+                let hl = self.hl();
+                let v = self.read_at(bus, hl, 0);
+                let r = self.dec8(v);
+                self.write_at(bus, hl, r, 4);
+            }
+            0x04 | 0x0C | 0x14 | 0x1C | 0x24 | 0x2C | 0x3C => {
+                let idx = op >> 3;
+                let r = self.inc8(self.reg(idx));
+                self.set_reg(idx, r);
+            }
+            0x05 | 0x0D | 0x15 | 0x1D | 0x25 | 0x2D | 0x3D => {
+                let idx = op >> 3;
+                let r = self.dec8(self.reg(idx));
+                self.set_reg(idx, r);
+            }
+            0x36 => {
+                let v = self.fetch(bus);
+                self.write_at(bus, self.hl(), v, 4);
+            }
+            0x06 | 0x0E | 0x16 | 0x1E | 0x26 | 0x2E | 0x3E => {
+                let v = self.fetch(bus);
+                self.set_reg(op >> 3, v);
+            }
+            0x07 => {
+                let c = self.a >> 7;
+                self.a = self.a.rotate_left(1);
+                self.set_flags(false, false, false, c != 0);
+            }
+            0x0F => {
+                let c = self.a & 1;
+                self.a = self.a.rotate_right(1);
+                self.set_flags(false, false, false, c != 0);
+            }
+            0x17 => {
+                let c = self.a >> 7;
+                self.a = (self.a << 1) | self.flag(FLAG_C) as u8;
+                self.set_flags(false, false, false, c != 0);
+            }
+            0x1F => {
+                let c = self.a & 1;
+                self.a = (self.a >> 1) | ((self.flag(FLAG_C) as u8) << 7);
+                self.set_flags(false, false, false, c != 0);
+            }
+            0x08 => {
+                let addr = self.fetch16(bus);
+                self.write_at(bus, addr, self.sp as u8, 0);
+                self.write_at(bus, addr.wrapping_add(1), (self.sp >> 8) as u8, 0);
+            }
+            0x10 => {
+                // STOP is two bytes long.
+                self.pc = self.pc.wrapping_add(1);
+                if bus.profile == Profile::Hardware {
+                    // DMG: the divider is reset and the CPU sleeps until a button is pressed.
+                    bus.write(0xFF04, 0, self.start);
+                    if bus.joypad.pressed == 0 {
+                        self.stopped = true;
+                        bus.bail = true;
+                    }
+                }
+            }
+            0x18 => {
+                let e = self.fetch(bus) as i8;
+                self.pc = self.pc.wrapping_add(e as u16);
+            }
+            0x20 | 0x28 | 0x30 | 0x38 => {
+                let e = self.fetch(bus) as i8;
+                if self.condition(op) {
+                    self.pc = self.pc.wrapping_add(e as u16);
+                    cycles += 4;
+                }
+            }
+            0x27 => self.daa(),
+            0x2F => {
+                self.a = !self.a;
+                self.f |= FLAG_N | FLAG_H;
+            }
+            0x37 => self.f = (self.f & FLAG_Z) | FLAG_C,
+            0x3F => self.f = (self.f & (FLAG_Z | FLAG_C)) ^ FLAG_C,
+            0x76 => self.halt(bus),
+            0x40..=0x7F => {
+                let dst = (op >> 3) & 7;
+                let src = op & 7;
+                if src == 6 {
+                    let v = if op == 0x7E { bus.read_locking(self.hl(), self.start) } else { self.read_at(bus, self.hl(), 0) };
+                    self.set_reg(dst, v);
+                } else if dst == 6 {
+                    let v = self.reg(src);
+                    self.write_at(bus, self.hl(), v, 0);
+                } else {
+                    let v = self.reg(src);
+                    self.set_reg(dst, v);
+                }
+            }
+            0x80..=0xBF => {
+                let src = op & 7;
+                let v = if src == 6 { self.read_at(bus, self.hl(), 0) } else { self.reg(src) };
+                self.alu((op >> 3) & 7, v);
+            }
+            0xC6 | 0xCE | 0xD6 | 0xDE | 0xE6 | 0xEE | 0xF6 | 0xFE => {
+                let v = self.fetch(bus);
+                self.alu((op >> 3) & 7, v);
+            }
+            0xC0 | 0xC8 | 0xD0 | 0xD8 => {
+                if self.condition(op) {
+                    self.pc = self.pop(bus, 8);
+                    cycles += 12;
+                }
+            }
+            0xC9 => self.pc = self.pop(bus, 4),
+            0xD9 => {
+                self.pc = self.pop(bus, 4);
+                self.ime = true;
+                bus.bail = Self::pending(bus) != 0;
+            }
+            0xC1 => {
+                let v = self.pop(bus, 0);
+                self.set_bc(v);
+            }
+            0xD1 => {
+                let v = self.pop(bus, 0);
+                self.set_de(v);
+            }
+            0xE1 => {
+                let v = self.pop(bus, 0);
+                self.set_hl(v);
+            }
+            0xF1 => {
+                let v = self.pop(bus, 0);
+                self.set_af(v);
+            }
+            0xC5 => self.push(bus, self.bc(), 8),
+            0xD5 => self.push(bus, self.de(), 8),
+            0xE5 => self.push(bus, self.hl(), 8),
+            0xF5 => self.push(bus, self.af(), 8),
+            0xC2 | 0xCA | 0xD2 | 0xDA => {
+                let addr = self.fetch16(bus);
+                if self.condition(op) {
+                    self.pc = addr;
+                    cycles += 4;
+                }
+            }
+            0xC3 => self.pc = self.fetch16(bus),
+            0xE9 => self.pc = self.hl(),
+            0xC4 | 0xCC | 0xD4 | 0xDC => {
+                let addr = self.fetch16(bus);
+                if self.condition(op) {
+                    self.push(bus, self.pc, 16);
+                    self.pc = addr;
+                    cycles += 12;
+                }
+            }
+            0xCD => {
+                let addr = self.fetch16(bus);
+                self.push(bus, self.pc, 16);
+                self.pc = addr;
+            }
+            0xC7 | 0xCF | 0xD7 | 0xDF | 0xE7 | 0xEF | 0xF7 | 0xFF => {
+                self.push(bus, self.pc, 8);
+                self.pc = (op & 0x38) as u16;
+            }
+            0xE0 => {
+                let n = self.fetch(bus);
+                self.write_at(bus, 0xFF00 | n as u16, self.a, 4);
+            }
+            0xF0 => {
+                let n = self.fetch(bus);
+                self.a = self.read_at(bus, 0xFF00 | n as u16, 4);
+            }
+            0xE2 => self.write_at(bus, 0xFF00 | self.c as u16, self.a, 0),
+            0xF2 => self.a = self.read_at(bus, 0xFF00 | self.c as u16, 0),
+            0xEA => {
+                let addr = self.fetch16(bus);
+                self.write_at(bus, addr, self.a, 8);
+            }
+            0xFA => {
+                let addr = self.fetch16(bus);
+                self.a = self.read_at(bus, addr, 8);
+            }
+            0xE8 => {
+                let e = self.fetch(bus);
+                self.sp = self.sp_plus(e);
+            }
+            0xF8 => {
+                let e = self.fetch(bus);
+                let v = self.sp_plus(e);
+                self.set_hl(v);
+            }
+            0xF9 => self.sp = self.hl(),
+            0xF3 => {
+                self.ime = false;
+                self.ei_delay = 0;
+            }
+            0xFB => {
+                // IME is set after the next instruction (counted down below, so 2 here).
+                if self.ei_delay == 0 {
+                    self.ei_delay = 2;
+                }
+            }
+            0xCB => cycles = self.step_cb(bus),
+            _ => {
+                // D3 DB DD E3 E4 EB EC ED F4 FC FD: the SM83 locks up.
+                self.pc = self.pc.wrapping_sub(1);
+                self.fault = Some(CpuFault::IllegalOpcode { opcode: op, pc: self.pc });
+                return;
+            }
+        }
+        self.cycles += cycles;
+        if self.ei_delay != 0 {
+            self.ei_delay -= 1;
+            if self.ei_delay == 0 {
+                self.ime = true;
+                // Overrides any earlier reason to end the batch in this step.
+                bus.bail = Self::pending(bus) != 0;
+            }
+        }
+    }
+
+    fn halt(&mut self, bus: &mut Bus) {
+        if bus.profile == Profile::Hardware && !self.ime && Self::pending(bus) != 0 {
+            // HALT bug: no halt, and the next opcode byte is read twice.
+            self.halt_bug = true;
+            return;
+        }
+        // Wait on the HALT opcode itself; waking up moves PC past it.
+        self.pc = self.pc.wrapping_sub(1);
+        self.halted = true;
+        bus.bail = true;
+    }
+
+    fn step_cb(&mut self, bus: &mut Bus) -> u64 {
+        let op = self.fetch(bus);
+        let idx = op & 7;
+        let bit = (op >> 3) & 7;
+        if idx == 6 {
+            let hl = self.hl();
+            match op >> 6 {
+                1 => {
+                    let v = self.read_at(bus, hl, 4);
+                    self.f = (self.f & FLAG_C) | FLAG_H | if v & (1 << bit) == 0 { FLAG_Z } else { 0 };
+                    12
+                }
+                kind => {
+                    let v = self.read_at(bus, hl, 4);
+                    let r = match kind {
+                        0 => self.cb_shift(op, v),
+                        2 => v & !(1 << bit),
+                        _ => v | (1 << bit),
+                    };
+                    self.write_at(bus, hl, r, 8);
+                    16
+                }
+            }
+        } else {
+            let v = self.reg(idx);
+            match op >> 6 {
+                0 => {
+                    let r = self.cb_shift(op, v);
+                    self.set_reg(idx, r);
+                }
+                1 => self.f = (self.f & FLAG_C) | FLAG_H | if v & (1 << bit) == 0 { FLAG_Z } else { 0 },
+                2 => self.set_reg(idx, v & !(1 << bit)),
+                _ => self.set_reg(idx, v | (1 << bit)),
+            }
+            8
+        }
+    }
+
+    pub fn save(&self, w: &mut StateWriter) {
+        for v in [self.a, self.f, self.b, self.c, self.d, self.e, self.h, self.l] {
+            w.u8(v);
+        }
+        w.u16(self.sp);
+        w.u16(self.pc);
+        w.bool(self.ime);
+        w.u8(self.ei_delay);
+        w.bool(self.halted);
+        w.bool(self.stopped);
+        w.bool(self.halt_bug);
+        w.u64(self.cycles);
+        match self.fault {
+            None => w.u8(0),
+            Some(CpuFault::IllegalOpcode { opcode, pc }) => {
+                w.u8(1);
+                w.u8(opcode);
+                w.u16(pc);
+            }
+        }
+    }
+
+    pub fn load(&mut self, r: &mut StateReader) -> Result<(), StateError> {
+        self.a = r.u8()?;
+        self.f = r.u8()? & 0xF0;
+        self.b = r.u8()?;
+        self.c = r.u8()?;
+        self.d = r.u8()?;
+        self.e = r.u8()?;
+        self.h = r.u8()?;
+        self.l = r.u8()?;
+        self.sp = r.u16()?;
+        self.pc = r.u16()?;
+        self.ime = r.bool()?;
+        self.ei_delay = r.u8()?;
+        if self.ei_delay > 2 {
+            return Err(StateError::Invalid("EI delay"));
+        }
+        self.halted = r.bool()?;
+        self.stopped = r.bool()?;
+        self.halt_bug = r.bool()?;
+        self.cycles = r.u64()?;
+        self.fault = match r.u8()? {
+            0 => None,
+            1 => {
+                let opcode = r.u8()?;
+                let pc = r.u16()?;
+                Some(CpuFault::IllegalOpcode { opcode, pc })
+            }
+            _ => return Err(StateError::Invalid("CPU fault")),
+        };
+        Ok(())
+    }
+}

@@ -1,0 +1,579 @@
+//! LCD controller: the mode/LY state machine (driven by absolute cycle deadlines, one transition per
+//! call, like PyBoy's LCD) and a line renderer that draws each line in one go at the start of its
+//! HBlank (mode 0) from the registers, VRAM and OAM as they are at that moment.
+//!
+//! Frame layout with the LCD on (times from the frame's start, 456 cycles per line):
+//!   line L < 144:  mode 2 at 0, mode 3 at 80, mode 0 at 80 + mode-3 length, LY+1 at 452;
+//!   line 144:      mode 1 and the VBlank interrupt;
+//!   lines 145-153: LY = L at the line start (LY reads 153 for the whole of line 153);
+//!   at 70224:      frame end: LY = 0, mode 2.
+//! The first frame after the LCD is switched on starts line 0 in mode 0 for 76 cycles (no mode 2),
+//! uses a fixed 172-cycle mode 3, runs every later line 4 cycles early, and is blanked at VBlank.
+
+use crate::state::{StateError, StateReader, StateWriter};
+
+pub const SCREEN_WIDTH: usize = 160;
+pub const SCREEN_HEIGHT: usize = 144;
+pub const SCREEN_PIXELS: usize = SCREEN_WIDTH * SCREEN_HEIGHT;
+pub const CYCLES_PER_LINE: u64 = 456;
+pub const CYCLES_PER_FRAME: u64 = 70224;
+
+/// Interrupt request bits returned by `tick`.
+pub const IRQ_VBLANK: u8 = 0x01;
+pub const IRQ_STAT: u8 = 0x02;
+
+const MODE_HBLANK: u8 = 0;
+const MODE_VBLANK: u8 = 1;
+const MODE_OAM: u8 = 2;
+const MODE_TRANSFER: u8 = 3;
+
+/// SCX & 7 lengthens mode 3 by this many cycles (PyBoy rounds the fine scroll up to 4-cycle steps).
+const SCX_PENALTY: [u64; 8] = [0, 4, 4, 4, 4, 8, 8, 8];
+
+/// The next transition of the LCD state machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Event {
+    /// Line `ly` enters mode 3.
+    Transfer = 0,
+    /// Line `ly` enters mode 0; the line is drawn.
+    HBlank = 1,
+    /// 4 cycles before the end of line `ly` (< 144): LY advances.
+    LyAdvance = 2,
+    /// Line `ly` (1..=143) enters mode 2.
+    OamScan = 3,
+    /// Line 144 starts: mode 1, VBlank interrupt.
+    VBlankStart = 4,
+    /// Lines 145..=153 start: LY advances.
+    VBlankLine = 5,
+    /// End of line 153: LY = 0, mode 2, the frame is complete.
+    FrameEnd = 6,
+    /// LCD off: another 70224-cycle frame has elapsed.
+    OffFrameEnd = 7,
+}
+
+impl Event {
+    fn from_u8(v: u8) -> Option<Event> {
+        Some(match v {
+            0 => Event::Transfer,
+            1 => Event::HBlank,
+            2 => Event::LyAdvance,
+            3 => Event::OamScan,
+            4 => Event::VBlankStart,
+            5 => Event::VBlankLine,
+            6 => Event::FrameEnd,
+            7 => Event::OffFrameEnd,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone)]
+pub struct Ppu {
+    pub vram: [u8; 0x2000],
+    pub oam: [u8; 0xA0],
+    pub lcdc: u8,
+    /// STAT bits 3-6 (interrupt source enables).
+    pub stat_enables: u8,
+    pub scy: u8,
+    pub scx: u8,
+    pub ly: u8,
+    pub lyc: u8,
+    pub bgp: u8,
+    pub obp0: u8,
+    pub obp1: u8,
+    pub wy: u8,
+    pub wx: u8,
+    pub mode: u8,
+    lyc_flag: bool,
+    /// Current level of the STAT interrupt line (OR of enabled sources); IF is set on a rising edge.
+    stat_line: bool,
+    /// Cycle count at which the current frame (or LCD-off period) began.
+    frame_start: u64,
+    /// Line 0 start for the line arithmetic: `frame_start`, or 4 cycles earlier in the first frame.
+    line_base: u64,
+    next_event_at: u64,
+    event: Event,
+    first_frame: bool,
+    /// Set when a frame boundary has been reached; the frame loop clears it.
+    pub frame_done: bool,
+    /// WY matched LY at a line start during this frame.
+    window_triggered: bool,
+    /// Internal window line counter (advances only on drawn window lines).
+    window_line: u8,
+    /// Draw lines during this frame (false while skipping frames).
+    pub render_enabled: bool,
+    /// Shades 0-3 (after palette mapping), row-major 160x144.
+    pub screen: Box<[u8; SCREEN_PIXELS]>,
+}
+
+impl Default for Ppu {
+    fn default() -> Self {
+        Ppu {
+            vram: [0; 0x2000],
+            oam: [0; 0xA0],
+            lcdc: 0,
+            stat_enables: 0,
+            scy: 0,
+            scx: 0,
+            ly: 0,
+            lyc: 0,
+            bgp: 0xFC,
+            obp0: 0xFF,
+            obp1: 0xFF,
+            wy: 0,
+            wx: 0,
+            mode: MODE_HBLANK,
+            lyc_flag: false,
+            stat_line: false,
+            frame_start: 0,
+            line_base: 0,
+            next_event_at: CYCLES_PER_FRAME,
+            event: Event::OffFrameEnd,
+            first_frame: false,
+            frame_done: false,
+            window_triggered: false,
+            window_line: 0,
+            render_enabled: true,
+            screen: Box::new([0; SCREEN_PIXELS]),
+        }
+    }
+}
+
+impl Ppu {
+    #[inline]
+    pub fn enabled(&self) -> bool {
+        self.lcdc & 0x80 != 0
+    }
+
+    /// Cycle count of the next state transition.
+    #[inline]
+    pub fn next_event(&self) -> u64 {
+        self.next_event_at
+    }
+
+    #[inline]
+    fn line_start(&self, line: u8) -> u64 {
+        if line == 0 {
+            self.frame_start
+        } else {
+            self.line_base + CYCLES_PER_LINE * line as u64
+        }
+    }
+
+    fn schedule(&mut self, event: Event, at: u64) {
+        self.event = event;
+        self.next_event_at = at;
+    }
+
+    /// Recomputes the STAT line; returns IRQ_STAT on a rising edge.
+    fn update_stat_line(&mut self, vblank_start: bool) -> u8 {
+        let e = self.stat_enables;
+        let line = (self.lyc_flag && e & 0x40 != 0)
+            || (self.mode == MODE_HBLANK && e & 0x08 != 0)
+            || (self.mode == MODE_VBLANK && e & 0x10 != 0)
+            || (self.mode == MODE_OAM && e & 0x20 != 0)
+            // The OAM source also fires when line 144 starts.
+            || (vblank_start && e & 0x20 != 0);
+        let rose = line && !self.stat_line;
+        self.stat_line = line;
+        if rose {
+            IRQ_STAT
+        } else {
+            0
+        }
+    }
+
+    fn compare_lyc(&mut self) {
+        self.lyc_flag = self.ly == self.lyc;
+    }
+
+    /// Mode-3 length for the current line: 172 + fine-scroll term + sprite term.
+    fn transfer_length(&self) -> u64 {
+        let mut len = 172 + SCX_PENALTY[(self.scx & 7) as usize];
+        if self.lcdc & 0x02 != 0 {
+            let height = if self.lcdc & 0x04 != 0 { 16 } else { 8 };
+            let ly = self.ly as i32;
+            let mut count = 0;
+            let mut visible = 0i64;
+            let mut penalty: i64 = 0;
+            let mut seen_x = [false; 256];
+            for s in 0..40 {
+                let y = self.oam[s * 4] as i32 - 16;
+                if ly < y || ly >= y + height {
+                    continue;
+                }
+                count += 1;
+                let x = self.oam[s * 4 + 1];
+                if x < 168 {
+                    visible += 1;
+                    penalty += 6;
+                    if !seen_x[x as usize] {
+                        seen_x[x as usize] = true;
+                        let fine = (x as i64 + self.scx as i64 - 8) & 7;
+                        penalty += (5 - fine).max(0);
+                    }
+                }
+                if count == 10 {
+                    break;
+                }
+            }
+            if count > 0 {
+                if visible == 0 {
+                    return len - 4;
+                }
+                len += (penalty - 7).max(0) as u64;
+            }
+        }
+        len
+    }
+
+    /// Performs the due transition, if any (at most one per call). Returns interrupt request bits.
+    pub fn tick(&mut self, now: u64) -> u8 {
+        if now < self.next_event_at {
+            return 0;
+        }
+        let at = self.next_event_at;
+        match self.event {
+            Event::Transfer => {
+                self.mode = MODE_TRANSFER;
+                let len = if self.first_frame && self.ly == 0 { 172 } else { self.transfer_length() };
+                self.schedule(Event::HBlank, at + len);
+                self.update_stat_line(false)
+            }
+            Event::HBlank => {
+                self.mode = MODE_HBLANK;
+                if self.render_enabled {
+                    self.render_line();
+                }
+                let line_start = self.line_start(self.ly);
+                let end = if self.first_frame && self.ly == 0 { self.frame_start + 448 } else { line_start + 452 };
+                self.schedule(Event::LyAdvance, end);
+                self.update_stat_line(false)
+            }
+            Event::LyAdvance => {
+                self.ly += 1;
+                self.compare_lyc();
+                let next_line = self.line_start(self.ly);
+                if self.ly == 144 {
+                    self.schedule(Event::VBlankStart, next_line);
+                } else {
+                    self.schedule(Event::OamScan, next_line);
+                }
+                self.update_stat_line(false)
+            }
+            Event::OamScan => {
+                self.mode = MODE_OAM;
+                if self.wy == self.ly {
+                    self.window_triggered = true;
+                }
+                self.schedule(Event::Transfer, at + 80);
+                self.update_stat_line(false)
+            }
+            Event::VBlankStart => {
+                self.mode = MODE_VBLANK;
+                if self.first_frame && self.render_enabled {
+                    self.fill_blank();
+                }
+                self.window_triggered = false;
+                self.schedule(Event::VBlankLine, self.line_start(145));
+                IRQ_VBLANK | self.update_stat_line(true)
+            }
+            Event::VBlankLine => {
+                self.ly += 1;
+                self.compare_lyc();
+                if self.ly == 153 {
+                    self.schedule(Event::FrameEnd, self.frame_start + CYCLES_PER_FRAME);
+                } else {
+                    self.schedule(Event::VBlankLine, self.line_start(self.ly + 1));
+                }
+                self.update_stat_line(false)
+            }
+            Event::FrameEnd => {
+                self.frame_start += CYCLES_PER_FRAME;
+                self.line_base = self.frame_start;
+                self.first_frame = false;
+                self.frame_done = true;
+                self.ly = 0;
+                self.mode = MODE_OAM;
+                self.compare_lyc();
+                self.window_triggered = self.wy == 0;
+                self.schedule(Event::Transfer, self.frame_start + 80);
+                self.update_stat_line(false)
+            }
+            Event::OffFrameEnd => {
+                self.frame_start += CYCLES_PER_FRAME;
+                self.frame_done = true;
+                if self.render_enabled {
+                    self.fill_blank();
+                }
+                self.schedule(Event::OffFrameEnd, self.frame_start + CYCLES_PER_FRAME);
+                0
+            }
+        }
+    }
+
+    /// LCDC write at `now` (after the caller synced the LCD). Switching the LCD on or off ends the frame.
+    pub fn write_lcdc(&mut self, value: u8, now: u64) -> u8 {
+        let was_on = self.enabled();
+        self.lcdc = value;
+        let is_on = self.enabled();
+        if was_on && !is_on {
+            self.ly = 0;
+            self.mode = MODE_HBLANK;
+            self.stat_line = false;
+            self.frame_start = now;
+            self.line_base = now;
+            self.frame_done = true;
+            self.window_triggered = false;
+            if self.render_enabled {
+                self.fill_blank();
+            }
+            self.schedule(Event::OffFrameEnd, now + CYCLES_PER_FRAME);
+            0
+        } else if !was_on && is_on {
+            self.ly = 0;
+            self.mode = MODE_HBLANK;
+            self.frame_start = now;
+            self.line_base = now - 4;
+            self.first_frame = true;
+            self.frame_done = true;
+            self.window_line = 0;
+            self.window_triggered = self.wy == 0;
+            self.compare_lyc();
+            self.schedule(Event::Transfer, now + 76);
+            self.update_stat_line(false)
+        } else {
+            0
+        }
+    }
+
+    pub fn read_stat(&self) -> u8 {
+        0x80 | self.stat_enables | if self.lyc_flag { 0x04 } else { 0 } | self.mode
+    }
+
+    pub fn write_stat(&mut self, value: u8) -> u8 {
+        self.stat_enables = value & 0x78;
+        if self.enabled() {
+            self.update_stat_line(false)
+        } else {
+            0
+        }
+    }
+
+    pub fn write_lyc(&mut self, value: u8) -> u8 {
+        self.lyc = value;
+        if self.enabled() {
+            self.compare_lyc();
+            self.update_stat_line(false)
+        } else {
+            0
+        }
+    }
+
+    /// VRAM is inaccessible to the locking accessors during mode 3.
+    #[inline]
+    pub fn vram_locked(&self) -> bool {
+        self.enabled() && self.mode == MODE_TRANSFER
+    }
+
+    /// OAM is inaccessible to the locking accessors during modes 2 and 3.
+    #[inline]
+    pub fn oam_locked(&self) -> bool {
+        self.enabled() && self.mode >= MODE_OAM
+    }
+
+    fn fill_blank(&mut self) {
+        let shade = self.bgp & 3;
+        self.screen.fill(shade);
+    }
+
+    /// Draws line `self.ly` into the screen buffer.
+    fn render_line(&mut self) {
+        let ly = self.ly as usize;
+        if ly >= SCREEN_HEIGHT {
+            return;
+        }
+        let lcdc = self.lcdc;
+        // Colour index (0-3) of background/window per pixel, needed for sprite priority.
+        let mut bg_index = [0u8; SCREEN_WIDTH];
+        let window_x = self.wx as i32 - 7;
+        let window_on = lcdc & 0x20 != 0 && self.window_triggered && window_x < SCREEN_WIDTH as i32;
+
+        if lcdc & 0x01 != 0 || window_on {
+            // Background.
+            let map_base = if lcdc & 0x08 != 0 { 0x1C00 } else { 0x1800 };
+            let y = self.ly.wrapping_add(self.scy) as usize;
+            self.fetch_map_row(map_base, y, self.scx as usize, &mut bg_index, 0);
+            if window_on {
+                let map_base = if lcdc & 0x40 != 0 { 0x1C00 } else { 0x1800 };
+                let start = window_x.max(0) as usize;
+                let skip = (-window_x).max(0) as usize; // window columns left of the screen
+                let wline = self.window_line as usize;
+                let mut row = [0u8; SCREEN_WIDTH + 8];
+                self.fetch_map_row(map_base, wline, skip, &mut row[..SCREEN_WIDTH], 0);
+                bg_index[start..].copy_from_slice(&row[..SCREEN_WIDTH - start]);
+                self.window_line = self.window_line.wrapping_add(1);
+            }
+        }
+        let row = &mut self.screen[ly * SCREEN_WIDTH..(ly + 1) * SCREEN_WIDTH];
+        let bg_on = lcdc & 0x01 != 0 || window_on;
+        let bgp = self.bgp;
+        if bg_on {
+            for (px, &idx) in row.iter_mut().zip(bg_index.iter()) {
+                *px = (bgp >> (idx * 2)) & 3;
+            }
+        } else {
+            row.fill(bgp & 3);
+        }
+
+        if lcdc & 0x02 != 0 {
+            self.render_sprites(ly, &bg_index, lcdc & 0x01 != 0);
+        }
+        if ly == SCREEN_HEIGHT - 1 {
+            self.window_line = 0;
+        }
+    }
+
+    /// Colour indices of 160 pixels from tile map row `y` (0-255), starting at map column pixel `x0`.
+    fn fetch_map_row(&self, map_base: usize, y: usize, x0: usize, out: &mut [u8], _unused: usize) {
+        let y = y & 0xFF;
+        let tile_row = (y >> 3) * 32;
+        let fine_y = y & 7;
+        let signed = self.lcdc & 0x10 == 0;
+        let mut x = x0;
+        let mut i = 0;
+        while i < out.len() {
+            let tx = (x >> 3) & 31;
+            let tile = self.vram[map_base + tile_row + tx];
+            let addr = if signed {
+                (0x1000i32 + (tile as i8 as i32) * 16) as usize
+            } else {
+                tile as usize * 16
+            } + fine_y * 2;
+            let lo = self.vram[addr];
+            let hi = self.vram[addr + 1];
+            let mut fx = x & 7;
+            while fx < 8 && i < out.len() {
+                let bit = 7 - fx;
+                out[i] = ((lo >> bit) & 1) | (((hi >> bit) & 1) << 1);
+                i += 1;
+                fx += 1;
+                x += 1;
+            }
+        }
+    }
+
+    fn render_sprites(&mut self, ly: usize, bg_index: &[u8; SCREEN_WIDTH], bg_enabled: bool) {
+        let height: i32 = if self.lcdc & 0x04 != 0 { 16 } else { 8 };
+        // First 10 sprites in OAM order covering this line (X is not considered).
+        let mut chosen = [(0u8, 0usize); 10];
+        let mut n = 0;
+        for s in 0..40 {
+            let y = self.oam[s * 4] as i32 - 16;
+            if (ly as i32) >= y && (ly as i32) < y + height {
+                chosen[n] = (self.oam[s * 4 + 1], s);
+                n += 1;
+                if n == 10 {
+                    break;
+                }
+            }
+        }
+        let chosen = &mut chosen[..n];
+        // Draw back to front: the lowest X (then lowest OAM index) ends on top.
+        chosen.sort_unstable_by(|a, b| b.cmp(a));
+        let row = ly * SCREEN_WIDTH;
+        for &(x, s) in chosen.iter() {
+            let y = self.oam[s * 4] as i32 - 16;
+            let mut tile = self.oam[s * 4 + 2];
+            let attr = self.oam[s * 4 + 3];
+            let mut line = ly as i32 - y;
+            if attr & 0x40 != 0 {
+                line = height - 1 - line;
+            }
+            if height == 16 {
+                tile &= 0xFE;
+            }
+            let addr = tile as usize * 16 + line as usize * 2;
+            let lo = self.vram[addr];
+            let hi = self.vram[addr + 1];
+            let palette = if attr & 0x10 != 0 { self.obp1 } else { self.obp0 };
+            let behind_bg = attr & 0x80 != 0;
+            if behind_bg && !bg_enabled {
+                continue;
+            }
+            for col in 0..8i32 {
+                let sx = x as i32 - 8 + col;
+                if !(0..SCREEN_WIDTH as i32).contains(&sx) {
+                    continue;
+                }
+                let bit = if attr & 0x20 != 0 { col } else { 7 - col };
+                let idx = ((lo >> bit) & 1) | (((hi >> bit) & 1) << 1);
+                if idx == 0 {
+                    continue;
+                }
+                if behind_bg && bg_index[sx as usize] != 0 {
+                    continue;
+                }
+                self.screen[row + sx as usize] = (palette >> (idx * 2)) & 3;
+            }
+        }
+    }
+
+    pub fn save(&self, w: &mut StateWriter) {
+        w.bytes(&self.vram);
+        w.bytes(&self.oam);
+        for v in [
+            self.lcdc, self.stat_enables, self.scy, self.scx, self.ly, self.lyc, self.bgp, self.obp0, self.obp1, self.wy,
+            self.wx, self.mode,
+        ] {
+            w.u8(v);
+        }
+        w.bool(self.lyc_flag);
+        w.bool(self.stat_line);
+        w.u64(self.frame_start);
+        w.u64(self.line_base);
+        w.u64(self.next_event_at);
+        w.u8(self.event as u8);
+        w.bool(self.first_frame);
+        w.bool(self.frame_done);
+        w.bool(self.window_triggered);
+        w.u8(self.window_line);
+        w.bytes(&self.screen[..]);
+    }
+
+    pub fn load(&mut self, r: &mut StateReader) -> Result<(), StateError> {
+        r.bytes_into(&mut self.vram)?;
+        r.bytes_into(&mut self.oam)?;
+        self.lcdc = r.u8()?;
+        self.stat_enables = r.u8()? & 0x78;
+        self.scy = r.u8()?;
+        self.scx = r.u8()?;
+        self.ly = r.u8()?;
+        self.lyc = r.u8()?;
+        self.bgp = r.u8()?;
+        self.obp0 = r.u8()?;
+        self.obp1 = r.u8()?;
+        self.wy = r.u8()?;
+        self.wx = r.u8()?;
+        self.mode = r.u8()? & 3;
+        self.lyc_flag = r.bool()?;
+        self.stat_line = r.bool()?;
+        self.frame_start = r.u64()?;
+        self.line_base = r.u64()?;
+        self.next_event_at = r.u64()?;
+        self.event = Event::from_u8(r.u8()?).ok_or(StateError::Invalid("LCD event"))?;
+        self.first_frame = r.bool()?;
+        self.frame_done = r.bool()?;
+        self.window_triggered = r.bool()?;
+        self.window_line = r.u8()?;
+        if self.ly > 153 {
+            return Err(StateError::Invalid("LY"));
+        }
+        r.bytes_into(&mut self.screen[..])?;
+        if self.screen.iter().any(|&s| s > 3) {
+            return Err(StateError::Invalid("screen shade"));
+        }
+        Ok(())
+    }
+}
