@@ -165,7 +165,7 @@ class Card:
         return self.is_pokemon and self.stage == 0
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # compared and hashed by identity
 class CardDatabase:
     cards: tuple[Card, ...]
 
