@@ -1,1 +1,12 @@
-"""paritygym"""
+"""paritygym: verified high-performance RL environments.
+
+    env, params = paritygym.make("Pong-v0")
+    venv = paritygym.make_vec("Pong-v0", num_envs=64, seed=0)
+"""
+
+from paritygym.registry import EnvSpec, deregister, make, make_vec, register, registered_envs, spec
+from paritygym import envs as _builtin_envs  # noqa: F401  (registers the built-in ids)
+
+__version__ = "0.1.0"
+
+__all__ = ["EnvSpec", "deregister", "make", "make_vec", "register", "registered_envs", "spec", "__version__"]

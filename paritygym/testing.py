@@ -1,0 +1,242 @@
+"""`check_env`: the conformance checker every registered env must pass.
+
+For JAX envs it checks, under `jit`, `vmap` and `lax.scan`:
+- reset/step signatures and the gymnax tuple `(obs, state, reward, terminated, truncated, info)`
+  with `info["final_observation"]`;
+- observation dtype/shape match `observation_space`, observations finite, reward a finite scalar
+  float32, flags bool;
+- same key => identical trajectory (bit for bit);
+- the batched step compiles once for a given batch (data varies, the program does not);
+- stepping goes on across episode ends (autoreset) without non-finite values;
+- the vector API (`make_vec`) works and refuses actions of the wrong shape, dtype or range.
+For native envs (the Rust Game Boy) it checks the vector API part.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from paritygym.registry import make, make_vec, spec
+from paritygym.spaces import to_gymnasium
+
+
+@dataclasses.dataclass
+class ConformanceReport:
+    env_id: str
+    checks: list[str] = dataclasses.field(default_factory=list)
+    episodes_ended: int = 0
+
+    def passed(self, name: str) -> None:
+        self.checks.append(name)
+
+
+class ConformanceError(AssertionError):
+    """An env does not meet the paritygym API contract."""
+
+
+def _fail(env_id: str, what: str) -> None:
+    raise ConformanceError(f"{env_id}: {what}")
+
+
+def _check_obs(env_id: str, obs: Any, space: gymnasium.spaces.Space, batch: tuple[int, ...], where: str) -> None:
+    if isinstance(space, gymnasium.spaces.Dict):
+        if not isinstance(obs, dict) or set(obs) != set(space.spaces):
+            _fail(env_id, f"{where}: observation keys {sorted(obs) if isinstance(obs, dict) else type(obs)} != space keys {sorted(space.spaces)}")
+        for k, sub in space.spaces.items():
+            _check_obs(env_id, obs[k], sub, batch, f"{where}[{k!r}]")
+        return
+    if isinstance(space, gymnasium.spaces.Tuple):
+        for i, sub in enumerate(space.spaces):
+            _check_obs(env_id, obs[i], sub, batch, f"{where}[{i}]")
+        return
+    arr = np.asarray(obs)
+    expected_shape = batch + tuple(space.shape or ())
+    if arr.shape != expected_shape:
+        _fail(env_id, f"{where}: observation shape {arr.shape} != {expected_shape}")
+    if arr.dtype != np.dtype(space.dtype):
+        _fail(env_id, f"{where}: observation dtype {arr.dtype} != space dtype {np.dtype(space.dtype)}")
+    if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
+        _fail(env_id, f"{where}: observation has non-finite values")
+    if isinstance(space, gymnasium.spaces.Box):
+        low = np.broadcast_to(space.low, arr.shape)
+        high = np.broadcast_to(space.high, arr.shape)
+        if np.any(arr < low) or np.any(arr > high):
+            _fail(env_id, f"{where}: observation outside the space's bounds")
+
+
+def _bad_actions(space: gymnasium.spaces.Space, num_envs: int) -> list[tuple[str, Any]]:
+    """Actions the vector API must refuse, with a label each."""
+    if isinstance(space, gymnasium.spaces.Discrete):
+        return [
+            ("wrong shape", np.zeros((num_envs + 1,), np.int32)),
+            ("wrong dtype", np.zeros((num_envs,), np.float32)),
+            ("out of range (too large)", np.full((num_envs,), space.start + space.n, np.int64)),
+            ("out of range (negative)", np.full((num_envs,), space.start - 1, np.int64)),
+        ]
+    if isinstance(space, gymnasium.spaces.Box):
+        shape = (num_envs, *space.shape)
+        return [
+            ("wrong shape", np.zeros((num_envs + 1, *space.shape), space.dtype)),
+            ("wrong dtype", np.zeros(shape, np.complex64)),
+            ("out of range", np.broadcast_to(space.high, shape).astype(np.float64) + 1.0),
+            ("not finite", np.full(shape, np.nan, np.float32)),
+        ]
+    return []
+
+
+def check_vector_api(env_id: str, num_envs: int = 3, num_steps: int = 20, seed: int = 0, **kwargs: Any) -> list[str]:
+    """The vector-API part of the conformance checks (run for every env, JAX or native)."""
+    checks = []
+    venv = make_vec(env_id, num_envs=num_envs, seed=seed, **kwargs)
+    try:
+        if not isinstance(venv, gymnasium.vector.VectorEnv):
+            _fail(env_id, f"make_vec returned {type(venv).__name__}, not a gymnasium VectorEnv")
+        if "autoreset_mode" not in venv.metadata:
+            _fail(env_id, "vector env metadata does not declare autoreset_mode")
+        obs, info = venv.reset(seed=seed)
+        _check_obs(env_id, obs, venv.single_observation_space, (num_envs,), "vector reset")
+        rng = np.random.default_rng(seed)
+        for t in range(num_steps):
+            actions = _sample_vector_actions(venv, info, rng)
+            obs, reward, terminated, truncated, info = venv.step(actions)
+            _check_obs(env_id, obs, venv.single_observation_space, (num_envs,), f"vector step {t}")
+            for name, arr in (("reward", reward), ("terminated", terminated), ("truncated", truncated)):
+                if np.asarray(arr).shape != (num_envs,):
+                    _fail(env_id, f"vector {name} shape {np.asarray(arr).shape} != ({num_envs},)")
+            if not np.all(np.isfinite(reward)):
+                _fail(env_id, "vector reward not finite")
+        checks.append("vector API reset/step shapes and dtypes")
+        for label, bad in _bad_actions(venv.single_action_space, num_envs):
+            try:
+                venv.step(bad)
+            except (ValueError, TypeError):
+                continue
+            _fail(env_id, f"vector step accepted an action batch with {label}")
+        checks.append("vector API refuses bad actions with ValueError/TypeError")
+        # Same seed => same observations.
+        a, _ = venv.reset(seed=seed + 1)
+        b, _ = venv.reset(seed=seed + 1)
+        if not all(np.array_equal(x, y) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b))):
+            _fail(env_id, "vector reset with the same seed gave different observations")
+        checks.append("vector API reset(seed) is deterministic")
+    finally:
+        venv.close()
+    return checks
+
+
+def _sample_vector_actions(venv: gymnasium.vector.VectorEnv, info: dict, rng: np.random.Generator) -> np.ndarray:
+    space = venv.single_action_space
+    if isinstance(space, gymnasium.spaces.Discrete):
+        mask = info.get("action_mask") if isinstance(info, dict) else None
+        if mask is not None:
+            mask = np.asarray(mask)
+            return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask], dtype=np.int32) + space.start
+        return rng.integers(space.start, space.start + space.n, size=venv.num_envs).astype(np.int32)
+    if isinstance(space, gymnasium.spaces.Box):
+        low = np.broadcast_to(space.low, space.shape)
+        high = np.broadcast_to(space.high, space.shape)
+        return rng.uniform(low, high, size=(venv.num_envs, *space.shape)).astype(space.dtype)
+    raise ConformanceError(f"unsupported action space {space}")
+
+
+def check_env(env_id: str, num_envs: int = 4, num_steps: int = 64, seed: int = 0, **kwargs: Any) -> ConformanceReport:
+    """Runs every conformance check on ``env_id`` and raises `ConformanceError` on the first failure."""
+    report = ConformanceReport(env_id)
+    if spec(env_id).kind == "native":
+        report.checks += check_vector_api(env_id, seed=seed, **kwargs)
+        return report
+
+    env, params = make(env_id, **kwargs)
+    obs_space = to_gymnasium(env.observation_space(params))
+    act_space_gx = env.action_space(params)
+    has_mask = callable(getattr(env, "action_mask", None))
+
+    def policy(key, state, params):
+        if has_mask:
+            from paritygym.twoplayer import random_legal_action
+
+            return random_legal_action(key, env.action_mask(state, params))
+        return act_space_gx.sample(key)
+
+    # Single env under jit.
+    key = jax.random.key(seed)
+    obs, state = jax.jit(env.reset)(key, params)
+    _check_obs(env_id, jax.device_get(obs), obs_space, (), "reset")
+    step = jax.jit(env.step)
+    out = step(key, state, policy(key, state, params), params)
+    if not (isinstance(out, tuple) and len(out) == 6):
+        _fail(env_id, "step must return (obs, state, reward, terminated, truncated, info)")
+    obs1, _, reward, terminated, truncated, info = out
+    _check_obs(env_id, jax.device_get(obs1), obs_space, (), "step")
+    if "final_observation" not in info:
+        _fail(env_id, "step info lacks 'final_observation'")
+    _check_obs(env_id, jax.device_get(info["final_observation"]), obs_space, (), "final_observation")
+    if jnp.shape(reward) != () or not jnp.issubdtype(jnp.asarray(reward).dtype, jnp.floating):
+        _fail(env_id, f"reward must be a float scalar, got shape {jnp.shape(reward)} dtype {jnp.asarray(reward).dtype}")
+    for name, flag in (("terminated", terminated), ("truncated", truncated)):
+        if jnp.shape(flag) != () or jnp.asarray(flag).dtype != jnp.bool_:
+            _fail(env_id, f"{name} must be a bool scalar, got {jnp.asarray(flag).dtype}{jnp.shape(flag)}")
+    report.passed("reset/step under jit: signature, spaces, dtypes")
+
+    # Batched rollout: vmap inside lax.scan, compiled once. The Python body runs only while JAX
+    # traces it, so counting its runs counts traces (what chex.assert_max_traces does, but local
+    # to this call, so check_env can run many times in one process).
+    traces = 0
+
+    def rollout(key, params, length):
+        nonlocal traces
+        traces += 1
+        k_reset, k_run = jax.random.split(key)
+        obs, states = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k_reset, num_envs), params)
+
+        def body(carry, k):
+            states = carry
+            k_act, k_step = jax.random.split(k)
+            actions = jax.vmap(policy, in_axes=(0, 0, None))(jax.random.split(k_act, num_envs), states, params)
+            obs, states, reward, terminated, truncated, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                jax.random.split(k_step, num_envs), states, actions, params
+            )
+            return states, (obs, reward, terminated, truncated, info["final_observation"])
+
+        _, traj = jax.lax.scan(body, states, jax.random.split(k_run, length))
+        return traj
+
+    run = jax.jit(rollout, static_argnums=2)
+    traj_a = jax.device_get(run(jax.random.key(seed), params, num_steps))
+    traj_b = jax.device_get(run(jax.random.key(seed), params, num_steps))
+    # New data, same program: must not retrace. A short time limit (where the env has one) also
+    # makes every env end episodes, so stepping across autoresets is exercised.
+    short = params.replace(max_steps_in_episode=7) if hasattr(params, "max_steps_in_episode") else params
+    traj_short = jax.device_get(run(jax.random.key(seed + 1), short, num_steps))
+    if traces != 1:
+        _fail(env_id, f"the batched rollout was traced {traces} times for one batch shape (expected once)")
+    report.passed("vmap + lax.scan rollout compiles once for a given batch")
+    for x, y in zip(jax.tree.leaves(traj_a), jax.tree.leaves(traj_b)):
+        if not np.array_equal(np.asarray(x), np.asarray(y)):
+            _fail(env_id, "the same key gave different trajectories")
+    report.passed("same key => identical trajectory")
+    obs_t, reward_t, term_t, trunc_t, final_t = traj_a
+    _check_obs(env_id, obs_t, obs_space, (num_steps, num_envs), "scan rollout")
+    _check_obs(env_id, final_t, obs_space, (num_steps, num_envs), "scan rollout final_observation")
+    if not np.all(np.isfinite(reward_t)):
+        _fail(env_id, "non-finite reward in rollout")
+    report.episodes_ended = int(np.sum(np.asarray(term_t) | np.asarray(trunc_t)))
+    obs_s, reward_s, term_s, trunc_s, final_s = traj_short
+    _check_obs(env_id, obs_s, obs_space, (num_steps, num_envs), "short-episode rollout")
+    _check_obs(env_id, final_s, obs_space, (num_steps, num_envs), "short-episode final_observation")
+    if not np.all(np.isfinite(reward_s)):
+        _fail(env_id, "non-finite reward in short-episode rollout")
+    ended = np.asarray(term_s) | np.asarray(trunc_s)
+    if short is not params and not ended.any():
+        _fail(env_id, "no episode ended with max_steps_in_episode=7: truncation does not work")
+    report.episodes_ended += int(ended.sum())
+    report.passed("stepping across episode ends (autoreset) stays valid")
+
+    report.checks += check_vector_api(env_id, seed=seed, **kwargs)
+    return report

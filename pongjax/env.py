@@ -1,0 +1,103 @@
+"""`Pong-v0`: PufferLib 3.0 Pong as a gymnax environment (see docs/envs/pong.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+from gymnax.environments import environment, spaces
+
+from pongjax import game
+
+INT32_MAX = 2**31 - 1
+
+
+@struct.dataclass
+class EnvState:
+    game: game.PongState
+    time: jax.Array  # agent steps in this episode (for truncation)
+
+
+@struct.dataclass
+class EnvParams(game.PongParams):
+    # PufferLib has no time limit; set one (e.g. for training) to truncate long games.
+    max_steps_in_episode: int = INT32_MAX
+
+
+class Pong(environment.Environment):
+    """PufferLib 3.0 Pong: the agent is the right paddle against a scripted left paddle.
+
+    Args:
+        frameskip: frames per agent step (PufferLib: 1 in pong.py, 4 in its training config).
+        continuous: actions are one float in [-1, 1] (paddle direction) instead of 0/1/2.
+        corrected: fix PufferLib 3.0's quirks (scores in the observation, fresh observation after
+            a point). Off by default: the default reproduces 3.0 exactly.
+    """
+
+    def __init__(self, frameskip: int = 1, continuous: bool = False, corrected: bool = False):
+        super().__init__()
+        if not isinstance(frameskip, int) or isinstance(frameskip, bool) or frameskip < 1:
+            raise ValueError(f"frameskip must be a positive int, got {frameskip!r}")
+        self.frameskip = frameskip
+        self.continuous = bool(continuous)
+        self.corrected = bool(corrected)
+
+    @property
+    def default_params(self) -> EnvParams:
+        return EnvParams()
+
+    @property
+    def name(self) -> str:
+        return "Pong-v0"
+
+    @property
+    def num_actions(self) -> int:
+        return 1 if self.continuous else 3
+
+    def action_space(self, params: EnvParams | None = None) -> spaces.Space:
+        if self.continuous:
+            return spaces.Box(-1.0, 1.0, (1,), jnp.float32)
+        return spaces.Discrete(3)
+
+    def observation_space(self, params: EnvParams | None = None) -> spaces.Box:
+        # PufferLib declares Box(0, 1), but the ball may overshoot the left edge or a wall by up to
+        # one frame's travel before it bounces (no position clamp there), so ball x and y can be
+        # slightly negative: -10/500 and -13/640 with the default court.
+        low = jnp.array([0.0, 0.0, -0.025, -0.025, 0.0, 0.0, 0.0, 0.0], jnp.float32)
+        return spaces.Box(low, 1.0, (8,), jnp.float32)
+
+    @staticmethod
+    def round_bit(key: jax.Array) -> jax.Array:
+        """The one random bit an agent step may use (PufferLib's `rand() % 2` at a round start)."""
+        return jax.random.bernoulli(key).astype(jnp.uint8)
+
+    def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[jax.Array, EnvState]:
+        s = game.new_game(params, self.round_bit(key))
+        return s.obs, EnvState(game=s, time=jnp.int32(0))
+
+    def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
+        direction = game.paddle_direction(action, self.continuous)
+        s, reward, terminal, last_obs = game.step(
+            state.game, direction, self.round_bit(key), params, self.frameskip, self.corrected
+        )
+        time = jnp.where(terminal, 0, state.time + 1)
+        return s.obs, EnvState(game=s, time=time), reward, terminal, {"last_obs": last_obs}
+
+    def step(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams | None = None):
+        """As gymnax's step, except that a game's last point restarts the game inside the step
+        (PufferLib's own autoreset, using the step's random bit); only truncation resets here."""
+        if params is None:
+            params = self.default_params
+        obs, state, reward, terminated, info = self.step_env(key, state, action, params)
+        truncated = (state.time >= params.max_steps_in_episode) & ~terminated
+        obs_reset, state_reset = self.reset_env(jax.random.fold_in(key, 1), params)
+        state = jax.tree.map(lambda r, s: jnp.where(truncated, r, s), state_reset, state)
+        final_obs = info.pop("last_obs")
+        obs = jnp.where(truncated, obs_reset, obs)
+        info = {**info, "terminated": terminated, "truncated": truncated, "final_observation": final_obs}
+        return obs, state, reward, terminated, truncated, info
+
+    def is_terminated(self, state: EnvState, params: EnvParams) -> jax.Array:
+        return jnp.bool_(False)  # the last point restarts the game within the step
