@@ -1,5 +1,34 @@
-"""emurust: a Game Boy emulator in Rust for reinforcement learning."""
+"""emurust: a Game Boy (DMG) emulator in Rust for reinforcement learning.
 
-from emurust._emurust import __version__
+    gb = emurust.GameBoy(open("game.gb", "rb").read())
+    gb.tick(60)
+    vec = emurust.VecGameBoy(rom, num_envs=64, frame_skip=4, screen="gray", downscale=2)
 
-__all__ = ["__version__"]
+See docs/envs/gameboy.md.
+"""
+
+from emurust._emurust import (
+    BUTTON_NAMES,
+    DEFAULT_BOOT_ROM,
+    SCREEN_SHAPE,
+    EmulatorFault,
+    GameBoy,
+    RomLoadError,
+    StateLoadError,
+    VecGameBoy,
+    __version__,
+    observe_screen,
+)
+
+__all__ = [
+    "BUTTON_NAMES",
+    "DEFAULT_BOOT_ROM",
+    "SCREEN_SHAPE",
+    "EmulatorFault",
+    "GameBoy",
+    "RomLoadError",
+    "StateLoadError",
+    "VecGameBoy",
+    "__version__",
+    "observe_screen",
+]

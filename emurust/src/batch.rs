@@ -1,1 +1,227 @@
-//! placeholder
+//! Many emulators stepped together on a Rayon pool, writing observations straight into caller-owned
+//! buffers (one contiguous slice per output; each emulator owns a disjoint chunk).
+
+use rayon::prelude::*;
+use rayon::ThreadPool;
+
+use crate::bus::Profile;
+use crate::error::{CpuFault, RomError};
+use crate::gameboy::GameBoy;
+use crate::ppu::{SCREEN_HEIGHT, SCREEN_WIDTH};
+use crate::state::StateError;
+
+/// PyBoy's default "Grey" palette: shade 0..3 -> 8-bit intensity (used for RGB and grayscale).
+pub const SHADE_INTENSITY: [u8; 4] = [255, 153, 85, 0];
+
+/// What the screen observation looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScreenFormat {
+    /// (H, W, 3) uint8.
+    Rgb,
+    /// (H, W) uint8 intensity.
+    Gray,
+}
+
+/// Observation layout shared by all emulators of a batch.
+#[derive(Clone, Debug)]
+pub struct ObservationSpec {
+    /// None: no screen observation, and no frame is ever rendered.
+    pub screen: Option<ScreenFormat>,
+    /// Integer factor dividing 160 and 144; pixels are averaged over factor x factor blocks.
+    pub downscale: usize,
+    /// Addresses read after each step (any address; WRAM/HRAM/VRAM/OAM are read without side effects).
+    pub ram_addresses: Vec<u16>,
+}
+
+impl ObservationSpec {
+    pub fn screen_height(&self) -> usize {
+        SCREEN_HEIGHT / self.downscale
+    }
+    pub fn screen_width(&self) -> usize {
+        SCREEN_WIDTH / self.downscale
+    }
+    /// Bytes of screen observation per emulator.
+    pub fn screen_len(&self) -> usize {
+        match self.screen {
+            None => 0,
+            Some(ScreenFormat::Gray) => self.screen_height() * self.screen_width(),
+            Some(ScreenFormat::Rgb) => self.screen_height() * self.screen_width() * 3,
+        }
+    }
+    pub fn validate(&self) -> Result<(), String> {
+        let d = self.downscale;
+        if d == 0 || SCREEN_WIDTH % d != 0 || SCREEN_HEIGHT % d != 0 {
+            return Err(format!("downscale must divide both 160 and 144 (1, 2, 4, 8 or 16), got {d}"));
+        }
+        Ok(())
+    }
+}
+
+/// Writes one emulator's screen observation into `out` (length `spec.screen_len()`).
+pub fn write_screen(gb: &GameBoy, spec: &ObservationSpec, out: &mut [u8]) {
+    let Some(format) = spec.screen else { return };
+    let screen = gb.screen();
+    let d = spec.downscale;
+    let (h, w) = (spec.screen_height(), spec.screen_width());
+    match (format, d) {
+        (ScreenFormat::Gray, 1) => {
+            for (o, &s) in out.iter_mut().zip(screen.iter()) {
+                *o = SHADE_INTENSITY[s as usize];
+            }
+        }
+        (ScreenFormat::Rgb, 1) => {
+            for (o, &s) in out.chunks_exact_mut(3).zip(screen.iter()) {
+                let v = SHADE_INTENSITY[s as usize];
+                o.copy_from_slice(&[v, v, v]);
+            }
+        }
+        _ => {
+            let area = (d * d) as u32;
+            for y in 0..h {
+                for x in 0..w {
+                    let mut sum = 0u32;
+                    for dy in 0..d {
+                        let row = &screen[(y * d + dy) * SCREEN_WIDTH + x * d..][..d];
+                        for &s in row {
+                            sum += SHADE_INTENSITY[s as usize] as u32;
+                        }
+                    }
+                    let v = ((sum + area / 2) / area) as u8;
+                    match format {
+                        ScreenFormat::Gray => out[y * w + x] = v,
+                        ScreenFormat::Rgb => out[(y * w + x) * 3..][..3].copy_from_slice(&[v, v, v]),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Writes the RAM observation (one byte per address).
+pub fn write_ram(gb: &GameBoy, spec: &ObservationSpec, out: &mut [u8]) {
+    for (o, &a) in out.iter_mut().zip(spec.ram_addresses.iter()) {
+        *o = gb.peek(a);
+    }
+}
+
+/// A batch of emulators running the same ROM.
+pub struct Batch {
+    pub envs: Vec<GameBoy>,
+    pub spec: ObservationSpec,
+    pub frame_skip: u32,
+    /// State of a freshly powered-on emulator (what `reset` restores by default).
+    pub power_on_state: Vec<u8>,
+    pool: ThreadPool,
+}
+
+impl Batch {
+    pub fn new(
+        rom: &[u8],
+        boot_rom: Option<&[u8]>,
+        profile: Profile,
+        num_envs: usize,
+        frame_skip: u32,
+        spec: ObservationSpec,
+        num_threads: usize,
+    ) -> Result<Batch, String> {
+        if num_envs == 0 {
+            return Err("num_envs must be at least 1".into());
+        }
+        if frame_skip == 0 {
+            return Err("frame_skip must be at least 1".into());
+        }
+        spec.validate()?;
+        let first = GameBoy::new(rom, boot_rom, profile).map_err(|e: RomError| e.to_string())?;
+        let power_on_state = first.save_state();
+        let envs = vec![first; num_envs];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(num_threads)
+            .thread_name(|i| format!("emurust-{i}"))
+            .build()
+            .map_err(|e| format!("cannot start the thread pool: {e}"))?;
+        Ok(Batch { envs, spec, frame_skip, power_on_state, pool })
+    }
+
+    pub fn num_threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Splits the output buffers into one chunk per emulator (None where the output is unused).
+    fn split_outputs<'a>(
+        &self,
+        screen_out: &'a mut [u8],
+        ram_out: &'a mut [u8],
+    ) -> (Vec<Option<&'a mut [u8]>>, Vec<Option<&'a mut [u8]>>) {
+        let n = self.envs.len();
+        let screen_len = self.spec.screen_len();
+        let ram_len = self.spec.ram_addresses.len();
+        assert_eq!(screen_out.len(), n * screen_len, "screen buffer size");
+        assert_eq!(ram_out.len(), n * ram_len, "RAM buffer size");
+        let screens = if screen_len == 0 { (0..n).map(|_| None).collect() } else { screen_out.chunks_mut(screen_len).map(Some).collect() };
+        let rams = if ram_len == 0 { (0..n).map(|_| None).collect() } else { ram_out.chunks_mut(ram_len).map(Some).collect() };
+        (screens, rams)
+    }
+
+    /// Advances every emulator `frame_skip` frames with `buttons[i]` held (only the last frame is
+    /// rendered), then writes observations. `screen_out` holds `num_envs * spec.screen_len()` bytes
+    /// and `ram_out` `num_envs * ram_addresses.len()` (either may be empty when unused).
+    /// Returns, per emulator, the CPU fault that stopped it, if any.
+    pub fn step(&mut self, buttons: &[u8], screen_out: &mut [u8], ram_out: &mut [u8]) -> Vec<Option<CpuFault>> {
+        assert_eq!(buttons.len(), self.envs.len(), "one button mask per emulator");
+        let (mut screens, mut rams) = self.split_outputs(screen_out, ram_out);
+        let spec = &self.spec;
+        let render = spec.screen.is_some();
+        let frames = self.frame_skip;
+        let envs = &mut self.envs;
+        self.pool.install(|| {
+            envs.par_iter_mut()
+                .zip(buttons.par_iter())
+                .zip(screens.par_iter_mut())
+                .zip(rams.par_iter_mut())
+                .map(|(((gb, &b), screen), ram)| {
+                    gb.set_buttons(b);
+                    let result = gb.run_frames(frames, render);
+                    if let Some(screen) = screen {
+                        write_screen(gb, spec, screen);
+                    }
+                    if let Some(ram) = ram {
+                        write_ram(gb, spec, ram);
+                    }
+                    result.err()
+                })
+                .collect()
+        })
+    }
+
+    /// Writes the current observations without stepping.
+    pub fn observe(&mut self, screen_out: &mut [u8], ram_out: &mut [u8]) {
+        let (mut screens, mut rams) = self.split_outputs(screen_out, ram_out);
+        let spec = &self.spec;
+        let envs = &mut self.envs;
+        self.pool.install(|| {
+            envs.par_iter_mut().zip(screens.par_iter_mut()).zip(rams.par_iter_mut()).for_each(|((gb, screen), ram)| {
+                if let Some(screen) = screen {
+                    write_screen(gb, spec, screen);
+                }
+                if let Some(ram) = ram {
+                    write_ram(gb, spec, ram);
+                }
+            })
+        })
+    }
+
+    /// Loads `state` into every emulator whose `mask` entry is true.
+    pub fn load_state_where(&mut self, mask: &[bool], state: &[u8]) -> Result<(), StateError> {
+        // Validate once on a scratch copy so that a bad state changes nothing.
+        let mut probe = self.envs[0].clone();
+        probe.load_state(state)?;
+        let envs = &mut self.envs;
+        self.pool.install(|| {
+            envs.par_iter_mut().zip(mask.par_iter()).filter(|(_, &m)| m).for_each(|(gb, _)| {
+                gb.clone_from(&probe);
+            })
+        });
+        Ok(())
+    }
+}
+

@@ -188,6 +188,54 @@ impl Bus {
         self.timer.next_event().min(self.serial.next_event())
     }
 
+    /// Side-effect-free read (see `GameBoy::peek`).
+    pub fn peek(&self, addr: u16) -> u8 {
+        match addr {
+            0x0000..=0x00FF if self.boot_rom_mapped => self.boot_rom.as_ref().map_or(0xFF, |b| b[addr as usize]),
+            0x0000..=0x7FFF => self.cart.read_rom(addr),
+            0x8000..=0x9FFF => self.ppu.vram[(addr & 0x1FFF) as usize],
+            0xA000..=0xBFFF => self.cart.peek_ram(addr),
+            0xC000..=0xFDFF => self.wram[(addr & 0x1FFF) as usize],
+            0xFE00..=0xFE9F => self.ppu.oam[(addr - 0xFE00) as usize],
+            0xFEA0..=0xFEFF => self.unusable[(addr - 0xFEA0) as usize],
+            0xFF80..=0xFFFE => self.hram[(addr - 0xFF80) as usize],
+            0xFFFF => self.interrupt_enable,
+            0xFF00 => self.joypad.read(self.pyboy()),
+            0xFF01 => self.serial.read_sb(self.pyboy()),
+            0xFF02 => self.serial.read_sc(),
+            0xFF04 => self.timer.read_div(self.timer_peek_time()),
+            0xFF05 => self.timer.tima,
+            0xFF06 => self.timer.tma,
+            0xFF07 => self.timer.tac | 0xF8,
+            0xFF0F => self.interrupt_flag | 0xE0,
+            0xFF10..=0xFF3F => {
+                if self.pyboy() {
+                    0
+                } else {
+                    self.apu.read(addr)
+                }
+            }
+            0xFF40 => self.ppu.lcdc,
+            0xFF41 => self.ppu.read_stat(),
+            0xFF42 => self.ppu.scy,
+            0xFF43 => self.ppu.scx,
+            0xFF44 => self.ppu.ly,
+            0xFF45 => self.ppu.lyc,
+            0xFF46 => self.dma.register,
+            0xFF47 => self.ppu.bgp,
+            0xFF48 => self.ppu.obp0,
+            0xFF49 => self.ppu.obp1,
+            0xFF4A => self.ppu.wy,
+            0xFF4B => self.ppu.wx,
+            _ => 0xFF,
+        }
+    }
+
+    /// The cycle count the timer was last caught up to (DIV as last seen).
+    fn timer_peek_time(&self) -> u64 {
+        self.timer.synced_to()
+    }
+
     // ---- CPU accesses ----------------------------------------------------------------------
 
     /// Read without side effects on timing (opcode and operand fetches, and non-I/O data).
@@ -315,7 +363,8 @@ impl Bus {
         }
     }
 
-    /// Write by LD (DE),A: LCD-side state is seen 4 cycles later and VRAM/OAM are locked.
+    /// Write by LD (DE),A: VRAM/OAM are locked while the LCD uses them (checked 4 cycles later);
+    /// LCD registers are written at `now` like any other write.
     #[inline]
     pub fn write_locking(&mut self, addr: u16, value: u8, now: u64) {
         match addr >> 12 {
@@ -325,7 +374,7 @@ impl Bus {
                     self.ppu.vram[(addr & 0x1FFF) as usize] = value;
                 }
             }
-            0xF => self.write_high(addr, value, now, now + 4, true),
+            0xFE if addr < 0xFEA0 => self.write_high(addr, value, now, now + 4, true),
             _ => self.write(addr, value, now),
         }
     }

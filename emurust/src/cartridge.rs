@@ -451,6 +451,38 @@ impl Cartridge {
         }
     }
 
+    /// Side-effect-free view of A000-BFFF as currently mapped (RTC registers show their latched values).
+    pub fn peek_ram(&self, addr: u16) -> u8 {
+        let offset = (addr as usize) & 0x1FFF;
+        match self.header.mapper {
+            MapperKind::RomOnly => {
+                if self.header.has_ram {
+                    self.ram[offset]
+                } else {
+                    0xFF
+                }
+            }
+            MapperKind::Mbc2 => {
+                if self.ram_enabled {
+                    0xF0 | (self.ram[offset & 0x1FF] & 0x0F)
+                } else {
+                    0xFF
+                }
+            }
+            MapperKind::Mbc3 if self.mbc3_select >= 0x08 => match self.mbc3_select {
+                0x08..=0x0C if self.ram_enabled && self.header.has_rtc => self.rtc.latched[(self.mbc3_select - 8) as usize],
+                _ => 0xFF,
+            },
+            _ => {
+                if self.ram_enabled && (self.header.has_ram || self.pyboy_quirks) {
+                    self.ram[self.ram_offset + offset]
+                } else {
+                    0xFF
+                }
+            }
+        }
+    }
+
     /// Write of A000-BFFF.
     pub fn write_ram(&mut self, addr: u16, value: u8, now: u64) {
         let offset = (addr as usize) & 0x1FFF;

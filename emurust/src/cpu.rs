@@ -51,6 +51,9 @@ pub struct Cpu {
     pub ei_delay: u8,
     /// HALT is waiting for an interrupt. PC stays on the HALT opcode and moves past it on wake-up.
     pub halted: bool,
+    /// The HALT was executed while an EI was still pending: waking up then leaves PC on the HALT
+    /// (so an interrupt handler returns to it), as PyBoy does.
+    pub halted_during_ei: bool,
     /// STOP (hardware profile): waiting for a button press.
     pub stopped: bool,
     /// HALT bug (hardware profile): the next opcode fetch does not advance PC.
@@ -339,7 +342,10 @@ impl Cpu {
             if pending != 0 {
                 if self.halted {
                     self.halted = false;
-                    self.pc = self.pc.wrapping_add(1);
+                    if !self.halted_during_ei {
+                        self.pc = self.pc.wrapping_add(1);
+                    }
+                    self.halted_during_ei = false;
                 }
                 if self.ime {
                     if self.halt_bug {
@@ -658,9 +664,10 @@ impl Cpu {
             self.halt_bug = true;
             return;
         }
-        // Wait on the HALT opcode itself; waking up moves PC past it.
+        // Wait on the HALT opcode itself; waking up moves PC past it (unless EI was still pending).
         self.pc = self.pc.wrapping_sub(1);
         self.halted = true;
+        self.halted_during_ei = self.ei_delay != 0;
         bus.bail = true;
     }
 
@@ -711,6 +718,7 @@ impl Cpu {
         w.bool(self.ime);
         w.u8(self.ei_delay);
         w.bool(self.halted);
+        w.bool(self.halted_during_ei);
         w.bool(self.stopped);
         w.bool(self.halt_bug);
         w.u64(self.cycles);
@@ -741,6 +749,7 @@ impl Cpu {
             return Err(StateError::Invalid("EI delay"));
         }
         self.halted = r.bool()?;
+        self.halted_during_ei = r.bool()?;
         self.stopped = r.bool()?;
         self.halt_bug = r.bool()?;
         self.cycles = r.u64()?;

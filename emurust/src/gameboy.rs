@@ -192,17 +192,12 @@ impl GameBoy {
         self.bus.write(addr, value, now);
     }
 
-    /// Reads work RAM, high RAM, VRAM, OAM, echo or cartridge RAM without touching any device
-    /// (the fast path for RL observations). I/O addresses go through `read_memory`.
+    /// Reads any address without side effects: no device is caught up, no DMA or VRAM lock applies,
+    /// and I/O registers show their stored values (as of the last catch-up, i.e. the end of the last
+    /// CPU batch). This is what RL observations and parity records use.
     #[inline]
-    pub fn peek(&mut self, addr: u16) -> u8 {
-        match addr {
-            0x8000..=0x9FFF => self.bus.ppu.vram[(addr & 0x1FFF) as usize],
-            0xC000..=0xFDFF => self.bus.wram[(addr & 0x1FFF) as usize],
-            0xFE00..=0xFE9F => self.bus.ppu.oam[(addr - 0xFE00) as usize],
-            0xFF80..=0xFFFE => self.bus.hram[(addr - 0xFF80) as usize],
-            _ => self.read_memory(addr),
-        }
+    pub fn peek(&self, addr: u16) -> u8 {
+        self.bus.peek(addr)
     }
 
     /// Bytes written to the serial port since the last call.

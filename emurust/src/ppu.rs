@@ -50,6 +50,9 @@ enum Event {
     FrameEnd = 6,
     /// LCD off: another 70224-cycle frame has elapsed.
     OffFrameEnd = 7,
+    /// The LCD was just switched on; its clock starts at the next catch-up (PyBoy starts it at the
+    /// end of the writing instruction, not at the write).
+    SwitchOn = 8,
 }
 
 impl Event {
@@ -63,6 +66,7 @@ impl Event {
             5 => Event::VBlankLine,
             6 => Event::FrameEnd,
             7 => Event::OffFrameEnd,
+            8 => Event::SwitchOn,
             _ => return None,
         })
     }
@@ -135,7 +139,8 @@ impl Default for Ppu {
             window_triggered: false,
             window_line: 0,
             render_enabled: true,
-            screen: Box::new([0; SCREEN_PIXELS]),
+            // Before anything is drawn the buffer is black (PyBoy starts from an all-zero buffer).
+            screen: Box::new([3; SCREEN_PIXELS]),
         }
     }
 }
@@ -247,19 +252,20 @@ impl Ppu {
                     self.render_line();
                 }
                 let line_start = self.line_start(self.ly);
-                let end = if self.first_frame && self.ly == 0 { self.frame_start + 448 } else { line_start + 452 };
-                self.schedule(Event::LyAdvance, end);
+                if self.ly == 143 {
+                    // LY becomes 144 together with VBlank; in the first frame 4 cycles earlier.
+                    let vblank = line_start + if self.first_frame { 452 } else { 456 };
+                    self.schedule(Event::VBlankStart, vblank);
+                } else {
+                    let end = if self.first_frame && self.ly == 0 { self.frame_start + 448 } else { line_start + 452 };
+                    self.schedule(Event::LyAdvance, end);
+                }
                 self.update_stat_line(false)
             }
             Event::LyAdvance => {
                 self.ly += 1;
                 self.compare_lyc();
-                let next_line = self.line_start(self.ly);
-                if self.ly == 144 {
-                    self.schedule(Event::VBlankStart, next_line);
-                } else {
-                    self.schedule(Event::OamScan, next_line);
-                }
+                self.schedule(Event::OamScan, self.line_start(self.ly));
                 self.update_stat_line(false)
             }
             Event::OamScan => {
@@ -271,21 +277,29 @@ impl Ppu {
                 self.update_stat_line(false)
             }
             Event::VBlankStart => {
+                self.ly = 144;
                 self.mode = MODE_VBLANK;
+                self.compare_lyc();
                 if self.first_frame && self.render_enabled {
                     self.fill_blank();
                 }
                 self.window_triggered = false;
-                self.schedule(Event::VBlankLine, self.line_start(145));
+                self.schedule(Event::VBlankLine, at + CYCLES_PER_LINE);
                 IRQ_VBLANK | self.update_stat_line(true)
             }
             Event::VBlankLine => {
-                self.ly += 1;
+                // LY stops at 153; in the first frame the lines run 8 cycles early and one extra
+                // transition (no visible change) happens 8 cycles before the frame ends.
+                if self.ly < 153 {
+                    self.ly += 1;
+                }
                 self.compare_lyc();
-                if self.ly == 153 {
-                    self.schedule(Event::FrameEnd, self.frame_start + CYCLES_PER_FRAME);
+                let frame_end = self.frame_start + CYCLES_PER_FRAME;
+                let next = at + CYCLES_PER_LINE;
+                if self.ly == 153 && next >= frame_end {
+                    self.schedule(Event::FrameEnd, frame_end);
                 } else {
-                    self.schedule(Event::VBlankLine, self.line_start(self.ly + 1));
+                    self.schedule(Event::VBlankLine, next.min(frame_end));
                 }
                 self.update_stat_line(false)
             }
@@ -300,6 +314,12 @@ impl Ppu {
                 self.window_triggered = self.wy == 0;
                 self.schedule(Event::Transfer, self.frame_start + 80);
                 self.update_stat_line(false)
+            }
+            Event::SwitchOn => {
+                self.frame_start = now;
+                self.line_base = now - 4;
+                self.schedule(Event::Transfer, now + 76);
+                0
             }
             Event::OffFrameEnd => {
                 self.frame_start += CYCLES_PER_FRAME;
@@ -334,14 +354,13 @@ impl Ppu {
         } else if !was_on && is_on {
             self.ly = 0;
             self.mode = MODE_HBLANK;
-            self.frame_start = now;
-            self.line_base = now - 4;
             self.first_frame = true;
             self.frame_done = true;
             self.window_line = 0;
             self.window_triggered = self.wy == 0;
             self.compare_lyc();
-            self.schedule(Event::Transfer, now + 76);
+            // The clock starts at the next catch-up (see Event::SwitchOn).
+            self.schedule(Event::SwitchOn, now);
             self.update_stat_line(false)
         } else {
             0

@@ -134,6 +134,10 @@ impl Timer {
         }
     }
 
+    pub fn synced_to(&self) -> u64 {
+        self.synced_to
+    }
+
     pub fn read_div(&self, now: u64) -> u8 {
         (self.counter(now) >> 8) as u8
     }
