@@ -1,0 +1,49 @@
+"""The benchmark harness and the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from paritygym.bench import format_table, run_bench, write_json, write_plot
+from paritygym.cli import main
+
+
+def test_bench_measures_loop_and_scan_with_compile_time(tmp_path):
+    result = run_bench("ToyCounter-v0", batches=[1, 8], min_seconds=0.05, scan_length=16)
+    systems = {(m.system, m.batch) for m in result.measurements}
+    assert systems == {("jax-loop", 1), ("jax-scan", 1), ("jax-loop", 8), ("jax-scan", 8)}
+    for m in result.measurements:
+        assert m.steps_per_second > 0 and m.compile_seconds is not None and m.compile_seconds > 0
+    assert "jax-scan" in format_table(result)
+    data = json.loads(write_json(result, tmp_path / "b.json").read_text())
+    assert data["machine"]["cpu_count"] >= 1 and len(data["measurements"]) == 4
+    assert write_plot(result, tmp_path / "b.png").stat().st_size > 1000
+
+
+def test_bench_with_reference_reports_ratios():
+    result = run_bench("Pong-v0", batches=[64], reference=True, min_seconds=0.05, scan_length=16, reference_steps=10)
+    assert any(m.system.startswith("reference x1") for m in result.measurements)
+    assert result.ratios() and all(r > 0 for r in result.ratios().values())
+
+
+def test_cli_list_and_info(capsys):
+    assert main(["list"]) == 0
+    assert "Pong-v0" in capsys.readouterr().out
+    assert main(["info", "Pong-v0"]) == 0
+    out = capsys.readouterr().out
+    assert "Discrete(3)" in out and "version 0" in out
+
+
+def test_cli_bench_writes_outputs(tmp_path, capsys):
+    code = main(["bench", "ToyCounter-v0", "--batch", "2", "--min-seconds", "0.05", "--scan-length", "8", "--out", str(tmp_path)])
+    assert code == 0
+    assert list(tmp_path.glob("*.json")) and list(tmp_path.glob("*.png"))
+
+
+def test_cli_rejects_unknown_env_and_bad_batches():
+    with pytest.raises(SystemExit):
+        main(["info", "Nope-v0"])
+    with pytest.raises(SystemExit):
+        main(["bench", "Pong-v0", "--batch", "0,x"])
