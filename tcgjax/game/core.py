@@ -1,0 +1,394 @@
+"""Rules of the JAX engine that are not card effects: zones, damage, Knock Outs, winning, the turn
+cycle and the Checkup. Each function mirrors the method of the same name in
+tcgjax.reference.engine and names the same rule ids.
+
+Conventions: `p` is a player seat (traced int32), `gate` a traced bool; a gated function returns the
+state unchanged where the gate is False. `merge(gate, new, old)` selects only the fields a
+computation actually replaced, so gating costs in proportion to what changed.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from tcgjax import spec
+from tcgjax.game.state import ACTIVE_EFFECT_FIELDS, SLOT_FIELDS, GameState
+from tcgjax.game.tables import CardTables
+from tcgjax.rng import stream_value_jax
+
+I32 = jnp.int32
+TRUE = jnp.bool_(True)
+
+
+def merge(gate, new: GameState, old: GameState) -> GameState:
+    """`new` where gate, else `old`; fields `new` did not replace are taken as they are."""
+    def pick(n, o):
+        return o if n is o else jnp.where(gate, n, o)
+    return jax.tree_util.tree_map(pick, new, old)
+
+
+# ---------------------------------------------------------------------------- random stream (RNG-1..3)
+
+def value_at(state: GameState, offset):
+    """Stream value at rng_counter + offset (not consumed)."""
+    return stream_value_jax(state.seed, state.rng_counter + offset)
+
+
+def coins_at(state: GameState, offset, count, max_count: int):
+    """Number of heads among `count` coins at offsets offset .. offset+count-1 (count <= max_count)."""
+    k = jnp.arange(max_count)
+    values = stream_value_jax(state.seed, state.rng_counter + offset + k)
+    return jnp.sum(((values & 1) == 1) & (k < count)).astype(I32)
+
+
+def pick_at(state: GameState, offset, n):
+    """RNG-2: value mod n (n >= 1) at rng_counter + offset."""
+    return (value_at(state, offset) % jnp.maximum(n, 1).astype(jnp.uint32)).astype(I32)
+
+
+def flip_until_tails_at(state: GameState, offset):
+    """(heads before the first tails, values used) starting at rng_counter + offset (RNG-5)."""
+    def cond(carry):
+        _, last_heads = carry
+        return last_heads
+
+    def body(carry):
+        used, _ = carry
+        heads = (value_at(state, offset + used) & 1) == 1
+        return used + 1, heads
+
+    used, _ = jax.lax.while_loop(cond, body, (jnp.int32(0), TRUE))
+    return used - 1, used
+
+
+def advance(state: GameState, count, gate=TRUE) -> GameState:
+    return state.replace(rng_counter=state.rng_counter + jnp.where(gate, count, 0).astype(I32))
+
+
+def shuffled(seed, counter, row, n):
+    """RNG-3 on the first n entries of `row`, values from stream position `counter` on; uses n-1."""
+    length = row.shape[0]
+
+    def body(t, row):
+        i = length - 1 - t
+        active = i <= n - 1
+        v = stream_value_jax(seed, counter + (n - 1 - i))
+        j = (v % jnp.uint32(i + 1)).astype(I32)
+        a, b = row[i], row[j]
+        swapped = row.at[i].set(b).at[j].set(a)
+        return jnp.where(active, swapped, row)
+
+    return jax.lax.fori_loop(0, length - 1, body, row)
+
+
+# ---------------------------------------------------------------------------- rows (deck, hand)
+
+def remove_at(row, k):
+    """Row with entry k removed, the rest moved up, -1 at the end."""
+    idx = jnp.arange(row.shape[0])
+    shifted = jnp.concatenate([row[1:], jnp.full((1,), -1, row.dtype)])
+    return jnp.where(idx >= k, shifted, row)
+
+
+def kth_true(mask, k):
+    """Index of the k-th (0-based) True entry of mask."""
+    return jnp.argmax((jnp.cumsum(mask) == k + 1) & mask).astype(I32)
+
+
+def draw(state: GameState, p, count, gate=TRUE, max_count: int = 1) -> GameState:
+    """TURN-2, draw effects; LIMIT-1, LIMIT-2."""
+    for i in range(max_count):
+        ok = gate & (i < count) & (state.deck_size[p] > 0) & (state.hand_size[p] < spec.HAND_DRAW_LIMIT)
+        top = state.deck[p, 0]
+        hs = state.hand_size[p]
+        new = state.replace(
+            deck=state.deck.at[p].set(remove_at(state.deck[p], 0)),
+            deck_size=state.deck_size.at[p].add(-1),
+            hand=state.hand.at[p, jnp.minimum(hs, spec.HAND_CAPACITY - 1)].set(top),
+            hand_size=state.hand_size.at[p].add(1),
+        )
+        state = merge(ok, new, state)
+    return state
+
+
+def remove_from_hand(state: GameState, p, h) -> tuple[GameState, jnp.ndarray]:
+    card = state.hand[p, h]
+    return state.replace(hand=state.hand.at[p].set(remove_at(state.hand[p], h)),
+                         hand_size=state.hand_size.at[p].add(-1)), card
+
+
+def append_to_hand(state: GameState, p, card, gate=TRUE) -> GameState:
+    hs = state.hand_size[p]
+    new = state.replace(hand=state.hand.at[p, jnp.minimum(hs, spec.HAND_CAPACITY - 1)].set(card),
+                        hand_size=state.hand_size.at[p].add(1))
+    return merge(gate & (card >= 0), new, state)
+
+
+def add_to_discard(state: GameState, p, card, gate=TRUE) -> GameState:
+    return state.replace(discard=state.discard.at[p, jnp.maximum(card, 0)].add((gate & (card >= 0)).astype(I32)))
+
+
+# ---------------------------------------------------------------------------- Pokémon in play
+
+def occupied(state: GameState):
+    return state.card >= 0
+
+
+def bench_mask(state: GameState, p):
+    return (state.card[p] >= 0) & (jnp.arange(spec.NUM_SLOTS) > 0)
+
+
+def empty_bench_mask(state: GameState, p):
+    return (state.card[p] < 0) & (jnp.arange(spec.NUM_SLOTS) > 0)
+
+
+def first_empty_bench(state: GameState, p):
+    return jnp.argmax(empty_bench_mask(state, p)).astype(I32)
+
+
+def top_prop(table, state: GameState):
+    """Property of the top card of every slot, [2, 4] (meaningless where empty)."""
+    return table[jnp.maximum(state.card, 0)]
+
+
+def total_energy(state: GameState):
+    return jnp.sum(state.energy, axis=-1)
+
+
+def is_turn(state: GameState, turn_field):
+    return (turn_field != 0) & (turn_field == state.turn)
+
+
+def put_into_play(state: GameState, p, slot, card, gate=TRUE) -> GameState:
+    """BENCH-1/2."""
+    new = state.replace(
+        stack=state.stack.at[p, slot].set(jnp.array([-1] * spec.STACK_DEPTH, I32).at[0].set(card)),
+        card=state.card.at[p, slot].set(card),
+        damage=state.damage.at[p, slot].set(0),
+        energy=state.energy.at[p, slot].set(0),
+        turn_played=state.turn_played.at[p, slot].set(state.turn),
+        ability_used=state.ability_used.at[p, slot].set(False),
+    )
+    return merge(gate, new, state)
+
+
+def clear_active_effects(state: GameState, p, gate=TRUE) -> GameState:
+    """STATUS-3, DMG-7."""
+    updates = {}
+    for name in ACTIVE_EFFECT_FIELDS:
+        field = getattr(state, name)
+        updates[name] = field.at[p].set(jnp.where(gate, jnp.zeros((), field.dtype), field[p]))
+    return state.replace(**updates)
+
+
+def clear_slot(state: GameState, p, slot) -> GameState:
+    return state.replace(
+        stack=state.stack.at[p, slot].set(-1), card=state.card.at[p, slot].set(-1),
+        damage=state.damage.at[p, slot].set(0), energy=state.energy.at[p, slot].set(0),
+        turn_played=state.turn_played.at[p, slot].set(0), ability_used=state.ability_used.at[p, slot].set(False))
+
+
+def move_slot(state: GameState, p, source, target) -> GameState:
+    """Copy slot `source` to `target` and empty `source` (promotion)."""
+    updates = {}
+    for name in SLOT_FIELDS:
+        field = getattr(state, name)
+        updates[name] = field.at[p, target].set(field[p, source])
+    return clear_slot(state.replace(**updates), p, source)
+
+
+def swap_active_with_bench(state: GameState, p, bench_slot, gate=TRUE) -> GameState:
+    """RETREAT-5, KO-5."""
+    updates = {}
+    for name in SLOT_FIELDS:
+        field = getattr(state, name)
+        a, b = field[p, 0], field[p, bench_slot]
+        updates[name] = field.at[p, 0].set(b).at[p, bench_slot].set(a)
+    new = clear_active_effects(state.replace(**updates), p)
+    return merge(gate, new, state)
+
+
+def remove_from_play(state: GameState, p, slot, gate=TRUE) -> tuple[GameState, jnp.ndarray]:
+    """Empties the slot; returns the stack's cards (bottom first)."""
+    cards = state.stack[p, slot]
+    new = clear_slot(state, p, slot)
+    new = clear_active_effects(new, p, slot == 0)
+    return merge(gate, new, state), cards
+
+
+def discard_from_play(state: GameState, p, slot, gate=TRUE) -> GameState:
+    """KO-1 and fossil discards."""
+    new, cards = remove_from_play(state, p, slot)
+    for d in range(spec.STACK_DEPTH):
+        new = add_to_discard(new, p, cards[d])
+    return merge(gate, new, state)
+
+
+# ---------------------------------------------------------------------------- damage (DMG-1..6)
+
+def incoming_reduction(T: CardTables, state: GameState, p, slot):
+    """DMG-1 step 5."""
+    from tcgjax.game.tables import ABILITY_KIND
+    top = jnp.maximum(state.card[p, slot], 0)
+    ability = jnp.where(T.ab_kind[top] == ABILITY_KIND["reduce_incoming"], T.ab_amount[top], 0)
+    barrier = jnp.where((slot == 0) & is_turn(state, state.reduce_damage_turn[p]), state.reduce_damage_amount[p], 0)
+    return ability + barrier
+
+
+def attack_damage_to_active(T: CardTables, state: GameState, p, base):
+    """DMG-1, DMG-2, DMG-5."""
+    o = 1 - p
+    attacker, defender = state.card[p, 0], state.card[o, 0]
+    stop = (defender < 0) | is_turn(state, state.protected_turn[o]) | (base <= 0)
+    damage = base + state.attack_bonus[p]
+    if T.named_bonus_list >= 0:
+        named = T.name_lists[T.named_bonus_list, T.name[jnp.maximum(attacker, 0)]]
+        damage = damage + jnp.where(named, state.named_attack_bonus[p], 0)
+    damage = damage - jnp.where(is_turn(state, state.attack_minus_turn[p]), state.attack_minus_amount[p], 0)
+    stop = stop | (damage <= 0)
+    weak = T.weakness[jnp.maximum(defender, 0)]
+    damage = damage + jnp.where((weak >= 0) & (weak == T.ptype[jnp.maximum(attacker, 0)]), spec.WEAKNESS_BONUS, 0)
+    damage = damage - incoming_reduction(T, state, o, 0)
+    return jnp.where(stop, 0, jnp.maximum(damage, 0)).astype(I32)
+
+
+def attack_damage_to_bench(T: CardTables, state: GameState, target_p, slot, base):
+    """DMG-3."""
+    return jnp.where(base <= 0, 0, jnp.maximum(base - incoming_reduction(T, state, target_p, slot), 0)).astype(I32)
+
+
+def add_damage(state: GameState, p, slot, amount, gate=TRUE) -> GameState:
+    return state.replace(damage=state.damage.at[p, slot].add(jnp.where(gate, amount, 0)))
+
+
+def heal(state: GameState, p, slot, amount, gate=TRUE) -> GameState:
+    """DMG-6."""
+    current = state.damage[p, slot]
+    return state.replace(damage=state.damage.at[p, slot].set(jnp.where(gate, jnp.maximum(current - amount, 0), current)))
+
+
+# ---------------------------------------------------------------------------- Knock Outs, winning
+
+def resolve_knockouts(T: CardTables, state: GameState) -> GameState:
+    """KO-1..3 then WIN-1/2."""
+    occ = occupied(state)
+    knocked = occ & (state.damage >= top_prop(T.hp, state))
+    value = jnp.where(knocked, 1 + top_prop(T.ex, state), 0).sum(axis=1)  # points lost per seat
+    points = state.points + value[::-1]
+    seat = jnp.broadcast_to(jnp.arange(2)[:, None, None], state.stack.shape)
+    counts = (knocked[:, :, None] & (state.stack >= 0)).astype(I32)
+    discard = state.discard.at[seat, jnp.maximum(state.stack, 0)].add(counts)
+    new = state.replace(
+        points=points, discard=discard,
+        stack=jnp.where(knocked[:, :, None], -1, state.stack), card=jnp.where(knocked, -1, state.card),
+        damage=jnp.where(knocked, 0, state.damage), energy=jnp.where(knocked[:, :, None], 0, state.energy),
+        turn_played=jnp.where(knocked, 0, state.turn_played), ability_used=jnp.where(knocked, False, state.ability_used))
+    for q in range(2):
+        new = clear_active_effects(new, q, knocked[q, 0])
+    return check_win(new)
+
+
+def check_win(state: GameState) -> GameState:
+    """WIN-1, WIN-2."""
+    in_play = jnp.any(occupied(state), axis=1)
+    conditions = (state.points >= spec.POINTS_TO_WIN).astype(I32) + (~in_play[::-1]).astype(I32)
+    ends = ~state.game_over & (jnp.max(conditions) > 0)
+    winner = jnp.where(conditions[0] == conditions[1], -1, (conditions[1] > conditions[0]).astype(I32))
+    return state.replace(
+        game_over=state.game_over | ends,
+        phase=jnp.where(ends, spec.GAME_OVER, state.phase),
+        winner=jnp.where(ends, winner, state.winner))
+
+
+def needs_promotion(state: GameState, p):
+    return (state.card[p, 0] < 0) & jnp.any(bench_mask(state, p))
+
+
+# ---------------------------------------------------------------------------- turn flow
+
+def roll_energy(state: GameState, p, offset):
+    """ENERGY-2: the Energy rolled with the stream value at rng_counter + offset."""
+    n = jnp.sum(state.energy_types[p] >= 0)
+    return state.energy_types[p, pick_at(state, offset, n)]
+
+
+def start_turn(state: GameState, gate=TRUE) -> GameState:
+    """TURN-1, TURN-2, TURN-3 (ENERGY-1), TURN-5."""
+    turn = state.turn + 1
+    p = jnp.where(turn == 1, state.first_player, 1 - state.turn_player)
+    new = state.replace(
+        turn=turn, turn_player=p, turn_ending=jnp.bool_(False), checkup_done=jnp.bool_(False),
+        supporter_played=jnp.zeros(2, bool), retreated=jnp.zeros(2, bool), retreat_reduction=jnp.zeros(2, I32),
+        attack_bonus=jnp.zeros(2, I32), named_attack_bonus=jnp.zeros(2, I32),
+        ability_used=jnp.zeros_like(state.ability_used))
+    new = draw(new, p, 1)
+    roll = turn > 1
+    rolled = roll_energy(new, p, 0)
+    new = new.replace(
+        energy_current=new.energy_current.at[p].set(jnp.where(roll, new.energy_next[p], new.energy_current[p])),
+        energy_next=new.energy_next.at[p].set(jnp.where(roll, rolled, new.energy_next[p])),
+        phase=jnp.int32(spec.MAIN), decider=p)
+    new = advance(new, 1, roll)
+    return merge(gate, new, state)
+
+
+def end_turn(state: GameState, gate=TRUE) -> GameState:
+    """TURN-4, TURN-5."""
+    p = state.turn_player
+    new = state.replace(energy_current=state.energy_current.at[p].set(-1), turn_ending=jnp.bool_(True))
+    return merge(gate, new, state)
+
+
+def checkup(state: GameState, gate=TRUE) -> GameState:
+    """CHECKUP-1..5 (the caller resolves Knock Outs)."""
+    order = (state.turn_player, 1 - state.turn_player)
+    damage = state.damage
+    for p in order:
+        has = gate & (state.card[p, 0] >= 0)
+        damage = damage.at[p, 0].add(jnp.where(has & state.poisoned[p], spec.POISON_DAMAGE, 0))
+    burned = state.burned
+    used = jnp.int32(0)
+    for p in order:
+        hit = gate & (state.card[p, 0] >= 0) & burned[p]
+        damage = damage.at[p, 0].add(jnp.where(hit, spec.BURN_DAMAGE, 0))
+        heads = (value_at(state, used) & 1) == 1
+        burned = burned.at[p].set(jnp.where(hit & heads, False, burned[p]))
+        used = used + hit.astype(I32)
+    special = state.special
+    for p in order:
+        asleep = gate & (state.card[p, 0] >= 0) & (special[p] == spec.ASLEEP)
+        heads = (value_at(state, used) & 1) == 1
+        special = special.at[p].set(jnp.where(asleep & heads, spec.NO_SPECIAL, special[p]))
+        used = used + asleep.astype(I32)
+    p = state.turn_player
+    paralyzed = gate & (state.card[p, 0] >= 0) & (special[p] == spec.PARALYZED)
+    special = special.at[p].set(jnp.where(paralyzed, spec.NO_SPECIAL, special[p]))
+    return advance(state.replace(damage=damage, burned=burned, special=special), used)
+
+
+def settle(T: CardTables, state: GameState, max_turns, gate=TRUE) -> GameState:
+    """Mirror of Game.settle: end of an attack, Knock Outs, end of turn (Checkup, turn limit),
+    promotions, the next turn. Runs where `gate` (the phase is MAIN after the action)."""
+    from tcgjax.game.effects import finish_attack
+    old = state
+    state = finish_attack(state, state.in_attack)
+    state = resolve_knockouts(T, state)
+    do_checkup = ~state.game_over & state.turn_ending & ~state.checkup_done
+    state = checkup(state, do_checkup)
+    state = state.replace(checkup_done=state.checkup_done | do_checkup)
+    state = merge(do_checkup, resolve_knockouts(T, state), state)
+    limit = do_checkup & ~state.game_over & (state.turn >= max_turns)  # WIN-3
+    state = state.replace(game_over=state.game_over | limit, truncated=state.truncated | limit,
+                          winner=jnp.where(limit, -1, state.winner),
+                          phase=jnp.where(limit, spec.GAME_OVER, state.phase))
+    live = ~state.game_over
+    first, second = 1 - state.turn_player, state.turn_player
+    promote_first = live & needs_promotion(state, first)
+    promote_second = live & ~promote_first & needs_promotion(state, second)
+    promote = promote_first | promote_second
+    state = state.replace(
+        phase=jnp.where(promote, spec.PROMOTE, jnp.where(live, spec.MAIN, state.phase)),
+        decider=jnp.where(promote_first, first, jnp.where(promote_second, second, jnp.where(live, state.turn_player, state.decider))))
+    state = start_turn(state, live & ~promote & state.turn_ending)
+    return merge(gate, state, old)

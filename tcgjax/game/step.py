@@ -1,0 +1,296 @@
+"""Game creation, the legal-action mask and the step function of the JAX engine.
+
+`new_game`, `legal_actions` and `step` mirror `Game.new`, `Game.legal_actions` and `Game.step` of
+the reference. All three are pure functions of arrays: jit them, vmap them over a batch of games,
+scan them over actions. An illegal action leaves the state unchanged (the env reports it); the
+reference raises instead.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from tcgjax import spec
+from tcgjax.game import core, effects
+from tcgjax.game.core import TRUE, merge
+from tcgjax.game.state import GameState, empty_state
+from tcgjax.game.tables import ABILITY_KIND, CardTables
+
+I32 = jnp.int32
+SLOTS = jnp.arange(spec.NUM_SLOTS)
+MAX_OPENING_SHUFFLES = 10_000  # unreachable with a legal deck (DECK-3); guarantees termination
+
+
+# ---------------------------------------------------------------------------- setup (SETUP-1..5)
+
+def _deal_opening_hand(T: CardTables, state: GameState, p, rule: int) -> GameState:
+    deck = state.deck[p]
+    if rule == spec.OPENING_RESHUFFLE:
+        def cond(carry):
+            _, _, done, tries = carry
+            return ~done & (tries < MAX_OPENING_SHUFFLES)
+
+        def body(carry):
+            deck, counter, _, tries = carry
+            deck = core.shuffled(state.seed, counter, deck, spec.DECK_SIZE)
+            done = jnp.any(T.is_basic[jnp.maximum(deck[: spec.OPENING_HAND], 0)] == 1)
+            return deck, counter + spec.DECK_SIZE - 1, done, tries + 1
+
+        deck, counter, _, _ = jax.lax.while_loop(cond, body, (deck, state.rng_counter, jnp.bool_(False), jnp.int32(0)))
+        hand = deck[: spec.OPENING_HAND]
+        rest = deck[spec.OPENING_HAND:]
+    else:
+        basics = T.is_basic[jnp.maximum(deck, 0)] == 1
+        position = core.kth_true(basics, core.pick_at(state, 0, jnp.sum(basics)))
+        chosen = deck[position]
+        deck = core.remove_at(deck, position)
+        deck = core.shuffled(state.seed, state.rng_counter + 1, deck, spec.DECK_SIZE - 1)
+        counter = state.rng_counter + 1 + spec.DECK_SIZE - 2
+        hand = jnp.concatenate([chosen[None], deck[: spec.OPENING_HAND - 1]])
+        rest = deck[spec.OPENING_HAND - 1: spec.DECK_SIZE - 1]
+    pad_hand = jnp.full(spec.HAND_CAPACITY - spec.OPENING_HAND, -1, I32)
+    pad_deck = jnp.full(spec.OPENING_HAND, -1, I32)
+    return state.replace(
+        deck=state.deck.at[p].set(jnp.concatenate([rest, pad_deck])), deck_size=state.deck_size.at[p].set(spec.DECK_SIZE - spec.OPENING_HAND),
+        hand=state.hand.at[p].set(jnp.concatenate([hand, pad_hand])), hand_size=state.hand_size.at[p].set(spec.OPENING_HAND),
+        rng_counter=counter)
+
+
+def new_game(T: CardTables, seed, deck_cards, energy_types, opening_hand_rule: int = spec.OPENING_RESHUFFLE) -> GameState:
+    """SETUP-1..5. deck_cards [2, 20] card indices, energy_types [2, 3] type indices (-1 padded)."""
+    state = empty_state(T.num_cards).replace(
+        seed=jnp.asarray(seed, jnp.uint32), deck=jnp.asarray(deck_cards, I32), deck_size=jnp.full(2, spec.DECK_SIZE, I32),
+        energy_types=jnp.asarray(energy_types, I32))
+    first = jnp.where((core.value_at(state, 0) & 1) == 1, 0, 1).astype(I32)
+    state = core.advance(state, 1).replace(first_player=first, turn_player=first)
+    for seat in (0, 1):
+        state = _deal_opening_hand(T, state, seat, opening_hand_rule)
+    for order in (0, 1):
+        p = jnp.where(order == 0, first, 1 - first)
+        state = state.replace(energy_next=state.energy_next.at[p].set(core.roll_energy(state, p, 0)))
+        state = core.advance(state, 1)
+    return state.replace(phase=jnp.int32(spec.SETUP), decider=first)
+
+
+# ---------------------------------------------------------------------------- legality
+
+def supporters_blocked(T: CardTables, state: GameState, p):
+    """TRAINER-3."""
+    opp_active = state.card[1 - p, 0]
+    spellbind = (opp_active >= 0) & (T.ab_kind[jnp.maximum(opp_active, 0)] == ABILITY_KIND["block_opponent_supporters"])
+    return spellbind | core.is_turn(state, state.supporter_blocked_turn[p])
+
+
+def evolution_targets(T: CardTables, state: GameState, p, card):
+    """EVOLVE-1, EVOLVE-2: [4] bool."""
+    names = T.name[jnp.maximum(state.card[p], 0)]
+    return ((state.turn > 2) & (state.card[p] >= 0) & (names == T.evolves_from[card]) & (T.evolves_from[card] >= 0)
+            & (state.turn_played[p] < state.turn))
+
+
+def can_play_from_hand(T: CardTables, state: GameState, p, card):
+    basic_ok = jnp.any(core.empty_bench_mask(state, p))
+    evolve_ok = jnp.any(evolution_targets(T, state, p, card))
+    supporter = T.trainer_kind[card] == 2
+    trainer_ok = ~(supporter & (state.supporter_played[p] | supporters_blocked(T, state, p))) & effects.trainer_playable(T, state, p, card)
+    is_pokemon = T.is_pokemon[card] == 1
+    return (card >= 0) & jnp.where(is_pokemon, jnp.where(T.stage[card] == 0, basic_ok, evolve_ok), trainer_ok)
+
+
+def retreat_cost(T: CardTables, state: GameState, p):
+    return jnp.maximum(0, T.retreat[jnp.maximum(state.card[p, 0], 0)] - state.retreat_reduction[p])
+
+
+def can_retreat(T: CardTables, state: GameState, p):
+    """RETREAT-1, RETREAT-4."""
+    active = state.card[p, 0]
+    c = jnp.maximum(active, 0)
+    special = state.special[p]
+    return ((active >= 0) & ~state.retreated[p] & jnp.any(core.bench_mask(state, p)) & (T.is_fossil[c] == 0)
+            & (special != spec.ASLEEP) & (special != spec.PARALYZED) & ~core.is_turn(state, state.cant_retreat_turn[p])
+            & (jnp.sum(state.energy[p, 0]) >= retreat_cost(T, state, p)))
+
+
+def can_attack(T: CardTables, state: GameState, p, a):
+    """ATK-1, ATK-2."""
+    active = state.card[p, 0]
+    c = jnp.maximum(active, 0)
+    special = state.special[p]
+    return ((active >= 0) & (T.is_pokemon[c] == 1) & (T.atk_exists[c, a] == 1) & (special != spec.ASLEEP)
+            & (special != spec.PARALYZED) & ~core.is_turn(state, state.cant_attack_turn[p])
+            & effects.can_pay(T, state.energy[p, 0], c, a))
+
+
+def legal_actions(T: CardTables, state: GameState):
+    """[NUM_ACTIONS] bool for the decider (CHOICE-1)."""
+    p = state.decider
+    phase = state.phase
+    hand = state.hand[p]
+    in_hand = jnp.arange(spec.HAND_CAPACITY) < state.hand_size[p]
+    cards = jnp.maximum(hand, 0)
+    bench = core.bench_mask(state, p)
+    occupied = state.card[p] >= 0
+
+    setup_play = in_hand & (T.is_basic[cards] == 1) & ((state.card[p, 0] < 0) | jnp.any(core.empty_bench_mask(state, p)))
+    main_play = in_hand & jax.vmap(lambda c: can_play_from_hand(T, state, p, c))(cards)
+    play = jnp.where(phase == spec.SETUP, setup_play, (phase == spec.MAIN) & main_play)
+    end = jnp.where(phase == spec.SETUP, state.card[p, 0] >= 0, phase == spec.MAIN)
+    main = phase == spec.MAIN
+    attach = main & (state.energy_current[p] >= 0) & occupied
+    ability = main & jax.vmap(lambda s: effects.ability_usable(T, state, p, s))(SLOTS)
+    retreat = main & can_retreat(T, state, p) & bench[1:]
+    attack = main & jnp.stack([can_attack(T, state, p, a) for a in range(2)])
+
+    aux_card = jnp.maximum(state.aux_card, 0)
+    aux_index = jnp.maximum(state.aux_index, 0)
+    _, atk_own, atk_opp = effects.attack_targets(T, state, p, aux_card, jnp.minimum(aux_index, 1))
+    place = (SLOTS > 0) & effects._slot_type_mask(T, state, p, T.atk_target_type[aux_card, jnp.minimum(aux_index, 1)])
+    own = jnp.select(
+        [(phase == spec.PROMOTE) | (phase == spec.SWITCH_OUT), phase == spec.EVOLVE_TARGET, phase == spec.TRAINER_TARGET,
+         phase == spec.ATTACK_TARGET, phase == spec.PLACE_ENERGY],
+        [bench, evolution_targets(T, state, p, aux_card), effects.trainer_targets(T, state, p, aux_card), atk_own, place],
+        jnp.zeros(spec.NUM_SLOTS, bool))
+    opp = jnp.select([phase == spec.ABILITY_TARGET, phase == spec.ATTACK_TARGET],
+                     [effects.ability_targets(T, state, p, jnp.minimum(aux_index, spec.NUM_SLOTS - 1)), atk_opp],
+                     jnp.zeros(spec.NUM_SLOTS, bool))
+    energy = (phase == spec.RETREAT_PAY) & (state.energy[p, 0] > 0)
+    copy = (phase == spec.COPY_ATTACK) & effects.copy_options(T, state, p).reshape(-1)
+    mask = jnp.concatenate([end[None], play, attach, ability, retreat, attack, own, opp, energy, copy])
+    return mask & ~state.game_over
+
+
+# ---------------------------------------------------------------------------- step
+
+def _continue_retreat_payment(T: CardTables, state: GameState, p) -> GameState:
+    """RETREAT-2: pay automatically while nothing is left to choose, then switch (RETREAT-5)."""
+    energy = state.energy[p, 0]
+    present = energy > 0
+    one_type = jnp.sum(present) == 1
+    exact = jnp.sum(energy) == state.aux_count
+    pay = state.aux_count > 0
+    new_energy = jnp.where(pay & one_type, energy - jnp.where(present, state.aux_count, 0),
+                           jnp.where(pay & exact, 0, energy))
+    done = ~pay | one_type | exact
+    state = state.replace(energy=state.energy.at[p, 0].set(new_energy), aux_count=jnp.where(done, 0, state.aux_count))
+    state = core.swap_active_with_bench(state, p, jnp.maximum(state.aux_index, 1), done)
+    return state.replace(phase=jnp.where(done, spec.MAIN, state.phase), aux_index=jnp.where(done, -1, state.aux_index))
+
+
+def _evolve(T: CardTables, state: GameState, p, slot, card, gate) -> GameState:
+    """EVOLVE-3."""
+    depth = jnp.sum(state.stack[p, slot] >= 0)
+    new = state.replace(
+        stack=state.stack.at[p, slot, jnp.minimum(depth, spec.STACK_DEPTH - 1)].set(card),
+        card=state.card.at[p, slot].set(card), turn_played=state.turn_played.at[p, slot].set(state.turn),
+        ability_used=state.ability_used.at[p, slot].set(False))
+    new = core.clear_active_effects(new, p, slot == 0)
+    return merge(gate, new, state)
+
+
+def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TURNS) -> GameState:
+    """Apply the decider's action; an illegal action returns the state unchanged."""
+    action = jnp.asarray(action, I32)
+    legal = legal_actions(T, state)[jnp.clip(action, 0, spec.NUM_ACTIONS - 1)] & (action >= 0) & (action < spec.NUM_ACTIONS)
+    start = state
+    p = state.decider
+    o = 1 - p
+    phase = state.phase
+    in_range = lambda lo, hi: legal & (action >= lo) & (action < hi)  # noqa: E731
+    is_end = legal & (action == spec.END)
+    is_play = in_range(spec.PLAY_HAND, spec.ATTACH)
+    is_attach = in_range(spec.ATTACH, spec.ABILITY)
+    is_ability = in_range(spec.ABILITY, spec.RETREAT)
+    is_retreat = in_range(spec.RETREAT, spec.ATTACK)
+    is_attack = in_range(spec.ATTACK, spec.CHOOSE_SELF)
+    is_self = in_range(spec.CHOOSE_SELF, spec.CHOOSE_OPP)
+    is_opp = in_range(spec.CHOOSE_OPP, spec.CHOOSE_ENERGY)
+    is_energy = in_range(spec.CHOOSE_ENERGY, spec.CHOOSE_COPY)
+    is_copy = in_range(spec.CHOOSE_COPY, spec.NUM_ACTIONS)
+    setup, main = phase == spec.SETUP, phase == spec.MAIN
+    h = jnp.clip(action - spec.PLAY_HAND, 0, spec.HAND_CAPACITY - 1)
+    self_slot = jnp.clip(action - spec.CHOOSE_SELF, 0, spec.NUM_SLOTS - 1)
+    opp_slot = jnp.clip(action - spec.CHOOSE_OPP, 0, spec.NUM_SLOTS - 1)
+
+    # --- SETUP-4
+    state = merge(setup & is_end & (p == state.first_player), state.replace(decider=o), state)
+    state = core.start_turn(state, setup & is_end & (p != state.first_player))
+    removed, card = core.remove_from_hand(state, p, h)
+    setup_slot = jnp.where(state.card[p, 0] < 0, 0, core.first_empty_bench(state, p))
+    state = merge(setup & is_play, core.put_into_play(removed, p, setup_slot, card), state)
+
+    # --- MAIN actions
+    state = core.end_turn(state, main & is_end)
+    play = main & is_play
+    is_pokemon = T.is_pokemon[jnp.maximum(card, 0)] == 1
+    basic = is_pokemon & (T.stage[jnp.maximum(card, 0)] == 0)
+    state = merge(play, removed, state)
+    state = core.put_into_play(state, p, core.first_empty_bench(state, p), card, play & basic)
+    state = merge(play & is_pokemon & ~basic, state.replace(phase=jnp.int32(spec.EVOLVE_TARGET), decider=p, aux_card=card), state)
+    state = effects.play_trainer(T, state, p, jnp.maximum(card, 0), play & ~is_pokemon)
+    attach_slot = jnp.clip(action - spec.ATTACH, 0, spec.NUM_SLOTS - 1)
+    current = jnp.maximum(state.energy_current[p], 0)
+    state = merge(main & is_attach, state.replace(energy=state.energy.at[p, attach_slot, current].add(1),
+                                                  energy_current=state.energy_current.at[p].set(-1)), state)
+    ability_slot = jnp.clip(action - spec.ABILITY, 0, spec.NUM_SLOTS - 1)
+    fossil = T.is_fossil[jnp.maximum(state.card[p, ability_slot], 0)] == 1
+    state = core.discard_from_play(state, p, ability_slot, main & is_ability & fossil)
+    state = effects.use_ability(T, state, p, ability_slot, main & is_ability & ~fossil)
+    bench_slot = jnp.clip(action - spec.RETREAT + 1, 1, 3)
+    retreat = main & is_retreat
+    paying = state.replace(retreated=state.retreated.at[p].set(True), phase=jnp.int32(spec.RETREAT_PAY), decider=p,
+                           aux_index=bench_slot, aux_count=retreat_cost(T, state, p))
+    state = merge(retreat, _continue_retreat_payment(T, paying, p), state)
+
+    # --- answers to pending choices
+    promote = (phase == spec.PROMOTE) & is_self
+    state = merge(promote, core.move_slot(state, p, self_slot, 0).replace(phase=jnp.int32(spec.MAIN)), state)
+    switch = (phase == spec.SWITCH_OUT) & is_self
+    state = merge(switch, core.swap_active_with_bench(state, p, self_slot).replace(phase=jnp.int32(spec.MAIN)), state)
+    pay = (phase == spec.RETREAT_PAY) & is_energy
+    t = jnp.clip(action - spec.CHOOSE_ENERGY, 0, spec.NUM_ENERGY - 1)
+    paid = state.replace(energy=state.energy.at[p, 0, t].add(-1), aux_count=state.aux_count - 1)
+    state = merge(pay, _continue_retreat_payment(T, paid, p), state)
+    evolve = (phase == spec.EVOLVE_TARGET) & is_self
+    evolving = state.replace(phase=jnp.int32(spec.MAIN), aux_card=jnp.int32(-1))
+    state = merge(evolve, _evolve(T, evolving, p, self_slot, jnp.maximum(state.aux_card, 0), TRUE), state)
+    trainer_target = (phase == spec.TRAINER_TARGET) & is_self
+    state = effects.answer_trainer_target(T, state.replace(phase=jnp.where(trainer_target, spec.MAIN, state.phase)),
+                                          p, self_slot, trainer_target)
+    ability_target = (phase == spec.ABILITY_TARGET) & is_opp
+    state = effects.answer_ability_target(T, state.replace(phase=jnp.where(ability_target, spec.MAIN, state.phase)),
+                                          p, opp_slot, ability_target)
+    place = (phase == spec.PLACE_ENERGY) & is_self
+    placed = state.replace(energy=state.energy.at[p, self_slot, jnp.maximum(state.aux_type, 0)].add(1), aux_count=state.aux_count - 1)
+    more = placed.aux_count > 0
+    placed = placed.replace(phase=jnp.where(more, spec.PLACE_ENERGY, spec.MAIN), aux_card=jnp.where(more, placed.aux_card, -1),
+                            aux_index=jnp.where(more, placed.aux_index, -1), aux_type=jnp.where(more, placed.aux_type, -1))
+    state = merge(place, placed, state)
+
+    # --- attacks: declaration (MAIN) or a copied attack (COPY_ATTACK) start an attack; a target
+    # answer (ATTACK_TARGET) resolves the attack chosen before. One resolve_attack for all three.
+    attack_index = jnp.clip(action - spec.ATTACK, 0, 1)
+    state, start_main, active_card = effects.declare_attack(T, state, p, attack_index, main & is_attack)
+    copy = (phase == spec.COPY_ATTACK) & is_copy
+    k = jnp.clip(action - spec.CHOOSE_COPY, 0, 2 * spec.NUM_SLOTS - 1)
+    copied = jnp.maximum(state.card[o, k // 2], 0)
+    copy_paid = effects.can_pay(T, state.energy[p, 0], copied, k % 2)
+    state = merge(copy, state.replace(phase=jnp.int32(spec.MAIN), aux_card=jnp.int32(-1), aux_index=jnp.int32(-1)), state)
+    start_gate = start_main | (copy & copy_paid)
+    start_card = jnp.where(copy, copied, jnp.maximum(active_card, 0))
+    start_a = jnp.where(copy, k % 2, attack_index)
+    state, resolve_started = effects.start_attack(T, state, p, start_card, start_a, start_gate)
+    answer = (phase == spec.ATTACK_TARGET) & (is_self | is_opp)
+    target = jnp.where(is_opp, opp_slot, self_slot)
+    answer_card, answer_a = jnp.maximum(state.aux_card, 0), jnp.clip(state.aux_index, 0, 1)
+    state = merge(answer, state.replace(phase=jnp.int32(spec.MAIN), aux_card=jnp.int32(-1), aux_index=jnp.int32(-1)), state)
+    resolve_card = jnp.where(answer, answer_card, start_card)
+    resolve_a = jnp.where(answer, answer_a, start_a)
+    resolve_target = jnp.where(answer, target, -1)
+    state = effects.resolve_attack(T, state, p, resolve_card, resolve_a, resolve_target, resolve_started | answer)
+
+    # --- after an answer the turn player acts again; then everything that happens by itself
+    answered = (phase != spec.SETUP) & (phase != spec.MAIN)
+    state = state.replace(decider=jnp.where(answered & (state.phase == spec.MAIN), state.turn_player, state.decider))
+    state = core.settle(T, state, max_turns, (state.phase == spec.MAIN) & ~state.game_over)
+    return merge(legal, state, start)
