@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import sys
 import time
@@ -125,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--modes", default="loop,scan", help="which of loop,scan to time (JAX envs)")
     p.add_argument("--out", default="runs/bench", help="folder for the JSON and PNG")
     p.add_argument("--no-plot", action="store_true")
+    p.add_argument(
+        "--devices", type=int, default=os.cpu_count() or 1,
+        help="on CPU, split the machine into this many JAX devices and shard the batch over them "
+        "(default: one per core, so JAX uses every core as the reference's one-process-per-core does)",
+    )
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser(
@@ -143,8 +149,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def use_host_devices(count: int) -> None:
+    """Exposes ``count`` CPU devices to JAX (so a batch can be sharded over all cores). Must run
+    before JAX initialises its backends; a no-op for GPU/TPU runs."""
+    import os
+
+    if "jax" in sys.modules:
+        import jax
+
+        if jax._src.xla_bridge.backends_are_initialized():  # too late to change the device count
+            return
+    flag = f"--xla_force_host_platform_device_count={count}"
+    existing = os.environ.get("XLA_FLAGS", "")
+    if "xla_force_host_platform_device_count" not in existing:
+        os.environ["XLA_FLAGS"] = f"{existing} {flag}".strip()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "devices", None):
+        use_host_devices(args.devices)
     return int(args.func(args) or 0)
 
 

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 from flax import struct
 from gymnax.environments import environment, spaces
 
+from paritygym.random import key_word
 from pongjax import game
 
 INT32_MAX = 2**31 - 1
@@ -70,8 +71,9 @@ class Pong(environment.Environment):
 
     @staticmethod
     def round_bit(key: jax.Array) -> jax.Array:
-        """The one random bit an agent step may use (PufferLib's `rand() % 2` at a round start)."""
-        return jax.random.bernoulli(key).astype(jnp.uint8)
+        """The one random bit an agent step may use (PufferLib's `rand() % 2` at a round start),
+        hashed from the key's words: a Threefry call here would cost more than the game step."""
+        return (key_word(key) & 1).astype(jnp.uint8)
 
     def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[jax.Array, EnvState]:
         s = game.new_game(params, self.round_bit(key))
@@ -87,12 +89,13 @@ class Pong(environment.Environment):
 
     def step(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams | None = None):
         """As gymnax's step, except that a game's last point restarts the game inside the step
-        (PufferLib's own autoreset, using the step's random bit); only truncation resets here."""
+        (PufferLib's own autoreset, using the step's random bit); only truncation resets here,
+        with the same bit (whatever the step did with it is discarded by the reset)."""
         if params is None:
             params = self.default_params
         obs, state, reward, terminated, info = self.step_env(key, state, action, params)
         truncated = (state.time >= params.max_steps_in_episode) & ~terminated
-        obs_reset, state_reset = self.reset_env(jax.random.fold_in(key, 1), params)
+        obs_reset, state_reset = self.reset_env(key, params)
         state = jax.tree.map(lambda r, s: jnp.where(truncated, r, s), state_reset, state)
         final_obs = info.pop("last_obs")
         obs = jnp.where(truncated, obs_reset, obs)

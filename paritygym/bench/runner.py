@@ -67,29 +67,54 @@ def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _random_policy(env: Any, params: Any) -> Callable[[jax.Array, Any], jax.Array]:
+def batched_random_actions(env: Any, params: Any, batch: int) -> Callable[[jax.Array, Any], jax.Array]:
+    """Uniformly random (legal) actions for a whole batch from one key: one vectorised draw, not a
+    key split and a draw per env (the per-env form costs more than a simple game's step)."""
     space = env.action_space(params)
     if callable(getattr(env, "action_mask", None)):
-        from paritygym.twoplayer import random_legal_action
+        masks = jax.vmap(env.action_mask, in_axes=(0, None))
 
-        return lambda key, state: random_legal_action(key, env.action_mask(state, params))
-    return lambda key, state: space.sample(key)
+        def legal(key, states):
+            mask = masks(states, params)
+            logits = jnp.where(mask, 0.0, -jnp.inf)
+            logits = jnp.where(mask.any(axis=-1, keepdims=True), logits, 0.0)
+            return jax.random.categorical(key, logits).astype(jnp.int32)
+
+        return legal
+    if hasattr(space, "n"):
+        return lambda key, states: jax.random.randint(key, (batch,), 0, space.n, dtype=jnp.int32)
+    low, high = jnp.asarray(space.low, space.dtype), jnp.asarray(space.high, space.dtype)
+    return lambda key, states: jax.random.uniform(key, (batch, *space.shape), space.dtype, low, high)
+
+
+def batch_sharding(batch: int):
+    """Shards the env batch over every JAX device (when it divides evenly), else None."""
+    devices = jax.devices()
+    if len(devices) == 1 or batch % len(devices):
+        return None
+    mesh = jax.sharding.Mesh(np.array(devices), ("envs",))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("envs"))
 
 
 def jax_programs(env: Any, params: Any, batch: int, scan_length: int):
-    """The two programs we time: one batched step (for a Python loop) and `scan_length` fused steps."""
-    policy = _random_policy(env, params)
+    """The programs we time: reset, one batched step (for a Python loop), and `scan_length` fused
+    steps. With several devices the batch is sharded across them."""
+    policy = batched_random_actions(env, params, batch)
+    sharding = batch_sharding(batch)
+
+    def constrain(tree):
+        return tree if sharding is None else jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, sharding), tree)
 
     def one_step(key, states):
         k_act, k_step = jax.random.split(key)
-        actions = jax.vmap(policy)(jax.random.split(k_act, batch), states)
+        actions = policy(k_act, states)
         _, states, reward, _, _, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
             jax.random.split(k_step, batch), states, actions, params
         )
-        return states, reward
+        return constrain(states), reward
 
     def reset(key):
-        return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, batch), params)[1]
+        return constrain(jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, batch), params)[1])
 
     def loop_step(key, i, states):
         states, reward = one_step(jax.random.fold_in(key, i), states)

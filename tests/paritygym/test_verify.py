@@ -109,3 +109,16 @@ def test_reports_format_and_json(tmp_path):
     path = write_reports(reports, tmp_path / "r.json")
     data = json.loads(path.read_text())
     assert data[1]["failure"] == "step 3, field x" and data[0]["episodes"] == 100
+
+
+def test_key_word_bits_are_balanced_even_for_consecutive_keys():
+    import jax
+
+    from paritygym.random import key_word
+
+    consecutive = jax.vmap(lambda t: key_word(jax.random.key(t)))(np.arange(4096))
+    split = jax.vmap(key_word)(jax.random.split(jax.random.key(0), 4096))
+    for words in (np.asarray(consecutive), np.asarray(split)):
+        bits = (words[:, None] >> np.arange(32)) & 1
+        assert np.all(np.abs(bits.mean(axis=0) - 0.5) < 0.04)
+        assert len(np.unique(words)) > 4000

@@ -1,4 +1,4 @@
-"""Shared helpers for the Pong tests: one compiled step per configuration, and state injection
+"""Shared helpers for the Pong tests (a uniquely named module: every test folder shares one import namespace): one compiled step per configuration, and state injection
 into both our env and the C reference."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 from pongjax import game
 from pongjax.env import EnvState, Pong
@@ -70,8 +69,3 @@ def make_state(**overrides) -> dict:
     s = game.PongState(**to_jax_fields(base))
     base["obs"] = np.asarray(game.observe(s, game.PongParams(), corrected=False))
     return base
-
-
-@pytest.fixture(scope="session")
-def pong_env() -> Pong:
-    return Pong()

@@ -1,0 +1,31 @@
+"""Cheap random words from a JAX key, for envs that need only a few random bits per step.
+
+Deriving bits with `jax.random.bits` runs a Threefry block per call; under `vmap` over thousands
+of envs that can cost more than a simple game's whole step. A key handed to `step` is normally a
+fresh output of `jax.random.split`, whose words are already uniformly random; mixing them with an
+integer hash (murmur3's finaliser) gives well-spread bits even for structured keys such as
+`jax.random.key(t)` for consecutive `t`, at the cost of a handful of integer operations.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+
+def _fmix32(h: jax.Array) -> jax.Array:
+    h = h ^ (h >> 16)
+    h = h * jnp.uint32(0x85EBCA6B)
+    h = h ^ (h >> 13)
+    h = h * jnp.uint32(0xC2B2AE35)
+    return h ^ (h >> 16)
+
+
+def key_word(key: jax.Array) -> jax.Array:
+    """A uint32 random word derived from ``key`` (typed or raw uint32 key) without a Threefry call."""
+    data = jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key
+    words = jnp.asarray(data, jnp.uint32).reshape(-1)
+    h = jnp.uint32(0x9E3779B9)
+    for i in range(words.shape[0]):
+        h = _fmix32(h ^ words[i])
+    return h
