@@ -188,14 +188,16 @@ impl Bus {
         self.timer.next_event().min(self.serial.next_event())
     }
 
-    /// Side-effect-free read (see `GameBoy::peek`).
-    pub fn peek(&self, addr: u16) -> u8 {
+    /// Side-effect-free read (see `GameBoy::peek`) at cycle count `now` (used only to tell whether
+    /// OAM DMA is running, which makes OAM read 0xFF as it does for the CPU).
+    pub fn peek(&self, addr: u16, now: u64) -> u8 {
         match addr {
             0x0000..=0x00FF if self.boot_rom_mapped => self.boot_rom.as_ref().map_or(0xFF, |b| b[addr as usize]),
             0x0000..=0x7FFF => self.cart.read_rom(addr),
             0x8000..=0x9FFF => self.ppu.vram[(addr & 0x1FFF) as usize],
             0xA000..=0xBFFF => self.cart.peek_ram(addr),
             0xC000..=0xFDFF => self.wram[(addr & 0x1FFF) as usize],
+            0xFE00..=0xFE9F if self.dma.active(now) => 0xFF,
             0xFE00..=0xFE9F => self.ppu.oam[(addr - 0xFE00) as usize],
             0xFEA0..=0xFEFF => self.unusable[(addr - 0xFEA0) as usize],
             0xFF80..=0xFFFE => self.hram[(addr - 0xFF80) as usize],

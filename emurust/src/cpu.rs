@@ -337,6 +337,8 @@ impl Cpu {
             self.cycles += target;
             return;
         }
+        // The dispatch below counts towards the batch.
+        let end = self.cycles + target;
         if self.ei_delay == 0 {
             let pending = Self::pending(bus);
             if pending != 0 {
@@ -357,7 +359,6 @@ impl Cpu {
                 }
             }
         }
-        let end = self.cycles + target;
         if self.halted || self.stopped {
             self.cycles = end;
             return;

@@ -197,7 +197,7 @@ impl GameBoy {
     /// CPU batch). This is what RL observations and parity records use.
     #[inline]
     pub fn peek(&self, addr: u16) -> u8 {
-        self.bus.peek(addr)
+        self.bus.peek(addr, self.cpu.cycles)
     }
 
     /// Bytes written to the serial port since the last call.

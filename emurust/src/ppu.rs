@@ -103,8 +103,9 @@ pub struct Ppu {
     pub frame_done: bool,
     /// WY matched LY at a line start during this frame.
     window_triggered: bool,
-    /// Internal window line counter (advances only on drawn window lines).
-    window_line: u8,
+    /// Window line counter as PyBoy keeps it: advanced *before* each drawn window line, reset to -1
+    /// after line 143 is drawn, 0 at power-on (so the first rendered window starts one row down).
+    window_line: i16,
     /// Draw lines during this frame (false while skipping frames).
     pub render_enabled: bool,
     /// Shades 0-3 (after palette mapping), row-major 160x144.
@@ -280,7 +281,7 @@ impl Ppu {
                 self.ly = 144;
                 self.mode = MODE_VBLANK;
                 self.compare_lyc();
-                if self.first_frame && self.render_enabled {
+                if self.first_frame {
                     self.fill_blank();
                 }
                 self.window_triggered = false;
@@ -324,9 +325,7 @@ impl Ppu {
             Event::OffFrameEnd => {
                 self.frame_start += CYCLES_PER_FRAME;
                 self.frame_done = true;
-                if self.render_enabled {
-                    self.fill_blank();
-                }
+                self.fill_blank();
                 self.schedule(Event::OffFrameEnd, self.frame_start + CYCLES_PER_FRAME);
                 0
             }
@@ -346,9 +345,7 @@ impl Ppu {
             self.line_base = now;
             self.frame_done = true;
             self.window_triggered = false;
-            if self.render_enabled {
-                self.fill_blank();
-            }
+            self.fill_blank();
             self.schedule(Event::OffFrameEnd, now + CYCLES_PER_FRAME);
             0
         } else if !was_on && is_on {
@@ -356,7 +353,6 @@ impl Ppu {
             self.mode = MODE_HBLANK;
             self.first_frame = true;
             self.frame_done = true;
-            self.window_line = 0;
             self.window_triggered = self.wy == 0;
             self.compare_lyc();
             // The clock starts at the next catch-up (see Event::SwitchOn).
@@ -402,6 +398,8 @@ impl Ppu {
         self.enabled() && self.mode >= MODE_OAM
     }
 
+    /// Fills the screen with BGP colour 0. PyBoy does this when the LCD goes off, at the end of each
+    /// LCD-off frame and at VBlank of the first frame after switch-on, whether or not the frame is rendered.
     fn fill_blank(&mut self) {
         let shade = self.bgp & 3;
         self.screen.fill(shade);
@@ -428,11 +426,11 @@ impl Ppu {
                 let map_base = if lcdc & 0x40 != 0 { 0x1C00 } else { 0x1800 };
                 let start = window_x.max(0) as usize;
                 let skip = (-window_x).max(0) as usize; // window columns left of the screen
-                let wline = self.window_line as usize;
+                self.window_line += 1;
+                let wline = (self.window_line as usize) & 0xFF;
                 let mut row = [0u8; SCREEN_WIDTH + 8];
                 self.fetch_map_row(map_base, wline, skip, &mut row[..SCREEN_WIDTH], 0);
                 bg_index[start..].copy_from_slice(&row[..SCREEN_WIDTH - start]);
-                self.window_line = self.window_line.wrapping_add(1);
             }
         }
         let row = &mut self.screen[ly * SCREEN_WIDTH..(ly + 1) * SCREEN_WIDTH];
@@ -447,10 +445,12 @@ impl Ppu {
         }
 
         if lcdc & 0x02 != 0 {
-            self.render_sprites(ly, &bg_index, lcdc & 0x01 != 0);
+            // Sprites behind the background vanish when the background was blanked (LCDC.0 = 0 and no
+            // window); with the window active PyBoy draws the background anyway and compares per pixel.
+            self.render_sprites(ly, &bg_index, bg_on);
         }
         if ly == SCREEN_HEIGHT - 1 {
-            self.window_line = 0;
+            self.window_line = -1;
         }
     }
 
@@ -557,7 +557,7 @@ impl Ppu {
         w.bool(self.first_frame);
         w.bool(self.frame_done);
         w.bool(self.window_triggered);
-        w.u8(self.window_line);
+        w.u16(self.window_line as u16);
         w.bytes(&self.screen[..]);
     }
 
@@ -585,7 +585,7 @@ impl Ppu {
         self.first_frame = r.bool()?;
         self.frame_done = r.bool()?;
         self.window_triggered = r.bool()?;
-        self.window_line = r.u8()?;
+        self.window_line = r.u16()? as i16;
         if self.ly > 153 {
             return Err(StateError::Invalid("LY"));
         }
