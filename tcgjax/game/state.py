@@ -105,3 +105,21 @@ def canonical(state: GameState) -> dict[str, np.ndarray]:
     for name, value in state.__dict__.items():
         out[name] = np.asarray(jax.device_get(value)).astype(np.int64)
     return out
+
+
+_BOOL_FIELDS = ("in_attack", "turn_ending", "checkup_done", "game_over", "truncated", "supporter_played", "retreated",
+                "ability_used", "poisoned", "burned")
+
+
+def from_canonical(values: dict) -> GameState:
+    """The JAX state holding the canonical arrays `values` (e.g. a constructed reference state)."""
+    fields = {}
+    for name in GameState.__dataclass_fields__:
+        value = np.asarray(values[name])
+        if name == "seed":
+            fields[name] = jnp.asarray(value.astype(np.uint32))
+        elif name in _BOOL_FIELDS:
+            fields[name] = jnp.asarray(value.astype(bool))
+        else:
+            fields[name] = jnp.asarray(value.astype(np.int32))
+    return GameState(**fields)

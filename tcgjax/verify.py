@@ -1,0 +1,237 @@
+"""Parity between the two engines: play games on the reference, replay the same actions on the JAX
+engine (batched with vmap, fused with lax.scan), and compare the canonical state and the legal-action
+mask after every action.
+
+    runner = JaxBatchRunner(batch=16, chunk=64)
+    trajectories = [play_reference(decks, seed, rng) for ...]
+    mismatches = compare_with_jax(trajectories, runner)   # [] when every game is identical
+
+Used by tests/tcg (L1 scenarios run through the same compiled program) and by the `verify` hook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tcgjax import spec
+from tcgjax.cards import TYPE_INDEX
+from tcgjax.decks import Deck
+from tcgjax.game import card_tables
+from tcgjax.game.state import GameState, from_canonical
+from tcgjax.game.step import legal_actions, new_game, step
+from tcgjax.reference import Game
+
+Policy = Callable[[np.random.Generator, np.ndarray], int]
+NO_ACTION = -1  # an illegal action: the JAX step leaves the state unchanged (padding)
+
+
+def uniform_policy(rng: np.random.Generator, mask: np.ndarray) -> int:
+    """A uniformly random legal action."""
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def eager_policy(rng: np.random.Generator, mask: np.ndarray) -> int:
+    """A random legal action that, 70% of the time, prefers playing cards, attaching and attacking:
+    games reach Knock Outs and card effects far more often than under the uniform policy."""
+    legal = np.flatnonzero(mask)
+    eager = legal[(legal >= spec.PLAY_HAND) & (legal < spec.ABILITY) | (legal >= spec.ATTACK) & (legal < spec.CHOOSE_SELF)]
+    if len(eager) and rng.random() < 0.7:
+        return int(rng.choice(eager))
+    return int(rng.choice(legal))
+
+
+def deck_arrays(decks: Sequence[Deck]) -> tuple[np.ndarray, np.ndarray]:
+    """([2, 20] card indices, [2, 3] Energy type indices padded with -1)."""
+    cards = np.array([d.cards for d in decks], np.int32)
+    energy = np.full((2, 3), -1, np.int32)
+    for i, deck in enumerate(decks):
+        for j, name in enumerate(deck.energy_types):
+            energy[i, j] = TYPE_INDEX[name]
+    return cards, energy
+
+
+@dataclasses.dataclass
+class Trajectory:
+    """A game played on the reference: the actions, the legal mask before each action, and the
+    canonical state at the start and after each action."""
+
+    decks: tuple[Deck, Deck]
+    seed: int
+    actions: list[int]
+    masks: list[np.ndarray]
+    states: list[dict[str, np.ndarray]]
+    max_turns: int = spec.DEFAULT_MAX_TURNS
+
+    @property
+    def num_steps(self) -> int:
+        return len(self.actions)
+
+
+def play_reference(decks: Sequence[Deck], seed: int, rng: np.random.Generator, policy: Policy = uniform_policy,
+                   max_turns: int = spec.DEFAULT_MAX_TURNS, max_steps: int = 10_000) -> Trajectory:
+    game = Game.new(decks, seed, max_turns=max_turns)
+    traj = Trajectory(tuple(decks), seed, [], [], [game.canonical()], max_turns)
+    while not game.done:
+        if traj.num_steps >= max_steps:
+            raise RuntimeError(f"game with seed {seed} did not end within {max_steps} actions")
+        mask = game.legal_actions()
+        action = policy(rng, mask)
+        game.step(action)
+        traj.actions.append(action)
+        traj.masks.append(mask)
+        traj.states.append(game.canonical())
+    return traj
+
+
+def replay_reference(game: Game, actions: Sequence[int]) -> tuple[list[np.ndarray], list[dict]]:
+    """Apply actions to a (constructed) reference game: (masks before, canonical states after)."""
+    masks, states = [], []
+    for action in actions:
+        masks.append(game.legal_actions())
+        game.step(action)
+        states.append(game.canonical())
+    return masks, states
+
+
+class JaxBatchRunner:
+    """The JAX engine compiled once for a fixed batch of games and a fixed chunk of actions."""
+
+    def __init__(self, batch: int = 16, chunk: int = 64, max_turns: int = spec.DEFAULT_MAX_TURNS,
+                 opening_hand_rule: int = spec.OPENING_RESHUFFLE) -> None:
+        self.batch, self.chunk = batch, chunk
+        tables = card_tables()
+
+        def one_step(state: GameState, action):
+            mask = legal_actions(tables, state)
+            state = step(tables, state, action, max_turns)
+            return state, (state, mask)
+
+        def run_one(state: GameState, actions):
+            return jax.lax.scan(one_step, state, actions)
+
+        self._tables = tables
+        self._new: dict[int, Callable] = {}
+        self.opening_hand_rule = opening_hand_rule
+        self._run = jax.jit(jax.vmap(run_one))
+
+    def new_games(self, seeds, cards, energy, opening_hand_rule: int | None = None) -> GameState:
+        rule = self.opening_hand_rule if opening_hand_rule is None else opening_hand_rule
+        if rule not in self._new:
+            tables = self._tables
+            self._new[rule] = jax.jit(jax.vmap(lambda seed, c, e: new_game(tables, seed, c, e, rule)))
+        return self._new[rule](jnp.asarray(seeds, jnp.uint32), jnp.asarray(cards), jnp.asarray(energy))
+
+    def run(self, states: GameState, actions) -> tuple[GameState, GameState, jnp.ndarray]:
+        """(final states, states after each action [B, chunk, ...], masks before each action [B, chunk, A])."""
+        final, (per_step, masks) = self._run(states, jnp.asarray(actions, jnp.int32))
+        return final, per_step, masks
+
+    def stack(self, states: Sequence[GameState]) -> GameState:
+        """Batch `batch` states (repeating the last one to fill the batch)."""
+        states = list(states) + [states[-1]] * (self.batch - len(states))
+        return jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *states)
+
+    def replay(self, start: GameState | dict, action_lists: Sequence[Sequence[int]] | None = None,
+               starts: Sequence[GameState | dict] | None = None):
+        """Replay action lists from start states (one per list). Returns, per list, (masks before each
+        action, canonical states after each action) as numpy."""
+        if starts is None:
+            starts = [start] * len(action_lists)
+        starts = [from_canonical(s) if isinstance(s, dict) else s for s in starts]
+        results = []
+        for first in range(0, len(starts), self.batch):
+            group = starts[first: first + self.batch]
+            lists = action_lists[first: first + self.batch]
+            states = self.stack(group)
+            length = max(len(a) for a in lists)
+            outs_masks = [[] for _ in group]
+            outs_states = [[] for _ in group]
+            for offset in range(0, max(length, 1), self.chunk):
+                actions = np.full((self.batch, self.chunk), NO_ACTION, np.int32)
+                for g, acts in enumerate(lists):
+                    part = list(acts[offset: offset + self.chunk])
+                    actions[g, : len(part)] = part
+                states, per_step, masks = self.run(states, actions)
+                per_step = jax.device_get(per_step)
+                masks = np.asarray(masks)
+                for g, acts in enumerate(lists):
+                    n = max(0, min(self.chunk, len(acts) - offset))
+                    for k in range(n):
+                        outs_masks[g].append(masks[g, k])
+                        outs_states[g].append({name: np.asarray(v[g, k]).astype(np.int64)
+                                               for name, v in per_step.__dict__.items()})
+            results += list(zip(outs_masks, outs_states))
+        return results
+
+
+@dataclasses.dataclass
+class Mismatch:
+    game: int
+    step: int  # 0 = the initial state; k = after action k
+    field: str
+    reference: np.ndarray
+    jax: np.ndarray
+    last_actions: list[str]
+
+    def __str__(self) -> str:
+        return (f"game {self.game}, step {self.step} ({self.last_actions}), field {self.field}:\n"
+                f"  reference {self.reference.tolist()}\n  jax       {self.jax.tolist()}")
+
+
+def first_difference(step_index: int, ref: dict, ours: dict) -> tuple[str, np.ndarray, np.ndarray] | None:
+    for name, value in ref.items():
+        if not np.array_equal(value, ours[name]):
+            return name, value, ours[name]
+    return None
+
+
+def compare_with_jax(trajectories: Sequence[Trajectory], runner: JaxBatchRunner) -> list[Mismatch]:
+    """First mismatch of each game whose JAX replay differs from the reference (initial state,
+    legal mask before each action, state after each action)."""
+    mismatches: list[Mismatch] = []
+    for first in range(0, len(trajectories), runner.batch):
+        group = list(trajectories[first: first + runner.batch])
+        padded = group + [group[-1]] * (runner.batch - len(group))
+        seeds = np.array([t.seed for t in padded], np.uint32)
+        arrays = [deck_arrays(t.decks) for t in padded]
+        states = runner.new_games(seeds, np.stack([a[0] for a in arrays]), np.stack([a[1] for a in arrays]))
+        init = jax.device_get(states)
+        failed = set()
+        for g, traj in enumerate(group):
+            ours = {name: np.asarray(v[g]).astype(np.int64) for name, v in init.__dict__.items()}
+            diff = first_difference(0, traj.states[0], ours)
+            if diff:
+                mismatches.append(Mismatch(first + g, 0, diff[0], diff[1], diff[2], []))
+                failed.add(g)
+        length = max(t.num_steps for t in group)
+        for offset in range(0, length, runner.chunk):
+            actions = np.full((runner.batch, runner.chunk), NO_ACTION, np.int32)
+            for g, traj in enumerate(group):
+                part = traj.actions[offset: offset + runner.chunk]
+                actions[g, : len(part)] = part
+            states, per_step, masks = runner.run(states, actions)
+            per_step = jax.device_get(per_step)
+            masks = np.asarray(masks)
+            for g, traj in enumerate(group):
+                if g in failed:
+                    continue
+                for k in range(min(runner.chunk, traj.num_steps - offset)):
+                    index = offset + k
+                    recent = [spec.action_name(a) for a in traj.actions[max(0, index - 4): index + 1]]
+                    if not np.array_equal(traj.masks[index], masks[g, k]):
+                        mismatches.append(Mismatch(first + g, index, "legal_mask", np.flatnonzero(traj.masks[index]),
+                                                   np.flatnonzero(masks[g, k]), recent))
+                        failed.add(g)
+                        break
+                    ours = {name: np.asarray(v[g, k]).astype(np.int64) for name, v in per_step.__dict__.items()}
+                    diff = first_difference(index + 1, traj.states[index + 1], ours)
+                    if diff:
+                        mismatches.append(Mismatch(first + g, index + 1, diff[0], diff[1], diff[2], recent))
+                        failed.add(g)
+                        break
+    return mismatches
