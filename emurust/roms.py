@@ -50,6 +50,13 @@ ROMS: dict[str, RomSpec] = {
     "stress": RomSpec(("stress/main.c",), "STRESS", cart_type=0x03, rom_banks=8, ram_code=0x03),
     # The same program on an MBC5 cartridge.
     "stress_mbc5": RomSpec(("stress/main.c",), "STRESS5", cart_type=0x1B, rom_banks=8, ram_code=0x03),
+    # Timing probes in assembly (roms/probes/): corner cases recorded in work RAM.
+    "probe_halt_ei": RomSpec(("probes/halt_ei.s",), "HALTEI"),
+    "probe_lcd_onoff": RomSpec(("probes/lcd_onoff.s",), "LCDONOFF"),
+    "probe_stat_sample": RomSpec(("probes/stat_sample.s",), "STATSAMPLE"),
+    "probe_timer": RomSpec(("probes/timer.s",), "TIMER"),
+    "probe_stat_irq": RomSpec(("probes/stat_irq.s",), "STATIRQ"),
+    "probe_dma_joypad": RomSpec(("probes/dma_joypad.s",), "DMAJOYPAD"),
 }
 
 
@@ -78,10 +85,15 @@ def fill_bank(bank: int) -> bytes:
     return bytes(((bank * 37) + (i >> 8) + i) & 0xFF for i in range(0x4000))
 
 
+def _is_assembly(spec: RomSpec) -> bool:
+    return all(src.endswith(".s") for src in spec.sources)
+
+
 def _fingerprint(spec: RomSpec) -> str:
     h = hashlib.sha256()
     h.update(repr(spec).encode())
-    for rel in ("lib/crt0.s", "lib/gb.h", *LIB_SOURCES, *spec.sources):
+    deps = ("probes/common.inc",) if _is_assembly(spec) else ("lib/crt0.s", "lib/gb.h", *LIB_SOURCES)
+    for rel in (*deps, *spec.sources):
         h.update(rel.encode())
         h.update((ROM_DIR / rel).read_bytes())
     h.update(pathlib.Path(__file__).read_bytes())
@@ -124,16 +136,10 @@ def build(name: str, force: bool = False) -> pathlib.Path:
     sdcc, sdasgb, makebin = _tool("sdcc"), _tool("sdasgb"), _tool("makebin")
     with tempfile.TemporaryDirectory(prefix=f"emurust-rom-{name}-") as tmp:
         work = pathlib.Path(tmp)
-        _run([sdasgb, "-o", str(work / "crt0.rel"), str(ROM_DIR / "lib/crt0.s")], work)
-        objects = [str(work / "crt0.rel")]
-        for i, rel in enumerate((*spec.sources, *LIB_SOURCES)):
-            obj = work / f"unit{i}.rel"
-            _run([sdcc, "-msm83", "--std-c11", "-I", str(ROM_DIR / "lib"), "-c", str(ROM_DIR / rel), "-o", str(obj)], work)
-            objects.append(str(obj))
-        ihx = work / f"{name}.ihx"
-        # Code from 0x0200 (after the vectors and header). RAM: 0xC000 shadow OAM, 0xC0A0-0xC0FF the
-        # game's public variables (fixed addresses), C variables from 0xC100.
-        _run([sdcc, "-msm83", "--no-std-crt0", "--code-loc", "0x0200", "--data-loc", "0xC100", "-o", str(ihx), *objects], work)
+        if _is_assembly(spec):
+            ihx = _assemble(spec, work, sdasgb)
+        else:
+            ihx = _compile_c(spec, work, sdcc, sdasgb)
         gb = work / f"{name}.gb"
         _run([makebin, "-Z", "-yn", spec.title[:11], str(ihx), str(gb)], work)
         rom = bytearray(gb.read_bytes())
@@ -143,6 +149,34 @@ def build(name: str, force: bool = False) -> pathlib.Path:
         tmp_out.replace(out)
     stamp.write_text(fingerprint)
     return out
+
+
+def _assemble(spec: RomSpec, work: pathlib.Path, sdasgb: str) -> pathlib.Path:
+    """Standalone assembly programs (absolute layout, `.include "common.inc"`)."""
+    sdldgb = _tool("sdldgb")
+    objects = []
+    for i, rel in enumerate(spec.sources):
+        obj = work / f"unit{i}.rel"
+        _run([sdasgb, "-I" + str(ROM_DIR / "probes"), "-o", str(obj), str(ROM_DIR / rel)], work)
+        objects.append(str(obj))
+    ihx = work / "program.ihx"
+    _run([sdldgb, "-i", str(ihx), *objects], work)
+    return ihx
+
+
+def _compile_c(spec: RomSpec, work: pathlib.Path, sdcc: str, sdasgb: str) -> pathlib.Path:
+    """C programs on our start-up file and runtime."""
+    _run([sdasgb, "-o", str(work / "crt0.rel"), str(ROM_DIR / "lib/crt0.s")], work)
+    objects = [str(work / "crt0.rel")]
+    for i, rel in enumerate((*spec.sources, *LIB_SOURCES)):
+        obj = work / f"unit{i}.rel"
+        _run([sdcc, "-msm83", "--std-c11", "-I", str(ROM_DIR / "lib"), "-c", str(ROM_DIR / rel), "-o", str(obj)], work)
+        objects.append(str(obj))
+    ihx = work / "program.ihx"
+    # Code from 0x0200 (after the vectors and header). RAM: 0xC000 shadow OAM, 0xC0A0-0xC0FF the
+    # game's public variables (fixed addresses), C variables from 0xC100.
+    _run([sdcc, "-msm83", "--no-std-crt0", "--code-loc", "0x0200", "--data-loc", "0xC100", "-o", str(ihx), *objects], work)
+    return ihx
 
 
 def rom_bytes(name: str) -> bytes:

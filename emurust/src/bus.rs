@@ -60,8 +60,6 @@ impl Dma {
 pub struct Bus {
     pub profile: Profile,
     pub cart: Cartridge,
-    boot_rom: Option<Box<[u8; 256]>>,
-    boot_rom_mapped: bool,
     pub wram: [u8; 0x2000],
     pub hram: [u8; 0x7F],
     /// FEA0-FEFF behaves as plain RAM.
@@ -81,13 +79,10 @@ pub struct Bus {
 }
 
 impl Bus {
-    pub fn new(cart: Cartridge, boot_rom: Option<Box<[u8; 256]>>, profile: Profile) -> Bus {
-        let mapped = boot_rom.is_some();
+    pub fn new(cart: Cartridge, profile: Profile) -> Bus {
         Bus {
             profile,
             cart,
-            boot_rom,
-            boot_rom_mapped: mapped,
             wram: [0; 0x2000],
             hram: [0; 0x7F],
             unusable: [0; 0x60],
@@ -109,13 +104,6 @@ impl Bus {
         self.profile == Profile::PyBoy
     }
 
-    pub fn boot_rom_mapped(&self) -> bool {
-        self.boot_rom_mapped
-    }
-
-    pub fn unmap_boot_rom(&mut self) {
-        self.boot_rom_mapped = false;
-    }
 
     // ---- device catch-up -------------------------------------------------------------------
 
@@ -137,20 +125,37 @@ impl Bus {
     /// One LCD transition if due.
     #[inline]
     pub fn sync_lcd(&mut self, now: u64) {
+        #[cfg(feature = "trace")]
+        let before = self.ppu.next_event();
         let irq = self.ppu.tick(now);
+        #[cfg(feature = "trace")]
+        if self.ppu.next_event() != before || now >= before {
+            eprintln!("   S {:>9} next={} LY={} mode={}", now, self.ppu.next_event(), self.ppu.ly, self.ppu.mode);
+        }
         self.interrupt_flag |= irq;
     }
 
+    /// No OAM DMA running or pending.
+    #[inline]
+    pub fn dma_idle(&self) -> bool {
+        self.dma.start == NEVER
+    }
+
     /// Copies the OAM DMA bytes due by `now`.
+    #[inline(always)]
     pub fn sync_dma(&mut self, now: u64) {
-        if !self.dma.active(now) {
-            return;
+        if self.dma.active(now) {
+            self.sync_dma_slow(now);
         }
+    }
+
+    #[inline(never)]
+    fn sync_dma_slow(&mut self, now: u64) {
         let due = (((now - self.dma.start) / 4) + 1).min(160) as u8;
         while self.dma.copied < due {
             let i = self.dma.copied as u16;
             let v = self.dma_source_read(self.dma.source.wrapping_add(i), now);
-            self.ppu.oam[i as usize] = v;
+            self.ppu.write_oam(i as usize, v);
             self.dma.copied += 1;
         }
         if self.dma.copied == 160 {
@@ -192,7 +197,6 @@ impl Bus {
     /// OAM DMA is running, which makes OAM read 0xFF as it does for the CPU).
     pub fn peek(&self, addr: u16, now: u64) -> u8 {
         match addr {
-            0x0000..=0x00FF if self.boot_rom_mapped => self.boot_rom.as_ref().map_or(0xFF, |b| b[addr as usize]),
             0x0000..=0x7FFF => self.cart.read_rom(addr),
             0x8000..=0x9FFF => self.ppu.vram[(addr & 0x1FFF) as usize],
             0xA000..=0xBFFF => self.cart.peek_ram(addr),
@@ -240,24 +244,43 @@ impl Bus {
 
     // ---- CPU accesses ----------------------------------------------------------------------
 
-    /// Read without side effects on timing (opcode and operand fetches, and non-I/O data).
+    /// A CPU read at cycle count `now`. ROM, work RAM and high RAM are handled inline; everything
+    /// else (I/O, VRAM, OAM, cartridge RAM) goes through `read_other`.
     #[inline(always)]
     pub fn read(&mut self, addr: u16, now: u64) -> u8 {
+        if addr < 0x8000 {
+            return self.cart.read_rom(addr);
+        }
+        if (0xC000..0xFE00).contains(&addr) {
+            return self.wram[(addr & 0x1FFF) as usize];
+        }
+        if (0xFF80..0xFFFF).contains(&addr) {
+            return self.hram[(addr - 0xFF80) as usize];
+        }
+        self.read_other(addr, now)
+    }
+
+    #[inline(never)]
+    fn read_other(&mut self, addr: u16, now: u64) -> u8 {
         match addr >> 12 {
-            0x0 if self.boot_rom_mapped && addr < 0x100 => self.boot_rom.as_ref().map_or(0xFF, |b| b[addr as usize]),
-            0x0..=0x7 => self.cart.read_rom(addr),
             0x8 | 0x9 => self.ppu.vram[(addr & 0x1FFF) as usize],
             0xA | 0xB => self.cart.read_ram(addr, now),
-            0xC | 0xD => self.wram[(addr & 0x1FFF) as usize],
-            0xE => self.wram[(addr & 0x1FFF) as usize],
             _ => self.read_high(addr, now, now, false),
         }
     }
 
     /// Read by LD A,(HL) / LD A,(DE): LCD-side state is seen 4 cycles later and VRAM/OAM are locked
     /// while the LCD uses them.
-    #[inline]
+    #[inline(always)]
     pub fn read_locking(&mut self, addr: u16, now: u64) -> u8 {
+        if addr < 0x8000 || (0xC000..0xFE00).contains(&addr) {
+            return self.read(addr, now);
+        }
+        self.read_locking_other(addr, now)
+    }
+
+    #[inline(never)]
+    fn read_locking_other(&mut self, addr: u16, now: u64) -> u8 {
         match addr >> 12 {
             0x8 | 0x9 => {
                 self.sync_lcd(now + 4);
@@ -351,8 +374,20 @@ impl Bus {
         }
     }
 
+    /// A CPU write at cycle count `now`; work RAM and high RAM inline, the rest in `write_other`.
     #[inline(always)]
     pub fn write(&mut self, addr: u16, value: u8, now: u64) {
+        if (0xC000..0xFE00).contains(&addr) {
+            self.wram[(addr & 0x1FFF) as usize] = value;
+        } else if (0xFF80..0xFFFF).contains(&addr) {
+            self.hram[(addr - 0xFF80) as usize] = value;
+        } else {
+            self.write_other(addr, value, now);
+        }
+    }
+
+    #[inline(never)]
+    fn write_other(&mut self, addr: u16, value: u8, now: u64) {
         match addr >> 12 {
             0x0..=0x7 => {
                 self.cart.write_rom(addr, value, now);
@@ -360,15 +395,22 @@ impl Bus {
             }
             0x8 | 0x9 => self.ppu.vram[(addr & 0x1FFF) as usize] = value,
             0xA | 0xB => self.cart.write_ram(addr, value, now),
-            0xC..=0xE => self.wram[(addr & 0x1FFF) as usize] = value,
             _ => self.write_high(addr, value, now, now, false),
         }
     }
 
     /// Write by LD (DE),A: VRAM/OAM are locked while the LCD uses them (checked 4 cycles later);
     /// LCD registers are written at `now` like any other write.
-    #[inline]
+    #[inline(always)]
     pub fn write_locking(&mut self, addr: u16, value: u8, now: u64) {
+        if (0xC000..0xFE00).contains(&addr) {
+            return self.write(addr, value, now);
+        }
+        self.write_locking_other(addr, value, now)
+    }
+
+    #[inline(never)]
+    fn write_locking_other(&mut self, addr: u16, value: u8, now: u64) {
         match addr >> 12 {
             0x8 | 0x9 => {
                 self.sync_lcd(now + 4);
@@ -395,7 +437,7 @@ impl Bus {
                         return;
                     }
                 }
-                self.ppu.oam[(addr - 0xFE00) as usize] = value;
+                self.ppu.write_oam((addr - 0xFE00) as usize, value);
             }
             0xFEA0..=0xFEFF => self.unusable[(addr - 0xFEA0) as usize] = value,
             0xFF80..=0xFFFE => self.hram[(addr - 0xFF80) as usize] = value,
@@ -496,8 +538,8 @@ impl Bus {
                 self.interrupt_flag |= irq;
             }
             0xFF50 => {
-                if value & 1 != 0 {
-                    self.boot_rom_mapped = false;
+                if value & 1 != 0 && self.cart.boot_rom_mapped() {
+                    self.cart.unmap_boot_rom();
                 }
             }
             _ => {}
@@ -516,7 +558,6 @@ impl Bus {
     }
 
     pub fn save(&self, w: &mut StateWriter) {
-        w.bool(self.boot_rom_mapped);
         w.bytes(&self.wram);
         w.bytes(&self.hram);
         w.bytes(&self.unusable);
@@ -536,10 +577,6 @@ impl Bus {
     }
 
     pub fn load(&mut self, r: &mut StateReader) -> Result<(), StateError> {
-        self.boot_rom_mapped = r.bool()?;
-        if self.boot_rom_mapped && self.boot_rom.is_none() {
-            return Err(StateError::Invalid("boot ROM mapped but none loaded"));
-        }
         r.bytes_into(&mut self.wram)?;
         r.bytes_into(&mut self.hram)?;
         r.bytes_into(&mut self.unusable)?;

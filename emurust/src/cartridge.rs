@@ -254,6 +254,11 @@ pub struct Cartridge {
     pyboy_quirks: bool,
     /// MBC1 multicart (1 MiB with four sub-games): the high register shifts by 4 instead of 5.
     mbc1_multicart: bool,
+    /// The boot ROM overlays 0000-00FF until the program writes FF50. The image then carries one
+    /// extra bank (a copy of bank 0 with the boot ROM on top) that 0000-3FFF maps while it is active,
+    /// so ROM reads never test for it.
+    boot_mapped: bool,
+    has_boot_bank: bool,
 
     // Bank registers (meaning depends on the mapper).
     ram_enabled: bool,
@@ -264,14 +269,14 @@ pub struct Cartridge {
     mbc3_select: u8,
     rtc: Rtc,
 
-    // Resolved offsets, recomputed on every bank write so reads are one add.
-    rom0_offset: usize,
-    romx_offset: usize,
+    // Resolved offsets, recomputed on every bank write so reads are one add:
+    // image offsets of the banks seen at 0000-3FFF and 4000-7FFF.
+    bank_offsets: [usize; 2],
     ram_offset: usize,
 }
 
 impl Cartridge {
-    pub fn new(rom: &[u8], pyboy_quirks: bool) -> Result<Cartridge, RomError> {
+    pub fn new(rom: &[u8], boot_rom: Option<&[u8; 256]>, pyboy_quirks: bool) -> Result<Cartridge, RomError> {
         let header = Header::parse(rom)?;
         if rom.len() < 0x8000 {
             return Err(RomError::TooSmall(rom.len()));
@@ -283,6 +288,11 @@ impl Cartridge {
         let rom_bank_count = rom.len().div_ceil(ROM_BANK);
         let mut image = rom.to_vec();
         image.resize(rom_bank_count * ROM_BANK, 0xFF);
+        if let Some(boot) = boot_rom {
+            image.extend_from_within(0..ROM_BANK);
+            let overlay = rom_bank_count * ROM_BANK;
+            image[overlay..overlay + 256].copy_from_slice(boot);
+        }
 
         let ram_bank_count = if header.mapper == MapperKind::Mbc2 { 1 } else { header.ram_banks() };
         let ram = vec![0u8; ram_bank_count * RAM_BANK];
@@ -300,14 +310,15 @@ impl Cartridge {
             ram_bank_count,
             pyboy_quirks,
             mbc1_multicart,
+            boot_mapped: boot_rom.is_some(),
+            has_boot_bank: boot_rom.is_some(),
             ram_enabled: false,
             rom_bank_low: 1,
             bank_high: 0,
             mbc1_mode: 0,
             mbc3_select: 0,
             rtc: Rtc::default(),
-            rom0_offset: 0,
-            romx_offset: ROM_BANK,
+            bank_offsets: [0, ROM_BANK],
             ram_offset: 0,
         };
         cart.update_banks();
@@ -333,25 +344,35 @@ impl Cartridge {
             MapperKind::Mbc3 => (0, (self.rom_bank_low as usize) % count, (self.mbc3_select & 0x07) as usize),
             MapperKind::Mbc5 => (0, (self.rom_bank_low as usize) % count, self.bank_high as usize),
         };
-        self.rom0_offset = rom0 * ROM_BANK;
-        self.romx_offset = romx * ROM_BANK;
+        let rom0 = if self.boot_mapped && rom0 == 0 { self.rom_bank_count } else { rom0 };
+        self.bank_offsets = [rom0 * ROM_BANK, romx * ROM_BANK];
         self.ram_offset = (ram_bank % self.ram_bank_count) * RAM_BANK;
     }
 
     #[inline(always)]
     pub fn read_rom(&self, addr: u16) -> u8 {
-        let a = addr as usize;
-        if a < ROM_BANK {
-            // SAFETY-free indexing: offsets are always < rom.len() - 0x3FFF by construction.
-            self.rom[self.rom0_offset + a]
-        } else {
-            self.rom[self.romx_offset + (a - ROM_BANK)]
-        }
+        let offset = self.bank_offsets[(addr >> 14) as usize & 1];
+        let index = offset + (addr as usize & 0x3FFF);
+        debug_assert!(index < self.rom.len());
+        // SAFETY: `update_banks` only produces offsets of whole banks inside the image (bank numbers
+        // are reduced modulo the bank count, the boot bank is the last one), so index < rom.len().
+        unsafe { *self.rom.get_unchecked(index) }
     }
 
-    /// Whole ROM image (used for the boot ROM overlay check and tests).
+    /// The cartridge ROM (padded to whole banks, without the boot overlay).
     pub fn rom(&self) -> &[u8] {
-        &self.rom
+        &self.rom[..self.rom_bank_count * ROM_BANK]
+    }
+
+    /// Whether the boot ROM still overlays 0000-00FF.
+    pub fn boot_rom_mapped(&self) -> bool {
+        self.boot_mapped
+    }
+
+    /// The FF50 write: the boot ROM disappears for good.
+    pub fn unmap_boot_rom(&mut self) {
+        self.boot_mapped = false;
+        self.update_banks();
     }
 
     /// Write to 0000-7FFF: bank controller registers.
@@ -536,6 +557,7 @@ impl Cartridge {
         w.u8(self.bank_high);
         w.u8(self.mbc1_mode);
         w.u8(self.mbc3_select);
+        w.bool(self.boot_mapped);
         self.rtc.save(w);
     }
 
@@ -546,6 +568,10 @@ impl Cartridge {
         self.bank_high = r.u8()?;
         self.mbc1_mode = r.u8()?;
         self.mbc3_select = r.u8()?;
+        self.boot_mapped = r.bool()?;
+        if self.boot_mapped && !self.has_boot_bank {
+            return Err(StateError::Invalid("boot ROM mapped but none loaded"));
+        }
         self.rtc.load(r)?;
         self.update_banks();
         Ok(())
@@ -577,20 +603,20 @@ mod tests {
 
     #[test]
     fn rejects_bad_roms() {
-        assert!(matches!(Cartridge::new(&[0u8; 0x100], false), Err(RomError::TooSmall(_))));
+        assert!(matches!(Cartridge::new(&[0u8; 0x100], None, false), Err(RomError::TooSmall(_))));
         let mut rom = test_rom(0x00, 0, 0);
         rom[0x14D] ^= 1;
-        assert!(matches!(Cartridge::new(&rom, false), Err(RomError::HeaderChecksum { .. })));
+        assert!(matches!(Cartridge::new(&rom, None, false), Err(RomError::HeaderChecksum { .. })));
         let rom = test_rom(0x22, 0, 0);
-        assert!(matches!(Cartridge::new(&rom, false), Err(RomError::UnsupportedMapper(0x22))));
+        assert!(matches!(Cartridge::new(&rom, None, false), Err(RomError::UnsupportedMapper(0x22))));
         let rom = test_rom(0x01, 2, 0);
-        assert!(matches!(Cartridge::new(&rom[..0x8000], false), Err(RomError::Truncated { .. })));
+        assert!(matches!(Cartridge::new(&rom[..0x8000], None, false), Err(RomError::Truncated { .. })));
     }
 
     #[test]
     fn mbc1_banking() {
         let rom = test_rom(0x03, 6, 3); // 128 banks, 4 RAM banks
-        let mut c = Cartridge::new(&rom, false).unwrap();
+        let mut c = Cartridge::new(&rom, None, false).unwrap();
         assert_eq!(c.read_rom(0x4000), 1);
         c.write_rom(0x2000, 0, 0);
         assert_eq!(c.read_rom(0x4000), 1, "bank 0 selects 1");
@@ -616,7 +642,7 @@ mod tests {
     #[test]
     fn mbc2_ram_is_nibbles() {
         let rom = test_rom(0x06, 2, 0);
-        let mut c = Cartridge::new(&rom, false).unwrap();
+        let mut c = Cartridge::new(&rom, None, false).unwrap();
         c.write_rom(0x0000, 0x0A, 0);
         c.write_ram(0xA000, 0xAB, 0);
         assert_eq!(c.read_ram(0xA000, 0), 0xFB);
@@ -628,7 +654,7 @@ mod tests {
     #[test]
     fn mbc3_rtc_counts_emulated_time() {
         let rom = test_rom(0x10, 2, 3);
-        let mut c = Cartridge::new(&rom, false).unwrap();
+        let mut c = Cartridge::new(&rom, None, false).unwrap();
         c.write_rom(0x0000, 0x0A, 0);
         c.write_rom(0x4000, 0x08, 0);
         let t = 61 * CYCLES_PER_SECOND + 5;
@@ -649,7 +675,7 @@ mod tests {
     #[test]
     fn mbc5_nine_bit_bank_and_zero() {
         let rom = test_rom(0x1B, 8, 4); // 512 banks
-        let mut c = Cartridge::new(&rom, false).unwrap();
+        let mut c = Cartridge::new(&rom, None, false).unwrap();
         c.write_rom(0x2000, 0x00, 0);
         assert_eq!(c.read_rom(0x4000), 0, "bank 0 is valid at 4000");
         c.write_rom(0x2000, 0x05, 0);

@@ -366,15 +366,15 @@ impl Cpu {
         bus.bail = false;
         while self.cycles < end && !bus.bail {
             self.step(bus);
-            if self.fault.is_some() {
-                self.cycles = end;
-                return;
-            }
+        }
+        if self.fault.is_some() {
+            // A locked-up CPU lets time pass.
+            self.cycles = self.cycles.max(end);
         }
     }
 
     /// Executes one instruction.
-    #[inline]
+    #[inline(always)]
     pub fn step(&mut self, bus: &mut Bus) {
         self.start = self.cycles;
         let op = bus.read(self.pc, self.start);
@@ -645,6 +645,7 @@ impl Cpu {
                 // D3 DB DD E3 E4 EB EC ED F4 FC FD: the SM83 locks up.
                 self.pc = self.pc.wrapping_sub(1);
                 self.fault = Some(CpuFault::IllegalOpcode { opcode: op, pc: self.pc });
+                bus.bail = true;
                 return;
             }
         }

@@ -93,15 +93,12 @@ fn fingerprint(rom: &[u8]) -> u64 {
 impl GameBoy {
     /// Powers on with `rom`. `boot_rom` defaults to emurust's own boot program.
     pub fn new(rom: &[u8], boot_rom: Option<&[u8]>, profile: Profile) -> Result<GameBoy, RomError> {
-        let cart = Cartridge::new(rom, profile == Profile::PyBoy)?;
-        let boot: Box<[u8; 256]> = match boot_rom {
-            None => Box::new(default_boot_rom()),
-            Some(b) => {
-                let arr: [u8; 256] = b.try_into().map_err(|_| RomError::BadBootRom(b.len()))?;
-                Box::new(arr)
-            }
+        let boot: [u8; 256] = match boot_rom {
+            None => default_boot_rom(),
+            Some(b) => b.try_into().map_err(|_| RomError::BadBootRom(b.len()))?,
         };
-        let bus = Bus::new(cart, Some(boot), profile);
+        let cart = Cartridge::new(rom, Some(&boot), profile == Profile::PyBoy)?;
+        let bus = Bus::new(cart, profile);
         Ok(GameBoy { cpu: Cpu::default(), bus, frame_count: 0, next_buttons: 0, rom_fingerprint: fingerprint(rom) })
     }
 
@@ -133,6 +130,30 @@ impl GameBoy {
         }
         bus.ppu.render_enabled = render;
         loop {
+            if cpu.halted && cpu.ei_delay == 0 && bus.interrupt_flag & bus.interrupt_enable & 0x1F == 0 && bus.dma_idle() {
+                // Fast path, same result as the general loop: a halted CPU jumps exactly to each
+                // deadline (at least 4 cycles), so step the LCD through its transitions until one
+                // wakes the CPU or ends the frame, or a timer/serial event comes first.
+                let device_event = bus.next_device_event();
+                loop {
+                    let deadline = bus.ppu.next_event();
+                    if deadline >= device_event {
+                        break;
+                    }
+                    cpu.cycles = deadline.max(cpu.cycles + 4);
+                    bus.sync_lcd(cpu.cycles);
+                    if bus.ppu.frame_done || bus.interrupt_flag & bus.interrupt_enable & 0x1F != 0 {
+                        break;
+                    }
+                }
+                if bus.ppu.frame_done {
+                    bus.ppu.frame_done = false;
+                    break;
+                }
+                if bus.interrupt_flag & bus.interrupt_enable & 0x1F != 0 || bus.ppu.next_event() < bus.next_device_event() {
+                    continue;
+                }
+            }
             let now = cpu.cycles;
             let deadline = bus.ppu.next_event().min(bus.next_device_event());
             let target = if deadline > now + 4 { deadline - now } else { 4 };

@@ -30,6 +30,46 @@ const MODE_TRANSFER: u8 = 3;
 /// SCX & 7 lengthens mode 3 by this many cycles (PyBoy rounds the fine scroll up to 4-cycle steps).
 const SCX_PENALTY: [u64; 8] = [0, 4, 4, 4, 4, 8, 8, 8];
 
+/// For a tile row's two bit planes (`lo`, `hi`), the 8 colour indices, leftmost pixel in the lowest
+/// byte. Built from a table that spreads each plane's bits one per byte.
+#[inline(always)]
+fn tile_row_indices(lo: u8, hi: u8) -> u64 {
+    SPREAD[lo as usize] | (SPREAD[hi as usize] << 1)
+}
+
+/// Maps 8 colour indices (one per byte, 0-3) through a palette register, 8 pixels at a time.
+#[inline(always)]
+fn apply_palette(indices: u64, palette: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let lo = indices & ONES;
+    let hi = (indices >> 1) & ONES;
+    let is3 = lo & hi;
+    let is2 = hi & !lo;
+    let is1 = lo & !hi;
+    let is0 = ONES & !(lo | hi);
+    // Each mask byte is 0 or 1, so multiplying by a shade (0-3) cannot carry into the next byte.
+    is0 * (palette & 3) as u64 + is1 * ((palette >> 2) & 3) as u64 + is2 * ((palette >> 4) & 3) as u64 + is3 * (palette >> 6) as u64
+}
+
+/// SPREAD[b]: bit 7-i of b moved to bit 0 of byte i.
+static SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        let mut v = 0u64;
+        while i < 8 {
+            if b & (0x80 >> i) != 0 {
+                v |= 1 << (8 * i);
+            }
+            i += 1;
+        }
+        t[b] = v;
+        b += 1;
+    }
+    t
+};
+
 /// The next transition of the LCD state machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -98,6 +138,8 @@ pub struct Ppu {
     line_base: u64,
     next_event_at: u64,
     event: Event,
+    /// Cycle count of the last catch-up: a catch-up at the same count performs no transition (PyBoy).
+    last_tick_at: u64,
     first_frame: bool,
     /// Set when a frame boundary has been reached; the frame loop clears it.
     pub frame_done: bool,
@@ -110,6 +152,11 @@ pub struct Ppu {
     pub render_enabled: bool,
     /// Shades 0-3 (after palette mapping), row-major 160x144.
     pub screen: Box<[u8; SCREEN_PIXELS]>,
+    /// Per visible line, the OAM indices of the first 10 sprites covering it (OAM order), derived
+    /// from OAM and the sprite height; rebuilt lazily after either changes (see `invalidate_sprites`).
+    line_sprites: Box<[[u8; 10]; SCREEN_HEIGHT]>,
+    line_sprite_count: Box<[u8; SCREEN_HEIGHT]>,
+    line_sprites_valid: bool,
 }
 
 impl Default for Ppu {
@@ -135,6 +182,7 @@ impl Default for Ppu {
             line_base: 0,
             next_event_at: CYCLES_PER_FRAME,
             event: Event::OffFrameEnd,
+            last_tick_at: 0,
             first_frame: false,
             frame_done: false,
             window_triggered: false,
@@ -142,6 +190,9 @@ impl Default for Ppu {
             render_enabled: true,
             // Before anything is drawn the buffer is black (PyBoy starts from an all-zero buffer).
             screen: Box::new([3; SCREEN_PIXELS]),
+            line_sprites: Box::new([[0; 10]; SCREEN_HEIGHT]),
+            line_sprite_count: Box::new([0; SCREEN_HEIGHT]),
+            line_sprites_valid: false,
         }
     }
 }
@@ -194,51 +245,87 @@ impl Ppu {
         self.lyc_flag = self.ly == self.lyc;
     }
 
-    /// Mode-3 length for the current line: 172 + fine-scroll term + sprite term.
-    fn transfer_length(&self) -> u64 {
-        let mut len = 172 + SCX_PENALTY[(self.scx & 7) as usize];
-        if self.lcdc & 0x02 != 0 {
-            let height = if self.lcdc & 0x04 != 0 { 16 } else { 8 };
-            let ly = self.ly as i32;
-            let mut count = 0;
-            let mut visible = 0i64;
-            let mut penalty: i64 = 0;
-            let mut seen_x = [false; 256];
-            for s in 0..40 {
-                let y = self.oam[s * 4] as i32 - 16;
-                if ly < y || ly >= y + height {
-                    continue;
+    /// Must be called after any change to OAM or to the sprite height (LCDC bit 2).
+    #[inline]
+    pub fn invalidate_sprites(&mut self) {
+        self.line_sprites_valid = false;
+    }
+
+    /// Writes an OAM byte (CPU or DMA).
+    #[inline]
+    pub fn write_oam(&mut self, index: usize, value: u8) {
+        if self.oam[index] != value {
+            self.oam[index] = value;
+            self.line_sprites_valid = false;
+        }
+    }
+
+    fn rebuild_line_sprites(&mut self) {
+        let height = if self.lcdc & 0x04 != 0 { 16 } else { 8 };
+        self.line_sprite_count.fill(0);
+        for s in 0..40u8 {
+            // Sprite Y is stored +16; lines y-16 .. y-16+height.
+            let top = self.oam[s as usize * 4] as i32 - 16;
+            for line in top.max(0)..(top + height).min(SCREEN_HEIGHT as i32) {
+                let n = &mut self.line_sprite_count[line as usize];
+                if *n < 10 {
+                    self.line_sprites[line as usize][*n as usize] = s;
+                    *n += 1;
                 }
-                count += 1;
-                let x = self.oam[s * 4 + 1];
-                if x < 168 {
-                    visible += 1;
-                    penalty += 6;
-                    if !seen_x[x as usize] {
-                        seen_x[x as usize] = true;
-                        let fine = (x as i64 + self.scx as i64 - 8) & 7;
-                        penalty += (5 - fine).max(0);
-                    }
-                }
-                if count == 10 {
-                    break;
-                }
-            }
-            if count > 0 {
-                if visible == 0 {
-                    return len - 4;
-                }
-                len += (penalty - 7).max(0) as u64;
             }
         }
-        len
+        self.line_sprites_valid = true;
+    }
+
+    /// The first 10 sprites (OAM indices, OAM order) whose rows cover `line` (< 144).
+    #[inline]
+    fn sprites_on_line(&mut self, line: usize) -> ([u8; 10], usize) {
+        if !self.line_sprites_valid {
+            self.rebuild_line_sprites();
+        }
+        (self.line_sprites[line], self.line_sprite_count[line] as usize)
+    }
+
+    /// Mode-3 length for the current line: 172 + fine-scroll term + sprite term.
+    fn transfer_length(&mut self) -> u64 {
+        let len = 172 + SCX_PENALTY[(self.scx & 7) as usize];
+        if self.lcdc & 0x02 == 0 || self.ly as usize >= SCREEN_HEIGHT {
+            return len;
+        }
+        let (sprites, count) = self.sprites_on_line(self.ly as usize);
+        if count == 0 {
+            return len;
+        }
+        let mut visible = 0usize;
+        let mut penalty: i64 = 0;
+        let mut seen_x = [0u8; 10];
+        for &s in &sprites[..count] {
+            let x = self.oam[s as usize * 4 + 1];
+            if x < 168 {
+                penalty += 6;
+                if !seen_x[..visible].contains(&x) {
+                    let fine = (x as i64 + self.scx as i64 - 8) & 7;
+                    penalty += (5 - fine).max(0);
+                }
+                seen_x[visible] = x;
+                visible += 1;
+            }
+        }
+        if visible == 0 {
+            // Only sprites with X >= 168 on the line.
+            len - 4
+        } else {
+            len + (penalty - 7).max(0) as u64
+        }
     }
 
     /// Performs the due transition, if any (at most one per call). Returns interrupt request bits.
     pub fn tick(&mut self, now: u64) -> u8 {
-        if now < self.next_event_at {
+        if now < self.next_event_at || now <= self.last_tick_at {
+            self.last_tick_at = self.last_tick_at.max(now);
             return 0;
         }
+        self.last_tick_at = now;
         let at = self.next_event_at;
         match self.event {
             Event::Transfer => {
@@ -265,12 +352,20 @@ impl Ppu {
             }
             Event::LyAdvance => {
                 self.ly += 1;
-                self.compare_lyc();
+                if self.first_frame {
+                    // First frame after switch-on: the flag drops here and is compared at mode 2.
+                    self.lyc_flag = false;
+                } else {
+                    self.compare_lyc();
+                }
                 self.schedule(Event::OamScan, self.line_start(self.ly));
                 self.update_stat_line(false)
             }
             Event::OamScan => {
                 self.mode = MODE_OAM;
+                if self.first_frame {
+                    self.compare_lyc();
+                }
                 if self.wy == self.ly {
                     self.window_triggered = true;
                 }
@@ -334,6 +429,9 @@ impl Ppu {
 
     /// LCDC write at `now` (after the caller synced the LCD). Switching the LCD on or off ends the frame.
     pub fn write_lcdc(&mut self, value: u8, now: u64) -> u8 {
+        if (value ^ self.lcdc) & 0x04 != 0 {
+            self.line_sprites_valid = false;
+        }
         let was_on = self.enabled();
         self.lcdc = value;
         let is_on = self.enabled();
@@ -416,32 +514,31 @@ impl Ppu {
         let mut bg_index = [0u8; SCREEN_WIDTH];
         let window_x = self.wx as i32 - 7;
         let window_on = lcdc & 0x20 != 0 && self.window_triggered && window_x < SCREEN_WIDTH as i32;
+        // PyBoy draws background and window when LCDC.0 is set or the window is active on this line.
+        let bg_on = lcdc & 0x01 != 0 || window_on;
 
-        if lcdc & 0x01 != 0 || window_on {
-            // Background.
+        if bg_on {
             let map_base = if lcdc & 0x08 != 0 { 0x1C00 } else { 0x1800 };
             let y = self.ly.wrapping_add(self.scy) as usize;
-            self.fetch_map_row(map_base, y, self.scx as usize, &mut bg_index, 0);
+            self.fetch_map_row(map_base, y, self.scx as usize, &mut bg_index);
             if window_on {
                 let map_base = if lcdc & 0x40 != 0 { 0x1C00 } else { 0x1800 };
                 let start = window_x.max(0) as usize;
                 let skip = (-window_x).max(0) as usize; // window columns left of the screen
                 self.window_line += 1;
                 let wline = (self.window_line as usize) & 0xFF;
-                let mut row = [0u8; SCREEN_WIDTH + 8];
-                self.fetch_map_row(map_base, wline, skip, &mut row[..SCREEN_WIDTH], 0);
-                bg_index[start..].copy_from_slice(&row[..SCREEN_WIDTH - start]);
+                self.fetch_map_row(map_base, wline, skip, &mut bg_index[start..]);
             }
         }
         let row = &mut self.screen[ly * SCREEN_WIDTH..(ly + 1) * SCREEN_WIDTH];
-        let bg_on = lcdc & 0x01 != 0 || window_on;
-        let bgp = self.bgp;
         if bg_on {
-            for (px, &idx) in row.iter_mut().zip(bg_index.iter()) {
-                *px = (bgp >> (idx * 2)) & 3;
+            let bgp = self.bgp;
+            for (out, idx) in row.chunks_exact_mut(8).zip(bg_index.chunks_exact(8)) {
+                let v = u64::from_le_bytes(idx.try_into().unwrap());
+                out.copy_from_slice(&apply_palette(v, bgp).to_le_bytes());
             }
         } else {
-            row.fill(bgp & 3);
+            row.fill(self.bgp & 3);
         }
 
         if lcdc & 0x02 != 0 {
@@ -454,49 +551,31 @@ impl Ppu {
         }
     }
 
-    /// Colour indices of 160 pixels from tile map row `y` (0-255), starting at map column pixel `x0`.
-    fn fetch_map_row(&self, map_base: usize, y: usize, x0: usize, out: &mut [u8], _unused: usize) {
+    /// Colour indices of `out.len()` pixels of tile map row `y` (0-255), from map pixel column `x0`.
+    fn fetch_map_row(&self, map_base: usize, y: usize, x0: usize, out: &mut [u8]) {
         let y = y & 0xFF;
-        let tile_row = (y >> 3) * 32;
-        let fine_y = y & 7;
+        let map_row = map_base + (y >> 3) * 32;
+        let fine_y = (y & 7) * 2;
         let signed = self.lcdc & 0x10 == 0;
-        let mut x = x0;
-        let mut i = 0;
-        while i < out.len() {
-            let tx = (x >> 3) & 31;
-            let tile = self.vram[map_base + tile_row + tx];
-            let addr = if signed {
-                (0x1000i32 + (tile as i8 as i32) * 16) as usize
-            } else {
-                tile as usize * 16
-            } + fine_y * 2;
-            let lo = self.vram[addr];
-            let hi = self.vram[addr + 1];
-            let mut fx = x & 7;
-            while fx < 8 && i < out.len() {
-                let bit = 7 - fx;
-                out[i] = ((lo >> bit) & 1) | (((hi >> bit) & 1) << 1);
-                i += 1;
-                fx += 1;
-                x += 1;
-            }
+        let fine_x = x0 & 7;
+        let tiles = (fine_x + out.len()).div_ceil(8);
+        let mut buf = [0u8; SCREEN_WIDTH + 16];
+        for t in 0..tiles {
+            let tile = self.vram[map_row + ((x0 >> 3) + t) % 32];
+            let addr = if signed { (0x1000 + (tile as i8 as i32) * 16) as usize } else { tile as usize * 16 } + fine_y;
+            let pixels = tile_row_indices(self.vram[addr], self.vram[addr + 1]);
+            buf[t * 8..t * 8 + 8].copy_from_slice(&pixels.to_le_bytes());
         }
+        out.copy_from_slice(&buf[fine_x..fine_x + out.len()]);
     }
 
     fn render_sprites(&mut self, ly: usize, bg_index: &[u8; SCREEN_WIDTH], bg_enabled: bool) {
         let height: i32 = if self.lcdc & 0x04 != 0 { 16 } else { 8 };
         // First 10 sprites in OAM order covering this line (X is not considered).
+        let (sprites, n) = self.sprites_on_line(ly);
         let mut chosen = [(0u8, 0usize); 10];
-        let mut n = 0;
-        for s in 0..40 {
-            let y = self.oam[s * 4] as i32 - 16;
-            if (ly as i32) >= y && (ly as i32) < y + height {
-                chosen[n] = (self.oam[s * 4 + 1], s);
-                n += 1;
-                if n == 10 {
-                    break;
-                }
-            }
+        for (c, &s) in chosen.iter_mut().zip(sprites[..n].iter()) {
+            *c = (self.oam[s as usize * 4 + 1], s as usize);
         }
         let chosen = &mut chosen[..n];
         // Draw back to front: the lowest X (then lowest OAM index) ends on top.
@@ -514,21 +593,20 @@ impl Ppu {
                 tile &= 0xFE;
             }
             let addr = tile as usize * 16 + line as usize * 2;
-            let lo = self.vram[addr];
-            let hi = self.vram[addr + 1];
+            let (mut lo, mut hi) = (self.vram[addr], self.vram[addr + 1]);
+            if attr & 0x20 != 0 {
+                lo = lo.reverse_bits();
+                hi = hi.reverse_bits();
+            }
+            let pixels = tile_row_indices(lo, hi).to_le_bytes();
             let palette = if attr & 0x10 != 0 { self.obp1 } else { self.obp0 };
             let behind_bg = attr & 0x80 != 0;
             if behind_bg && !bg_enabled {
                 continue;
             }
-            for col in 0..8i32 {
-                let sx = x as i32 - 8 + col;
-                if !(0..SCREEN_WIDTH as i32).contains(&sx) {
-                    continue;
-                }
-                let bit = if attr & 0x20 != 0 { col } else { 7 - col };
-                let idx = ((lo >> bit) & 1) | (((hi >> bit) & 1) << 1);
-                if idx == 0 {
+            for (col, &idx) in pixels.iter().enumerate() {
+                let sx = x as i32 - 8 + col as i32;
+                if idx == 0 || !(0..SCREEN_WIDTH as i32).contains(&sx) {
                     continue;
                 }
                 if behind_bg && bg_index[sx as usize] != 0 {
@@ -554,6 +632,7 @@ impl Ppu {
         w.u64(self.line_base);
         w.u64(self.next_event_at);
         w.u8(self.event as u8);
+        w.u64(self.last_tick_at);
         w.bool(self.first_frame);
         w.bool(self.frame_done);
         w.bool(self.window_triggered);
@@ -564,6 +643,7 @@ impl Ppu {
     pub fn load(&mut self, r: &mut StateReader) -> Result<(), StateError> {
         r.bytes_into(&mut self.vram)?;
         r.bytes_into(&mut self.oam)?;
+        self.line_sprites_valid = false;
         self.lcdc = r.u8()?;
         self.stat_enables = r.u8()? & 0x78;
         self.scy = r.u8()?;
@@ -582,6 +662,7 @@ impl Ppu {
         self.line_base = r.u64()?;
         self.next_event_at = r.u64()?;
         self.event = Event::from_u8(r.u8()?).ok_or(StateError::Invalid("LCD event"))?;
+        self.last_tick_at = r.u64()?;
         self.first_frame = r.bool()?;
         self.frame_done = r.bool()?;
         self.window_triggered = r.bool()?;
