@@ -10,4 +10,5 @@ register(
     docs="docs/envs/pong.md",
     reference_bench="pongjax.reference:bench_reference",
     verify="pongjax.verify:verify",
+    render="pongjax.render:render_state",
 )

@@ -38,6 +38,8 @@ class EnvSpec:
             that runs the reference side by side in ``paritygym bench --reference``.
         verify: ``"module:attr"`` of ``(level, episodes, seed) -> list[ParityReport]`` used by
             ``paritygym verify``.
+        render: ``"module:attr"`` of ``(state, params) -> uint8[H, W, 3]`` for one env's state
+            (host arrays), used to record GIFs of policies.
         default_kwargs: kwargs applied by ``make`` before the caller's.
     """
 
@@ -50,6 +52,7 @@ class EnvSpec:
     vector_entry_point: str | None = None
     reference_bench: str | None = None
     verify: str | None = None
+    render: str | None = None
     default_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property

@@ -131,6 +131,10 @@ def _where(cond: jax.Array, a: PongState, b: PongState) -> PongState:
     return jax.tree.map(lambda x, y: jnp.where(cond, x, y), a, b)
 
 
+# The fields an observation is computed from.
+OBSERVED_FIELDS = ("paddle_yl", "paddle_yr", "ball_x", "ball_y", "ball_vx", "ball_vy", "score_l", "score_r")
+
+
 def step(
     s: PongState, direction: jax.Array, bit: jax.Array, p: PongParams, frameskip: int, corrected: bool
 ) -> tuple[PongState, jax.Array, jax.Array, jax.Array]:
@@ -138,18 +142,26 @@ def step(
 
     Returns ``(state, reward, terminal, last_obs)``; ``last_obs`` is the observation the ended game
     last showed (stale, as PufferLib computes none for its last point) on a terminal step, else the
-    state's observation. The reward is assigned, not summed, across frames: the
-    last event wins (+0.1 for a hit by the agent, +1 when the agent scores, -1 when it concedes).
-    On the game's last point the state is already the next game's start (as in PufferLib).
+    state's observation. The reward is assigned, not summed, across frames: the last event wins
+    (+0.1 for a hit by the agent, +1 when the agent scores, -1 when it concedes). On the game's
+    last point the state is already the next game's start (as in PufferLib).
+
+    Observations are computed once, at the end, from the fields of the last frame that computed
+    one (the same values PufferLib computes every frame): per-frame [8]-vectors selected through
+    the frame chain make XLA recompute the whole chain for every vector element.
     """
     lo, hi = paddle_range(p)
     speed = f32(p.paddle_speed)
     ph, bw, bh = f32(p.paddle_height), f32(p.ball_width), f32(p.ball_height)
+    old_obs = s.obs
     s = s.replace(tick=s.tick + 1)
     reward = f32(0.0)
     terminal = jnp.bool_(False)
     playing = jnp.bool_(True)  # no point scored yet in this agent step
-    last_obs = s.obs
+    seen = {k: getattr(s, k) for k in OBSERVED_FIELDS}  # what the current observation shows...
+    seen_now = jnp.bool_(False)  # ...once a frame of this step has computed one (else old_obs)
+    ended_seen, ended_seen_now = seen, jnp.bool_(False)  # the same, frozen at the game's last point
+    fresh_game = new_game(p, bit)
     for _ in range(frameskip):
         yr = s.paddle_yr + speed * direction
         delta = jnp.clip(s.ball_y - (s.paddle_yl + ph / 2), -speed, speed)
@@ -180,24 +192,31 @@ def step(
             n_bounces=s.n_bounces + (left_hit | right_hit).astype(jnp.int32),
             score_l=s.score_l + opponent_scores.astype(jnp.int32),
             score_r=s.score_r + agent_scores.astype(jnp.int32),
-        )
+        )  # fmt: skip
         scored = agent_scores | opponent_scores
         game_over = scored & ((moved.score_r == p.max_score) | (moved.score_l == p.max_score))
-        # After a point: a new round (observation left stale in 3.0) or, on the last point, a new game.
-        next_round = start_round(moved, p, bit)
-        if corrected:
-            next_round = next_round.replace(obs=observe(next_round, p, corrected))
-        after_point = _where(game_over, new_game(p, bit), next_round)
-        continued = moved.replace(obs=observe(moved, p, corrected))
-        frame_result = _where(scored, after_point, continued)
+        # After a point: a new round or, on the last point, a new game.
+        after_point = _where(game_over, fresh_game.replace(obs=s.obs), start_round(moved, p, bit))
+        frame_state = _where(scored, after_point, moved)
+        # Every frame computes an observation except a point that does not end the game (3.0 quirk).
+        observes = playing & (~scored | game_over | corrected)
+        ends = playing & game_over
+        ended_seen = {k: jnp.where(ends, seen[k], ended_seen[k]) for k in OBSERVED_FIELDS}
+        ended_seen_now = jnp.where(ends, seen_now, ended_seen_now)
+        seen = {k: jnp.where(observes, getattr(frame_state, k), seen[k]) for k in OBSERVED_FIELDS}
+        seen_now = seen_now | observes
 
         reward = jnp.where(
             playing,
             jnp.where(agent_scores, f32(1.0), jnp.where(opponent_scores, f32(-1.0), jnp.where(right_hit, f32(0.1), reward))),
             reward,
         )
-        terminal = terminal | (playing & game_over)
-        last_obs = jnp.where(playing & game_over, s.obs, last_obs)
-        s = _where(playing, frame_result, s)
+        terminal = terminal | ends
+        s = _where(playing, frame_state, s)
         playing = playing & ~scored
-    return s, reward, terminal, jnp.where(terminal, last_obs, s.obs)
+
+    seen, ended_seen = jax.lax.optimization_barrier((seen, ended_seen))
+    obs = jnp.where(seen_now, observe(s.replace(**seen), p, corrected), old_obs)
+    ended_obs = jnp.where(ended_seen_now, observe(s.replace(**ended_seen), p, corrected), old_obs)
+    s = s.replace(obs=obs)
+    return s, reward, terminal, jnp.where(terminal, ended_obs, obs)
