@@ -1,4 +1,4 @@
-"""PyBoy 2.8.1 as the reference for emurust, and the per-frame records both sides are compared on.
+"""PyBoy 2.8.1 as the reference for emurust, and the records both sides are compared on.
 
 PyBoy is used only as the installed package (it is LGPL; nothing of it is copied here). Settings follow
 `/work/shared/gameboy-facts.md` section 0: the ROM is passed as a file object (so no `.ram`/`.rtc`
@@ -8,31 +8,48 @@ Both sides boot the same boot program: emurust's own (`emurust.DEFAULT_BOOT_ROM`
 through `bootrom=`), or PyBoy's DMG boot ROM read at run time from the installed package
 (`pyboy_boot_rom()`) and given to emurust.
 
-A record is a dict of numpy arrays, identical names on both sides:
-    cycles (T-cycles since power-on), registers (A F B C D E H L SP PC as uint16),
-    wram (C000-DFFF), hram (FF80-FFFE), vram, oam, ie_if (IE, IF), cart_ram (bank 0),
-    screen (144x160 intensities 255/153/85/0, PyBoy's default "Grey" palette).
+A frame is one PyBoy `tick()` (see docs/envs/gameboy.md). Each step applies a button mask and runs
+`frames_per_step` frames (only the last one rendered, like `tick(n)`), then returns a record, a dict of
+numpy arrays with the same names on both sides:
+
+    cycles      T-cycles since power-on                  registers  A F B C D E H L SP PC
+    ie_if       IE, IF                                   hram       FF80-FFFE
+    oam         FE00-FE9F (0xFF while OAM DMA runs)      wram_hot   C000-C3FF and DE00-DFFF
+    screen      144x160 intensities 255/153/85/0 (PyBoy's default palette), when rendered
+
+`get_state()` adds the full memory: wram (C000-DFFF), vram (8000-9FFF), cart_ram (bank 0).
+PyBoy's memory API costs about 1 ms per 8 KiB, so full memory is compared every `snapshot_every`
+frames and at the end of each episode, and the hot work-RAM windows (where the test programs keep
+their variables and stack) on every frame.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import pathlib
 import tempfile
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 import emurust
 
-#: Fields of a frame record, in comparison order.
-RECORD_FIELDS = ("cycles", "registers", "ie_if", "wram", "hram", "vram", "oam", "cart_ram", "screen")
-#: The fields compared when the screen is not rendered.
-STATE_FIELDS = tuple(f for f in RECORD_FIELDS if f != "screen")
+if TYPE_CHECKING:
+    from paritygym.verify import TrajectoryComparison
+
+Record = dict[str, np.ndarray]
+
+#: Fields of every per-step record.
+FRAME_FIELDS = ("cycles", "registers", "ie_if", "hram", "oam", "wram_hot")
+#: Fields added by `get_state()`.
+SNAPSHOT_FIELDS = ("wram", "vram", "cart_ram")
+#: Work-RAM windows compared on every frame.
+HOT_WRAM = ((0xC000, 0xC400), (0xDE00, 0xE000))
 
 #: PyBoy's button names in emurust's bit order.
-PYBOY_BUTTONS = ("a", "b", "select", "start", "right", "left", "up", "down")
+PYBOY_BUTTONS = tuple(emurust.BUTTON_NAMES)
 
 
 def pyboy_boot_rom() -> bytes:
@@ -46,32 +63,67 @@ def pyboy_boot_rom() -> bytes:
     return data
 
 
-class PyBoyReference:
-    """Drives PyBoy 2.8.1 frame by frame with button masks, and reads records."""
+class _Runner:
+    """Shared stepping logic; subclasses provide the machine access."""
 
-    def __init__(self, rom: bytes, boot_rom: bytes | None = None) -> None:
-        from pyboy import PyBoy
+    def __init__(self, frames_per_step: int, render: bool) -> None:
+        if frames_per_step < 1:
+            raise ValueError("frames_per_step must be at least 1")
+        self.frames_per_step = frames_per_step
+        self.render = render
 
-        self._boot_file = None
-        boot = emurust.DEFAULT_BOOT_ROM if boot_rom is None else boot_rom
-        # PyBoy takes the boot ROM by path only.
+    def reset(self, seed: int = 0) -> Record:
+        """Powers on afresh. The emulators are deterministic, so `seed` is unused."""
+        self._power_on()
+        return self._record(screen=False)
+
+    def step(self, buttons: int) -> Record:
+        """Holds `buttons` (emurust bitmask) and runs `frames_per_step` frames."""
+        self._set_buttons(int(buttons))
+        self._tick(self.frames_per_step, self.render)
+        return self._record(screen=self.render)
+
+    def get_state(self) -> Record:
+        rec = self._record(screen=False)
+        rec.update(self._snapshot())
+        return rec
+
+    def set_state(self, state: Record) -> None:
+        raise NotImplementedError("PyBoy states cannot be injected from records")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class PyBoyReference(_Runner):
+    """PyBoy 2.8.1 driven frame by frame with button masks."""
+
+    def __init__(self, rom: bytes, boot_rom: bytes | None = None, frames_per_step: int = 1, render: bool = True) -> None:
+        super().__init__(frames_per_step, render)
+        self._rom = bytes(rom)
         fd, name = tempfile.mkstemp(suffix=".bin", prefix="emurust-boot-")
         with os.fdopen(fd, "wb") as f:
-            f.write(boot)
-        self._boot_file = name
+            f.write(emurust.DEFAULT_BOOT_ROM if boot_rom is None else boot_rom)
+        self._boot_file = name  # PyBoy takes the boot ROM by path only
+        self.pyboy = None
+        self._buttons = 0
+        self._power_on()
+
+    def _power_on(self) -> None:
+        from pyboy import PyBoy
+
+        if self.pyboy is not None:
+            self.pyboy.stop(save=False)
         self.pyboy = PyBoy(
-            io.BytesIO(rom),
-            window="null",
-            sound_emulated=False,
-            cgb=False,
-            log_level="ERROR",
-            bootrom=name,
+            io.BytesIO(self._rom), window="null", sound_emulated=False, cgb=False, log_level="ERROR", bootrom=self._boot_file
         )
         self.pyboy.set_emulation_speed(0)
         self._buttons = 0
 
-    def set_buttons(self, mask: int) -> None:
-        """Holds exactly the buttons in `mask` from the next frame on (emurust's bit order)."""
+    def _set_buttons(self, mask: int) -> None:
         changed = mask ^ self._buttons
         for bit, name in enumerate(PYBOY_BUTTONS):
             if changed >> bit & 1:
@@ -81,13 +133,13 @@ class PyBoyReference:
                     self.pyboy.button_release(name)
         self._buttons = mask
 
-    def tick(self, frames: int = 1, render: bool = True) -> None:
+    def _tick(self, frames: int, render: bool) -> None:
         self.pyboy.tick(frames, render, False)
 
     def serial_output(self) -> bytes:
         return self.pyboy._serial().encode("latin-1")
 
-    def record(self, screen: bool = True) -> dict[str, np.ndarray]:
+    def _record(self, screen: bool) -> Record:
         pb = self.pyboy
         mem = pb.memory
         r = pb.register_file
@@ -95,23 +147,25 @@ class PyBoyReference:
             "cycles": np.array(pb._cycles(), dtype=np.int64),
             "registers": np.array([r.A, r.F, r.B, r.C, r.D, r.E, r.HL >> 8, r.HL & 0xFF, r.SP, r.PC], dtype=np.uint16),
             "ie_if": np.array([mem[0xFFFF], mem[0xFF0F] | 0xE0], dtype=np.uint8),
-            "wram": np.array(mem[0xC000:0xE000], dtype=np.uint8),
             "hram": np.array(mem[0xFF80:0xFFFF], dtype=np.uint8),
-            "vram": np.array(mem[0x8000:0xA000], dtype=np.uint8),
             "oam": np.array(mem[0xFE00:0xFEA0], dtype=np.uint8),
-            "cart_ram": self._cart_ram_bank0(),
+            "wram_hot": np.array([b for lo, hi in HOT_WRAM for b in mem[lo:hi]], dtype=np.uint8),
         }
         if screen:
             rec["screen"] = np.array(pb.screen.ndarray[:, :, 0], dtype=np.uint8)
         return rec
 
-    def _cart_ram_bank0(self) -> np.ndarray:
+    def _snapshot(self) -> Record:
         mem = self.pyboy.memory
-        # PyBoy's banked slices must end inside the bank: read the last byte on its own.
-        return np.array(list(mem[0, 0xA000:0xBFFF]) + [mem[0, 0xBFFF]], dtype=np.uint8)
+        return {
+            "wram": np.array(mem[0xC000:0xE000], dtype=np.uint8),
+            "vram": np.array(mem[0x8000:0xA000], dtype=np.uint8),
+            # PyBoy's banked slices must end inside the bank: read the last byte on its own.
+            "cart_ram": np.array(list(mem[0, 0xA000:0xBFFF]) + [mem[0, 0xBFFF]], dtype=np.uint8),
+        }
 
     def close(self) -> None:
-        if getattr(self, "pyboy", None) is not None:
+        if self.pyboy is not None:
             self.pyboy.stop(save=False)
             self.pyboy = None
         if self._boot_file:
@@ -121,12 +175,6 @@ class PyBoyReference:
                 pass
             self._boot_file = None
 
-    def __enter__(self) -> "PyBoyReference":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
     def __del__(self) -> None:
         try:
             self.close()
@@ -134,66 +182,148 @@ class PyBoyReference:
             pass
 
 
-class EmurustRunner:
+class EmurustRunner(_Runner):
     """emurust.GameBoy behind the same interface as `PyBoyReference`."""
 
-    def __init__(self, rom: bytes, boot_rom: bytes | None = None, profile: str = "pyboy") -> None:
-        self.gb = emurust.GameBoy(rom, boot_rom=boot_rom, profile=profile)
+    def __init__(self, rom: bytes, boot_rom: bytes | None = None, frames_per_step: int = 1, render: bool = True,
+                 profile: str = "pyboy") -> None:
+        super().__init__(frames_per_step, render)
+        self._args = (bytes(rom), boot_rom, profile)
+        self._power_on()
 
-    def set_buttons(self, mask: int) -> None:
+    def _power_on(self) -> None:
+        rom, boot, profile = self._args
+        self.gb = emurust.GameBoy(rom, boot_rom=boot, profile=profile)
+
+    def _set_buttons(self, mask: int) -> None:
         self.gb.buttons = mask
 
-    def tick(self, frames: int = 1, render: bool = True) -> None:
+    def _tick(self, frames: int, render: bool) -> None:
         self.gb.tick(frames, render)
 
     def serial_output(self) -> bytes:
         return self.gb.serial_output()
 
-    def record(self, screen: bool = True) -> dict[str, np.ndarray]:
+    def _record(self, screen: bool) -> Record:
         gb = self.gb
         r = gb.registers()
-        ram = gb.cartridge_ram()
+        peek = lambda lo, hi: np.frombuffer(gb.peek_range(lo, hi), dtype=np.uint8).copy()  # noqa: E731
         rec = {
             "cycles": np.array(gb.cycles, dtype=np.int64),
             "registers": np.array([r[k] for k in ("a", "f", "b", "c", "d", "e", "h", "l", "sp", "pc")], dtype=np.uint16),
             "ie_if": np.frombuffer(gb.peek_bytes([0xFFFF, 0xFF0F]), dtype=np.uint8).copy(),
-            "wram": np.frombuffer(gb.peek_range(0xC000, 0xE000), dtype=np.uint8).copy(),
-            "hram": np.frombuffer(gb.peek_range(0xFF80, 0xFFFF), dtype=np.uint8).copy(),
-            "vram": np.frombuffer(gb.peek_range(0x8000, 0xA000), dtype=np.uint8).copy(),
-            "oam": np.frombuffer(gb.peek_range(0xFE00, 0xFEA0), dtype=np.uint8).copy(),
-            "cart_ram": np.frombuffer(ram[:0x2000], dtype=np.uint8).copy() if ram else np.zeros(0x2000, np.uint8),
+            "hram": peek(0xFF80, 0xFFFF),
+            "oam": peek(0xFE00, 0xFEA0),
+            "wram_hot": np.concatenate([peek(lo, hi) for lo, hi in HOT_WRAM]),
         }
         if screen:
             rec["screen"] = gb.screen("gray")
         return rec
 
+    def _snapshot(self) -> Record:
+        ram = self.gb.cartridge_ram()[:0x2000]
+        return {
+            "wram": np.frombuffer(self.gb.peek_range(0xC000, 0xE000), dtype=np.uint8).copy(),
+            "vram": np.frombuffer(self.gb.peek_range(0x8000, 0xA000), dtype=np.uint8).copy(),
+            "cart_ram": np.frombuffer(ram, dtype=np.uint8).copy(),
+        }
+
     def close(self) -> None:
         pass
 
 
-def run_episode(
-    runner,
-    buttons: Iterable[int],
-    render: bool = True,
-    frames_per_step: int = 1,
-) -> list[dict[str, np.ndarray]]:
-    """Applies one button mask per step (`frames_per_step` frames each) and records after every step."""
-    records = []
-    for mask in buttons:
-        runner.set_buttons(int(mask))
-        runner.tick(frames_per_step, render)
-        records.append(runner.record(screen=render))
-    return records
-
-
-def random_buttons(rng: np.random.Generator, frames: int, hold: tuple[int, int] = (1, 30),
+def random_buttons(rng: np.random.Generator, steps: int, hold: tuple[int, int] = (1, 30),
                    allowed: Sequence[int] | None = None) -> np.ndarray:
-    """A random button script: masks held for a random number of frames (in `hold`)."""
-    out = np.zeros(frames, dtype=np.uint8)
+    """A random button script: masks held for a random number of steps (within `hold`)."""
+    out = np.zeros(steps, dtype=np.uint8)
     t = 0
-    while t < frames:
+    while t < steps:
         n = int(rng.integers(hold[0], hold[1] + 1))
         mask = int(rng.choice(allowed)) if allowed is not None else int(rng.integers(0, 256))
         out[t:t + n] = mask
         t += n
     return out
+
+
+@dataclasses.dataclass
+class EpisodeComparison:
+    """Per-step comparison of one episode (see `compare_episode`)."""
+
+    steps: int
+    frames: "TrajectoryComparison"
+    screens: "TrajectoryComparison"
+    snapshots: "TrajectoryComparison"
+    screen_steps: list[int]
+    snapshot_steps: list[int]
+
+    @property
+    def matched(self) -> bool:
+        return self.frames.matched and self.screens.matched and self.snapshots.matched
+
+    def describe(self) -> str:
+        problems = []
+        for name, comp, index in (("state", self.frames, None), ("screen", self.screens, self.screen_steps),
+                                  ("memory", self.snapshots, self.snapshot_steps)):
+            if not comp.matched:
+                d = comp.first_divergence
+                if d is not None and index is not None:
+                    problems.append(f"{name}: first difference at step {index[d.step]} ({d})")
+                else:
+                    problems.append(f"{name}: {comp.describe()}")
+        return "; ".join(problems) if problems else f"{self.steps} steps identical"
+
+
+def compare_episode(
+    rom: bytes,
+    buttons: Sequence[int] | None = None,
+    *,
+    steps: int | None = None,
+    policy: Callable[[int, "emurust.GameBoy"], int] | None = None,
+    boot_rom: bytes | None = None,
+    frames_per_step: int = 1,
+    render_every: int = 1,
+    snapshot_every: int = 32,
+) -> EpisodeComparison:
+    """Runs emurust and PyBoy side by side and compares every step.
+
+    Buttons come from `buttons` (one mask per step) or from `policy(step, gameboy) -> mask`, a
+    scripted controller reading our emulator's memory (a divergence is caught at that step anyway).
+    Registers, cycles and the hot memory are compared after every step; screens on steps where
+    `step % render_every == 0` and on the last step (other steps run with rendering off, as frame
+    skipping does); full memory every `snapshot_every` steps and on the last step.
+    """
+    from paritygym.verify import compare_trajectories
+
+    if buttons is None and (policy is None or steps is None):
+        raise ValueError("give `buttons`, or `policy` and `steps`")
+    n = len(buttons) if buttons is not None else int(steps)
+    ref = PyBoyReference(rom, boot_rom, frames_per_step)
+    ours = EmurustRunner(rom, boot_rom, frames_per_step)
+    frames_ours, frames_ref, snaps_ours, snaps_ref, screens_ours, screens_ref = [], [], [], [], [], []
+    screen_steps, snapshot_steps = [], []
+    try:
+        for t in range(n):
+            mask = int(buttons[t]) if buttons is not None else int(policy(t, ours.gb))
+            render = t % render_every == 0 or t == n - 1
+            ref.render = ours.render = render
+            a, b = ours.step(mask), ref.step(mask)
+            if render:
+                screens_ours.append({"screen": a.pop("screen")})
+                screens_ref.append({"screen": b.pop("screen")})
+                screen_steps.append(t)
+            frames_ours.append(a)
+            frames_ref.append(b)
+            if t % snapshot_every == snapshot_every - 1 or t == n - 1:
+                snaps_ours.append(ours._snapshot())
+                snaps_ref.append(ref._snapshot())
+                snapshot_steps.append(t)
+    finally:
+        ref.close()
+    return EpisodeComparison(
+        steps=n,
+        frames=compare_trajectories(frames_ours, frames_ref),
+        screens=compare_trajectories(screens_ours, screens_ref),
+        snapshots=compare_trajectories(snaps_ours, snaps_ref),
+        screen_steps=screen_steps,
+        snapshot_steps=snapshot_steps,
+    )

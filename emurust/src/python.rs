@@ -77,7 +77,8 @@ impl PyGameBoy {
 
     /// Advances `frames` frames (PyBoy's `tick`); only the last one is drawn when `render`.
     #[pyo3(signature = (frames=1, render=true))]
-    fn tick(&mut self, py: Python<'_>, frames: u32, render: bool) -> PyResult<()> {
+    fn tick(&mut self, py: Python<'_>, frames: i64, render: bool) -> PyResult<()> {
+        let frames = u32::try_from(frames).map_err(|_| PyValueError::new_err(format!("frames must be between 0 and 2**32-1, got {frames}")))?;
         let core = &mut self.core;
         let result = py.detach(|| guarded(|| core.run_frames(frames, render)))?;
         result.map_err(|f| EmulatorFault::new_err(f.to_string()))
