@@ -111,3 +111,56 @@ def seed_from_key(key) -> jnp.ndarray:
     """A Showdown-compatible generator state drawn from a JAX PRNG key (for training resets)."""
     import jax
     return jax.random.bits(key, (2,), jnp.uint32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Draw pools: the next K outputs computed at once by jump-ahead, so that a draw inside the
+# battle code is a table lookup instead of a 64-bit multiply chain.
+_MOD = 1 << 64
+_A = 0x5D588B656C078965
+_C = 0x00269EC3
+
+
+def _jump_constants(k_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """(A_k, C_k) as uint32 [k_max+1, 2] (hi, lo) with S_k = A_k·S + C_k (mod 2^64)."""
+    a_k, c_k = 1, 0
+    out_a, out_c = [], []
+    for _ in range(k_max + 1):
+        out_a.append([a_k >> 32, a_k & 0xFFFFFFFF])
+        out_c.append([c_k >> 32, c_k & 0xFFFFFFFF])
+        a_k, c_k = (_A * a_k) % _MOD, (_A * c_k + _C) % _MOD
+    return np.asarray(out_a, np.uint32), np.asarray(out_c, np.uint32)
+
+
+def _mul_add64(a, s, c):
+    """(a·s + c) mod 2^64 on [..., 2] (hi, lo) uint32 words."""
+    a_hi, a_lo = a[..., 0], a[..., 1]
+    s_hi, s_lo = s[..., 0], s[..., 1]
+    prod_hi, prod_lo = _mul_hi_lo(a_lo, s_lo)
+    lo = prod_lo + c[..., 1]
+    carry = (lo < prod_lo).astype(jnp.uint32)
+    hi = prod_hi + a_lo * s_hi + a_hi * s_lo + c[..., 0] + carry
+    return jnp.stack([hi, lo], axis=-1)
+
+
+POOL_SIZE = 96
+_JUMP_A, _JUMP_C = _jump_constants(POOL_SIZE)
+
+
+def pool(state: jnp.ndarray, size: int = POOL_SIZE) -> jnp.ndarray:
+    """The next ``size`` outputs of the generator (uint32[size])."""
+    states = _mul_add64(jnp.asarray(_JUMP_A[1:size + 1]), state[None, :], jnp.asarray(_JUMP_C[1:size + 1]))
+    return states[:, 0]
+
+
+def advance_by(state: jnp.ndarray, count) -> jnp.ndarray:
+    """The state after ``count`` draws (0 <= count <= POOL_SIZE)."""
+    count = jnp.clip(jnp.asarray(count, jnp.int32), 0, POOL_SIZE)
+    return _mul_add64(jnp.asarray(_JUMP_A)[count], state, jnp.asarray(_JUMP_C)[count])
+
+
+def scale(u: jnp.ndarray, n) -> jnp.ndarray:
+    """floor(u·n / 2^32) for a uint32 output u and 0 <= n < 2^16 (Showdown's multiply-shift)."""
+    n = jnp.asarray(n, jnp.uint32)
+    u = jnp.asarray(u, jnp.uint32)
+    return (((u >> 16) * n + (((u & _MASK16) * n) >> 16)) >> 16).astype(jnp.int32)

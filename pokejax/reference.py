@@ -149,3 +149,136 @@ class ShowdownBridge:
 
     def speed(self, battles: int, seed: Seed = (1, 2, 3, 4), format: str = "gen1randombattle") -> dict[str, Any]:
         return self.call("speed", battles=battles, seed=list(seed), format=format)
+
+
+# =============================================================================================
+# Records: Showdown's state snapshot and pokejax's state in the same numeric format (L3)
+# =============================================================================================
+
+import numpy as np  # noqa: E402
+
+STATUS_CODES = {"": 0, "slp": 1, "psn": 2, "brn": 3, "frz": 4, "par": 5, "tox": 6, "fnt": 0}
+STAT_ORDER = ("atk", "def", "spa", "spd", "spe")
+BOOST_ORDER = STAT_ORDER + ("accuracy", "evasion")
+REQUEST_CODES = {"move": 0, "switch": 1}
+
+# Volatile columns compared every step: (name, reader of a Showdown volatiles dict).
+VOLATILE_COLUMNS = (
+    "confusion", "flinch", "must_recharge", "locked_move", "locked_time", "locked_accuracy", "rage",
+    "rage_accuracy", "two_turn_move", "invulnerable", "trap_lock_move", "trap_lock_duration", "trap_lock_total",
+    "trap_lock_damage", "trapped", "fake_trapped", "bide_time", "bide_damage", "disable_move", "disable_slot",
+    "disable_time", "sub_hp", "leech_seed", "reflect", "light_screen", "mist", "focus_energy", "minimize",
+    "defense_curl", "has_toxic_counter", "toxic_counter",
+)
+
+
+def _move_index(move_id) -> int:
+    from pokejax.data import tables
+    if not move_id:
+        return 0
+    return tables.load().move_by_id.get(move_id, -1)
+
+
+def _volatile_row(vol: dict) -> list[int]:
+    g = lambda name, key, default=0: (vol[name].get(key, default) if name in vol else 0)
+    has = lambda name: int(name in vol)
+    return [
+        g("confusion", "time"), g("flinch", "duration"), has("mustrecharge"),
+        _move_index(vol["lockedmove"]["move"]) if "lockedmove" in vol else 0, g("lockedmove", "time"),
+        g("lockedmove", "accuracy"), has("rage"), g("rage", "accuracy"),
+        _move_index(vol["twoturnmove"]["move"]) if "twoturnmove" in vol else 0, has("invulnerability"),
+        _move_index(vol["partialtrappinglock"]["move"]) if "partialtrappinglock" in vol else 0,
+        g("partialtrappinglock", "duration"), g("partialtrappinglock", "totalDuration"),
+        g("partialtrappinglock", "damage"), g("partiallytrapped", "duration"), g("fakepartiallytrapped", "duration"),
+        g("bide", "time"), g("bide", "damage"),
+        _move_index(vol["disable"]["move"]) if "disable" in vol else 0, g("disable", "slotIndex"), g("disable", "time"),
+        g("substitute", "hp"), has("leechseed"), has("reflect"), has("lightscreen"), has("mist"), has("focusenergy"),
+        has("minimize"), has("defensecurl"), has("residualdmg"), g("residualdmg", "counter"),
+    ]
+
+
+def showdown_record(reply: dict) -> dict[str, np.ndarray]:
+    """A bridge reply (state + legal choices) as a record of numeric arrays."""
+    from pokejax.data import tables
+    t = tables.load()
+    state = reply["state"]
+    n_sides = 2
+    rec: dict[str, list] = {k: [] for k in (
+        "hp", "status", "sleep_turns", "fainted", "base_pp", "active", "last_selected_move", "last_selected_slot",
+        "side_last_move", "last_enemy_move", "last_enemy_selected_move", "pokemon_left", "species", "types",
+        "boosts", "stored", "modified", "speed", "moves", "pp", "last_move", "transformed", "volatiles", "legal")}
+    for s in range(n_sides):
+        side = state["sides"][s]
+        team = side["team"] + [None] * (6 - len(side["team"]))
+        rec["hp"].append([m["hp"] if m else 0 for m in team])
+        rec["status"].append([STATUS_CODES[m["status"]] if m and not m["fainted"] else 0 for m in team])
+        rec["sleep_turns"].append([m["status_state"].get("time", 0) if m and m["status"] == "slp" and not m["fainted"]
+                                   else 0 for m in team])
+        rec["fainted"].append([bool(m["fainted"]) if m else True for m in team])
+        rec["base_pp"].append([[ms["pp"] for ms in m["base_move_slots"]] + [0] * (4 - len(m["base_move_slots"]))
+                               if m else [0] * 4 for m in team])
+        a = team[side["active"]]
+        rec["active"].append(side["active"])
+        rec["last_selected_move"].append(_move_index(side["last_selected_move"]))
+        rec["last_selected_slot"].append(side["last_selected_move_slot"])
+        rec["side_last_move"].append(_move_index(side["last_move"]))
+        rec["last_enemy_move"].append(_move_index(side["last_enemy_move"]))
+        rec["last_enemy_selected_move"].append(_move_index(side["last_enemy_selected_move"]))
+        rec["pokemon_left"].append(side["pokemon_left"])
+        rec["species"].append(t.species_by_id[a["species"]])
+        types = [t.type_names.index(x) for x in a["types"]] + [tables.TYPE_NONE] * (2 - len(a["types"]))
+        rec["types"].append(types)
+        rec["boosts"].append([a["boosts"][k] for k in BOOST_ORDER])
+        rec["stored"].append([a["stored_stats"][k] for k in STAT_ORDER])
+        rec["modified"].append([a["modified_stats"][k] for k in STAT_ORDER])
+        rec["speed"].append(a["speed"])
+        slots = a["move_slots"]
+        rec["moves"].append([_move_index(ms["id"]) for ms in slots] + [0] * (4 - len(slots)))
+        rec["pp"].append([ms["pp"] for ms in slots] + [0] * (4 - len(slots)))
+        rec["last_move"].append(_move_index(a["last_move"]))
+        rec["transformed"].append(bool(a["transformed"]))
+        rec["volatiles"].append(_volatile_row(a["volatiles"]))
+        legal = [False] * 10
+        ch = reply["choices"][s]
+        for m in ch["moves"]:
+            legal[m] = True
+        for k in ch["switches"]:
+            legal[4 + k] = True
+        rec["legal"].append(legal)
+    out = {k: np.asarray(v) for k, v in rec.items()}
+    out["turn"] = np.asarray(state["turn"])
+    out["request"] = np.asarray(2 if state["ended"] else REQUEST_CODES.get(state["request_state"], -1))
+    out["winner"] = np.asarray({"": -1, "P1": 0, "P2": 1}.get(state["winner"], 2) if state["ended"] else -1)
+    out["last_damage"] = np.asarray(state["last_damage"])
+    out["rng"] = np.asarray([int(x) for x in state["seed"].split(",")])
+    return out
+
+
+def engine_arrays(st) -> dict:
+    """The JAX arrays behind ``engine_record`` (jit this; it also works under vmap)."""
+    import jax.numpy as jnp
+    from pokejax.game import engine
+    team = engine.synced_team(st)
+    act, side = st.active, st.side
+    vol = jnp.stack([getattr(act, name).astype(jnp.int32) for name in VOLATILE_COLUMNS], axis=-1)
+    legal = jnp.stack([engine.legal_actions(st, i) for i in (0, 1)])
+    hi, lo = st.rng[0], st.rng[1]
+    rng = jnp.stack([hi >> 16, hi & 0xFFFF, lo >> 16, lo & 0xFFFF]).astype(jnp.int32)
+    return {
+        "hp": team.hp, "status": jnp.where(team.fainted, 0, team.status),
+        "sleep_turns": jnp.where((team.status == 1) & ~team.fainted, team.sleep_turns, 0),
+        "fainted": team.fainted, "base_pp": jnp.where(team.moves != 0, team.pp, 0), "active": act.slot,
+        "last_selected_move": side.last_selected_move, "last_selected_slot": side.last_selected_slot,
+        "side_last_move": side.last_move, "last_enemy_move": side.last_enemy_move,
+        "last_enemy_selected_move": side.last_enemy_selected_move, "pokemon_left": side.pokemon_left,
+        "species": act.species, "types": act.types, "boosts": act.boosts, "stored": act.stored,
+        "modified": act.modified, "speed": act.speed, "moves": act.moves,
+        "pp": jnp.where(act.moves != 0, act.pp, 0), "last_move": act.last_move,
+        "transformed": act.transformed, "volatiles": vol, "legal": legal,
+        "turn": st.turn, "request": st.request, "winner": st.winner, "last_damage": st.last_damage, "rng": rng,
+    }
+
+
+def engine_record(st) -> dict[str, np.ndarray]:
+    """pokejax's BattleState (one battle) as a record in the same format as ``showdown_record``."""
+    return {k: np.asarray(v) for k, v in engine_arrays(st).items()}

@@ -70,3 +70,17 @@ def test_seed_formats():
     assert prng.to_showdown(prng.seed_from_showdown("65535,0,7,9")) == "65535,0,7,9"
     with pytest.raises(ValueError):
         prng.seed_from_words([70000, 0, 0, 0])
+
+
+def test_pool_and_jump_ahead_match_sequential_draws():
+    state = prng.seed_from_words([9, 8, 7, 6])
+    outs = prng.pool(state, 40)
+    s = state
+    for k in range(40):
+        s, u = prng.next_u32(s)
+        assert int(u) == int(outs[k])
+        assert np.array_equal(np.asarray(prng.advance_by(state, k + 1)), np.asarray(s))
+    assert np.array_equal(np.asarray(prng.advance_by(state, 0)), np.asarray(state))
+    for n in (1, 2, 8, 163, 256, 65535):
+        for u in (0, 1, 0x7FFFFFFF, 0xFFFFFFFF, int(outs[3])):
+            assert int(prng.scale(np.uint32(u), n)) == (u * n) >> 32

@@ -1,0 +1,213 @@
+"""The battle state: fixed-size arrays in a ``flax.struct`` pytree.
+
+Layout. ``team`` holds both teams as ``[2 sides, 6 Pokémon, ...]``. The two active Pokémon live
+in ``active`` (``[2 sides, ...]``), which carries their persistent fields (HP, status, base PP)
+while they are in battle and everything volatile (stages, substitute, confusion, transformed
+species/stats/moves...). A switch writes the persistent fields back to ``team`` and loads the
+incoming Pokémon; ``synced_team`` gives the team with the actives' current values overlaid.
+``side`` holds Showdown's per-side bookkeeping (last selected move etc.), ``battle`` the rest.
+
+All integers are int32; move, species and type indices are those of ``pokejax.data.tables``.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+NUM_SIDES = 2
+TEAM_SIZE = 6
+NUM_MOVE_SLOTS = 4
+
+# battle.request: what the next call to step expects
+REQUEST_MOVE, REQUEST_SWITCH, REQUEST_ENDED = 0, 1, 2
+# battle.winner once ended
+WINNER_NONE, WINNER_P1, WINNER_P2, WINNER_TIE = -1, 0, 1, 2
+
+
+@struct.dataclass
+class Team:
+    """Both teams, [2, 6, ...]. For an active Pokémon, hp/status/pp here are stale (see Active)."""
+    species: jnp.ndarray      # [2,6]
+    level: jnp.ndarray        # [2,6]
+    ivs: jnp.ndarray          # [2,6,6] Showdown IVs (even, 0-30; DV = IV/2), order hp atk def spa spd spe
+    evs: jnp.ndarray          # [2,6,6]
+    stats: jnp.ndarray        # [2,6,6] max HP then stored atk def spa spd spe
+    moves: jnp.ndarray        # [2,6,4] move index (0 = empty slot)
+    pp: jnp.ndarray           # [2,6,4]
+    hp: jnp.ndarray           # [2,6]
+    status: jnp.ndarray       # [2,6]
+    sleep_turns: jnp.ndarray  # [2,6] Showdown's statusState.time for slp
+    status_by_foe: jnp.ndarray  # [2,6] bool: the status came from the opponent (Sleep Clause)
+    fainted: jnp.ndarray      # [2,6] bool
+    size: jnp.ndarray         # [2] number of Pokémon on each team (1-6)
+
+
+class _Packed:
+    """Many small per-side fields stored as one int32 array ``data[2, N]``.
+
+    Fields are read as attributes (``active.hp`` is ``int32[2]``, ``active.moves`` ``int32[2, 4]``,
+    boolean fields come back as bool); ``with_fields`` writes several fields of one side at once.
+    Packing keeps the compiled program small: a reset, a side swap or a multi-field update is a
+    few array operations instead of one per field."""
+    FIELDS: tuple = ()
+    BOOL: frozenset = frozenset()
+    _layout: dict = {}
+
+    @classmethod
+    def _build(cls):
+        layout, offset = {}, 0
+        for name, length in cls.FIELDS:
+            layout[name] = (offset, length)
+            offset += length
+        cls._layout = layout
+        cls.WIDTH = offset
+
+    def __getattr__(self, name):
+        layout = type(self)._layout
+        if name not in layout:
+            raise AttributeError(name)
+        offset, length = layout[name]
+        x = self.data[..., offset] if length == 1 else self.data[..., offset:offset + length]
+        return x != 0 if name in type(self).BOOL else x
+
+    @classmethod
+    def indices(cls, name):
+        offset, length = cls._layout[name]
+        return offset, length
+
+    def _set_row(self, i, row):
+        rows = [self.data[k] for k in range(self.data.shape[0])]
+        rows[i] = row
+        return self.replace(data=jnp.stack(rows))
+
+    @staticmethod
+    def _splice(row, pieces, start=0):
+        """``row`` with [offset, offset+length) replaced by value, for (offset, length, value)
+        in ``pieces`` (sorted, non-overlapping): slices and one concatenate, no scatter."""
+        out, pos = [], start
+        for offset, length, value in pieces:
+            if offset > pos:
+                out.append(row[pos - start:offset - start])
+            out.append(value)
+            pos = offset + length
+        if pos - start < row.shape[0]:
+            out.append(row[pos - start:])
+        return jnp.concatenate(out)
+
+    def with_fields(self, i, on, **fields):
+        """Set ``fields`` of side ``i`` (static int) where ``on``."""
+        row = self.data[i]
+        on = jnp.asarray(on, bool)
+        pieces = []
+        for name, value in fields.items():
+            offset, length = type(self)._layout[name]
+            value = jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)
+            pieces.append((offset, length, jnp.where(on, value, row[offset:offset + length])))
+        pieces.sort(key=lambda p: p[0])
+        return self._set_row(i, self._splice(row, pieces))
+
+    def with_column(self, name, values):
+        """Set a scalar field for both sides at once (``values``: [2])."""
+        offset, _ = type(self)._layout[name]
+        values = jnp.asarray(values).astype(jnp.int32)[:, None]
+        return self.replace(data=jnp.concatenate([self.data[:, :offset], values, self.data[:, offset + 1:]], axis=1))
+
+    def with_reset(self, i, on, start, **fields):
+        """Zero every field from column ``start`` on for side ``i`` (where ``on``), then set ``fields``."""
+        width = type(self).WIDTH
+        pieces = []
+        for name, value in fields.items():
+            offset, length = type(self)._layout[name]
+            assert offset >= start, name
+            pieces.append((offset, length, jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)))
+        pieces.sort(key=lambda p: p[0])
+        block = self._splice(jnp.zeros(width - start, jnp.int32), pieces, start)
+        row = self.data[i]
+        row = jnp.concatenate([row[:start], jnp.where(on, block, row[start:])])
+        return self._set_row(i, row)
+
+    @classmethod
+    def zeros(cls):
+        return cls(data=jnp.zeros((2, cls.WIDTH), jnp.int32))
+
+    def fields(self) -> dict:
+        return {name: getattr(self, name) for name, _ in type(self).FIELDS}
+
+
+@struct.dataclass
+class Active(_Packed):
+    """The two active Pokémon, packed ``[2, N]``. Fields (``active.<name>``):
+
+    persistent while in battle (written back to ``Team`` on switch-out):
+      slot (team index), hp, status, sleep_turns (statusState.time), status_by_foe, fainted,
+      base_moves [4] and base_pp [4] (the set's move slots)
+    volatile, reset by switching or fainting (``VOLATILE_START`` onwards):
+      species (current, Transform), types [2], stored [5] / modified [5] stats (atk def spa spd spe;
+      gen 1 reads modifiedStats), boosts [7] (+ accuracy, evasion), speed (Showdown's cached
+      ``pokemon.speed``: the sort key of its events), transformed, moves [4] / pp [4] / virtual [4]
+      (moveSlots; Transform and Mimic replace them), last_move, sub_hp (0 = no substitute),
+      sub_fainted, confusion (turns left), flinch (duration), must_recharge,
+      locked_move / locked_time / locked_accuracy (Thrash), rage / rage_accuracy, two_turn_move,
+      invulnerable (Dig/Fly), trap_lock_move / _duration / _total / _damage / _target (the
+      Wrap user's lock), trapped / trapped_maybe_locked / trapped_source (partiallytrapped),
+      fake_trapped / fake_trapped_counterpart, bide_time / bide_damage, disable_move /
+      disable_slot / disable_time, leech_seed, reflect, light_screen, mist, focus_energy, minimize,
+      defense_curl, toxic_counter / has_toxic_counter (the residualdmg volatile), maybe_locked
+    """
+    data: jnp.ndarray
+    FIELDS = (
+        ("slot", 1), ("hp", 1), ("status", 1), ("sleep_turns", 1), ("status_by_foe", 1), ("fainted", 1),
+        ("base_moves", 4), ("base_pp", 4),
+        # ---- volatile from here
+        ("species", 1), ("types", 2), ("stored", 5), ("modified", 5), ("boosts", 7), ("speed", 1),
+        ("transformed", 1), ("moves", 4), ("pp", 4), ("virtual", 4), ("last_move", 1), ("sub_hp", 1),
+        ("sub_fainted", 1), ("confusion", 1), ("flinch", 1), ("must_recharge", 1), ("locked_move", 1),
+        ("locked_time", 1), ("locked_accuracy", 1), ("rage", 1), ("rage_accuracy", 1), ("two_turn_move", 1),
+        ("invulnerable", 1), ("trap_lock_move", 1), ("trap_lock_duration", 1), ("trap_lock_total", 1),
+        ("trap_lock_damage", 1), ("trap_lock_target", 1), ("trapped", 1), ("trapped_maybe_locked", 1),
+        ("trapped_source", 1), ("fake_trapped", 1), ("fake_trapped_counterpart", 1), ("bide_time", 1),
+        ("bide_damage", 1), ("disable_move", 1), ("disable_slot", 1), ("disable_time", 1), ("leech_seed", 1),
+        ("reflect", 1), ("light_screen", 1), ("mist", 1), ("focus_energy", 1), ("minimize", 1),
+        ("defense_curl", 1), ("toxic_counter", 1), ("has_toxic_counter", 1), ("maybe_locked", 1),
+    )
+    BOOL = frozenset({"status_by_foe", "fainted", "transformed", "virtual", "sub_fainted", "must_recharge", "rage",
+                      "invulnerable", "trapped_maybe_locked", "leech_seed", "reflect", "light_screen", "mist",
+                      "focus_energy", "minimize", "defense_curl", "has_toxic_counter", "maybe_locked"})
+
+
+Active._build()
+VOLATILE_START = Active.indices("species")[0]
+
+
+@struct.dataclass
+class Side(_Packed):
+    """Showdown's per-side bookkeeping, packed ``[2, N]``: last_selected_move (wPlayerSelectedMove),
+    last_selected_slot (wPlayerMoveListIndex), last_move / last_enemy_move (side.lastMove /
+    side.lastEnemyMove, read by Counter), last_enemy_selected_move (the Desync Clause view),
+    fainted_this_turn, pokemon_left, switch_flag (the active must be replaced), queued_move (the
+    move of this side's still-pending action this turn, 0 = none)."""
+    data: jnp.ndarray
+    FIELDS = (("last_selected_move", 1), ("last_selected_slot", 1), ("last_move", 1), ("last_enemy_move", 1),
+              ("last_enemy_selected_move", 1), ("fainted_this_turn", 1), ("pokemon_left", 1),
+              ("switch_flag", 1), ("queued_move", 1))
+    BOOL = frozenset({"fainted_this_turn", "switch_flag"})
+
+
+Side._build()
+
+
+@struct.dataclass
+class BattleState:
+    team: Team
+    active: Active
+    side: Side
+    rng: jnp.ndarray          # uint32[2] Showdown's battle PRNG (Gen 5 LCG) at the start of the step
+    draw_pool: jnp.ndarray    # uint32[POOL_SIZE] its next outputs (filled at the start of each step)
+    turn: jnp.ndarray
+    last_damage: jnp.ndarray  # battle.lastDamage
+    request: jnp.ndarray      # REQUEST_*
+    winner: jnp.ndarray       # WINNER_*
+    draw_log: jnp.ndarray     # [K, 3] (low, high, result) of each draw this step when tracing, else [0, 3]
+    draw_count: jnp.ndarray   # draws made so far this step

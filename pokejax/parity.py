@@ -1,0 +1,121 @@
+"""L3 parity: play the same battle in Showdown and in pokejax, compare after every decision.
+
+Both players choose uniformly at random among Showdown's legal choices. After every step the full
+comparable state (HP, status, stages, volatiles, PP, actives, faints, winner, PRNG state, the legal
+choices...) must be identical; on the first difference ``BattleResult.divergence`` says where,
+with both values, the protocol log of the turn and both sequences of PRNG draws.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Sequence
+
+import jax
+import numpy as np
+
+from pokejax import prng
+from pokejax.game import engine, setup
+from pokejax.reference import ShowdownBridge, engine_arrays, showdown_record
+from paritygym.verify import compare_trajectories
+
+TRACE_CAPACITY = prng.POOL_SIZE
+
+
+@dataclasses.dataclass
+class BattleResult:
+    battle_seed: list[int]
+    player_seeds: list[list[int]]
+    teams: list[str]
+    steps: int
+    matched: bool
+    divergence: str = ""
+    winner: int = -1
+
+    def __str__(self) -> str:
+        head = f"battle seed {self.battle_seed}, player seeds {self.player_seeds}: {self.steps} steps"
+        return head + (" identical" if self.matched else f"\n{self.divergence}")
+
+
+@functools.lru_cache(maxsize=None)
+def compiled_engine(trace_capacity: int = TRACE_CAPACITY):
+    """(new_battle, step), jitted once per process (and cached on disk by JAX)."""
+    new = jax.jit(lambda teams, rng: setup.new_battle(teams, rng, trace_capacity))
+    step = jax.jit(engine.step)
+    record = jax.jit(engine_arrays)
+    return new, step, record
+
+
+def _random_choice(rng: np.random.Generator, choices: dict) -> int | None:
+    options = [m for m in choices["moves"]] + [4 + k for k in choices["switches"]]
+    if not options:
+        return None
+    return int(options[rng.integers(len(options))])
+
+
+def _draws_text(ours: np.ndarray, theirs: list) -> str:
+    ref = [(0, a, r) if b is None else (a, b, r) for a, b, r, *_ in theirs]
+    sites = [d[3] if len(d) > 3 else "" for d in theirs]
+    lines = []
+    for k in range(max(len(ours), len(ref))):
+        o = tuple(int(x) for x in ours[k]) if k < len(ours) else None
+        r = ref[k] if k < len(ref) else None
+        mark = "  " if o == r else "!!"
+        lines.append(f"  {mark} {k:3d} ours={o} showdown={r} {sites[k] if k < len(sites) else ''}")
+    return "\n".join(lines)
+
+
+def play_battle(bridge: ShowdownBridge, battle_seed: Sequence[int], player_seeds: Sequence[Sequence[int]] | None = None,
+                teams: Sequence[str] | None = None, choice_seed: int = 0, max_steps: int = 2000,
+                format: str = "gen1randombattle") -> BattleResult:
+    """One battle in both engines; stops at the first difference."""
+    new, step, record = compiled_engine()
+    player_seeds = [list(s) for s in player_seeds] if player_seeds else [None, None]
+    reply = bridge.start(battle_seed, p1_team=teams[0] if teams else None, p2_team=teams[1] if teams else None,
+                         p1_seed=player_seeds[0], p2_seed=player_seeds[1], format=format, trace="sites")
+    battle_id = reply["id"]
+    packed = reply["teams"]
+    st = new(setup.stack_teams(setup.from_packed(packed[0]), setup.from_packed(packed[1])),
+             prng.seed_from_showdown(list(battle_seed)))
+    result = BattleResult(list(battle_seed), player_seeds, packed, 0, True)
+    rng = np.random.default_rng(choice_seed)
+    log: list[str] = list(reply["log"])
+    try:
+        for n in range(max_steps + 1):
+            ours = {k: np.asarray(v) for k, v in record(st).items()}
+            theirs = showdown_record(reply)
+            cmp = compare_trajectories([ours], [theirs])
+            if not cmp.matched:
+                d = cmp.first_divergence
+                result.matched = False
+                result.steps = n
+                draws = np.asarray(st.draw_log)[:int(st.draw_count)]
+                result.divergence = (
+                    f"step {n} (turn {int(theirs['turn'])}): field {d.field}{list(d.index) if d.index else ''}: "
+                    f"ours={d.ours} showdown={d.reference}\n"
+                    f"protocol log of the step:\n  " + "\n  ".join(log) +
+                    f"\nPRNG draws of the step:\n{_draws_text(draws, reply.get('draws') or [])}")
+                return result
+            if reply["state"]["ended"]:
+                result.steps = n
+                result.winner = int(theirs["winner"])
+                return result
+            actions = [_random_choice(rng, reply["choices"][s]) for s in (0, 1)]
+            reply = bridge.choose(battle_id, *({"move": a} if a is not None and a < 4 else
+                                               ({"switch": a - 4} if a is not None else None) for a in actions))
+            log = list(reply["log"])
+            st = step(st, np.asarray([a if a is not None else 0 for a in actions], np.int32))
+        result.steps = max_steps
+        result.matched = False
+        result.divergence = f"battle did not end within {max_steps} steps"
+        return result
+    finally:
+        bridge.destroy(battle_id)
+
+
+def seeds_for(index: int, base: int = 0) -> tuple[list[int], list[list[int]], int]:
+    """Deterministic (battle seed, player seeds, choice seed) for battle number ``index``."""
+    r = np.random.default_rng([base, index])
+    words = r.integers(0, 65536, size=12).tolist()
+    return words[:4], [words[4:8], words[8:12]], int(r.integers(1 << 31))
