@@ -12,3 +12,16 @@ register(
     verify="pongjax.verify:verify",
     render="pongjax.render:render_state",
 )
+
+register(
+    "GameBoy-v0",
+    "emurust.env:make_single",
+    kind="native",
+    vector_entry_point="emurust.env:make_vector",
+    reference="PyBoy 2.8.1 (pip; DMG mode, sound off, same boot ROM), run side by side in the tests",
+    parity="frame-exact vs PyBoy (screen every frame; cycles, registers, RAM at frame boundaries) on Blargg ROMs, "
+    "timing probes and our games; all Blargg ROMs pass; see docs/envs/gameboy.md",
+    docs="docs/envs/gameboy.md",
+    reference_bench="emurust.bench:reference_bench",
+    verify="emurust.verify:verify",
+)

@@ -1,4 +1,4 @@
-"""The full PyBoy parity run (slow: `pytest -m slow tests/gameboy`): 104 episodes of at least 3,000
+"""The full PyBoy parity run (slow: `pytest -m slow tests/gameboy`): 100 episodes of at least 3,000
 frames each, 330k+ frames compared in total, over our game (random and scripted players, frame skips),
 the stress program (MBC1 and MBC5), the timing probes, and Blargg's ROMs, with both boot ROMs."""
 
