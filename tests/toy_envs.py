@@ -151,3 +151,22 @@ class NimEnv(SingleAgentEnv):
 
     def __init__(self, opponents=()):
         super().__init__(Nim(), opponents=opponents)
+
+
+TOY_IDS = {
+    "ToyCounter-v0": "toy_envs:Counter",
+    "ToyWrongDtype-v0": "toy_envs:WrongDtypeCounter",
+    "ToyOutOfBounds-v0": "toy_envs:OutOfBoundsCounter",
+    "ToyNan-v0": "toy_envs:NanCounter",
+    "ToyNeverTruncates-v0": "toy_envs:NeverTruncates",
+    "ToyNim-v0": "toy_envs:NimEnv",
+}
+
+
+def register_toys() -> None:
+    """Registers the toy ids (idempotent; the toys live only in the test suite)."""
+    import paritygym
+
+    for env_id, entry in TOY_IDS.items():
+        if env_id not in paritygym.registered_envs():
+            paritygym.register(env_id, entry, reference="none (test toy)")

@@ -1,0 +1,101 @@
+"""The PPO trainer: smoke runs of every policy/action kind, checkpoints, evaluation, GIFs, and the
+Pong example (a few thousand steps here; to its target in the slow suite)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+
+import jax
+import numpy as np
+import pytest
+
+from paritygym.train import PPOConfig, evaluate, load_checkpoint, train
+from paritygym.train.record import record_gif
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def small(**kwargs) -> PPOConfig:
+    base = dict(num_envs=8, num_steps=16, total_timesteps=512, num_minibatches=2, update_epochs=2, log_every_s=0.0)
+    base.update(kwargs)
+    return PPOConfig(**base)
+
+
+def test_mlp_on_pong_writes_outputs_and_reloads(tmp_path):
+    config = small(env_id="Pong-v0", env_kwargs={"frameskip": 4}, out_dir=str(tmp_path))
+    result = train(config, verbose=False)
+    assert result.steps == 512 and len(result.history) == 4
+    for name in ("metrics.csv", "metrics.json", "curve.png", "checkpoint.msgpack", "config.json"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    assert json.loads((tmp_path / "metrics.json").read_text())["steps"] == 512
+    loaded_config, params, ppo = load_checkpoint(tmp_path / "checkpoint.msgpack")
+    assert loaded_config == config
+    for a, b in zip(jax.tree.leaves(result.params), jax.tree.leaves(params)):
+        assert np.array_equal(a, b)
+    gif = record_gif(ppo, params, tmp_path / "pong.gif", max_steps=20)
+    assert gif.stat().st_size > 0
+
+
+def test_same_seed_same_training():
+    a = train(small(env_id="Pong-v0", seed=3), verbose=False)
+    b = train(small(env_id="Pong-v0", seed=3), verbose=False)
+    for x, y in zip(jax.tree.leaves(a.params), jax.tree.leaves(b.params)):
+        assert np.array_equal(x, y)
+
+
+def test_gru_policy_trains_and_evaluates():
+    result = train(small(env_id="Pong-v0", policy="gru", hidden=16), verbose=False)
+    assert np.isfinite(result.history[-1]["policy_loss"])
+
+
+def test_continuous_actions():
+    result = train(small(env_id="Pong-v0", env_kwargs={"continuous": True}), verbose=False)
+    assert np.isfinite(result.history[-1]["value_loss"])
+
+
+def test_masked_actions_never_sample_illegal_moves():
+    config = small(env_id="ToyNim-v0", total_timesteps=2048)
+    result = train(config, verbose=False)
+    assert result.history[-1]["episodes"] > 0
+    from paritygym.train.ppo import PPO
+
+    ppo = PPO(config)
+    scores = evaluate(ppo, result.params, num_episodes=16)
+    assert len(scores["return"]) == 16 and set(np.unique(scores["return"])) <= {-1.0, 1.0}
+
+
+def test_truncation_bootstraps_and_time_budget_stops(tmp_path):
+    config = small(env_id="ToyCounter-v0", total_timesteps=10**9, time_budget_s=0.0)
+    result = train(config, verbose=False)
+    assert len(result.history) == 1
+
+
+def test_bad_configs_are_refused():
+    with pytest.raises(ValueError, match="policy"):
+        train(small(policy="transformer"), verbose=False)
+    with pytest.raises(ValueError, match="num_minibatches"):
+        train(small(num_minibatches=3), verbose=False)
+
+
+def _example(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_pong_example_smoke(tmp_path, capsys):
+    example = _example("ppo_pong")
+    example.main(["--total-timesteps", "4096", "--num-envs", "32", "--num-steps", "32", "--out-dir", str(tmp_path),
+                  "--log-every-s", "0"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert "evaluation of the saved policy" in out and (tmp_path / "pong.gif").exists()
+
+
+@pytest.mark.slow
+def test_pong_example_beats_the_opponent_within_15_minutes(tmp_path):
+    example = _example("ppo_pong")
+    result = example.main(["--out-dir", str(tmp_path), "--no-gif"])
+    assert result.reached_target and result.seconds + result.compile_seconds < 15 * 60
