@@ -33,17 +33,21 @@ const CYCLES: [u8; 256] = [
     12, 12, 8, 4, 0, 16, 8, 16, 12, 8, 16, 4, 0, 0, 8, 16, // Fx
 ];
 
+pub const B: usize = 0;
+pub const C: usize = 1;
+pub const D: usize = 2;
+pub const E: usize = 3;
+pub const H: usize = 4;
+pub const L: usize = 5;
+pub const F: usize = 6;
+pub const A: usize = 7;
+
 /// Registers and interrupt state.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Cpu {
-    pub a: u8,
-    pub f: u8,
-    pub b: u8,
-    pub c: u8,
-    pub d: u8,
-    pub e: u8,
-    pub h: u8,
-    pub l: u8,
+    /// B C D E H L F A, indexed by the 3-bit register field of opcodes (6, which encodes (HL) in
+    /// opcodes, holds F here and is never reached through `reg`).
+    pub r: [u8; 8],
     pub sp: u16,
     pub pc: u16,
     pub ime: bool,
@@ -56,8 +60,9 @@ pub struct Cpu {
     pub halted_during_ei: bool,
     /// STOP (hardware profile): waiting for a button press.
     pub stopped: bool,
-    /// HALT bug (hardware profile): the next opcode fetch does not advance PC.
-    pub halt_bug: bool,
+    /// What the next opcode fetch adds to PC: 1, or 0 after a HALT bug (hardware profile), which
+    /// makes the byte after HALT be read twice.
+    fetch_step: u16,
     /// Total T-cycles since power-on.
     pub cycles: u64,
     /// Start of the instruction being executed (memory access times are offsets from it).
@@ -65,52 +70,77 @@ pub struct Cpu {
     pub fault: Option<CpuFault>,
 }
 
+impl Default for Cpu {
+    fn default() -> Self {
+        Cpu {
+            r: [0; 8],
+            sp: 0,
+            pc: 0,
+            ime: false,
+            ei_delay: 0,
+            halted: false,
+            halted_during_ei: false,
+            stopped: false,
+            fetch_step: 1,
+            cycles: 0,
+            start: 0,
+            fault: None,
+        }
+    }
+}
+
 impl Cpu {
     #[inline]
     pub fn af(&self) -> u16 {
-        u16::from_be_bytes([self.a, self.f])
+        u16::from_be_bytes([self.r[A], self.r[F]])
     }
     #[inline]
     pub fn bc(&self) -> u16 {
-        u16::from_be_bytes([self.b, self.c])
+        u16::from_be_bytes([self.r[B], self.r[C]])
     }
     #[inline]
     pub fn de(&self) -> u16 {
-        u16::from_be_bytes([self.d, self.e])
+        u16::from_be_bytes([self.r[D], self.r[E]])
     }
     #[inline]
     pub fn hl(&self) -> u16 {
-        u16::from_be_bytes([self.h, self.l])
+        u16::from_be_bytes([self.r[H], self.r[L]])
+    }
+    pub fn a(&self) -> u8 {
+        self.r[A]
+    }
+    pub fn f(&self) -> u8 {
+        self.r[F]
     }
     #[inline]
     pub fn set_af(&mut self, v: u16) {
-        self.a = (v >> 8) as u8;
-        self.f = v as u8 & 0xF0;
+        self.r[A] = (v >> 8) as u8;
+        self.r[F] = v as u8 & 0xF0;
     }
     #[inline]
     pub fn set_bc(&mut self, v: u16) {
-        self.b = (v >> 8) as u8;
-        self.c = v as u8;
+        self.r[B] = (v >> 8) as u8;
+        self.r[C] = v as u8;
     }
     #[inline]
     pub fn set_de(&mut self, v: u16) {
-        self.d = (v >> 8) as u8;
-        self.e = v as u8;
+        self.r[D] = (v >> 8) as u8;
+        self.r[E] = v as u8;
     }
     #[inline]
     pub fn set_hl(&mut self, v: u16) {
-        self.h = (v >> 8) as u8;
-        self.l = v as u8;
+        self.r[H] = (v >> 8) as u8;
+        self.r[L] = v as u8;
     }
 
     #[inline]
     fn flag(&self, mask: u8) -> bool {
-        self.f & mask != 0
+        self.r[F] & mask != 0
     }
 
     #[inline]
     fn set_flags(&mut self, z: bool, n: bool, h: bool, c: bool) {
-        self.f = (if z { FLAG_Z } else { 0 }) | (if n { FLAG_N } else { 0 }) | (if h { FLAG_H } else { 0 }) | (if c { FLAG_C } else { 0 });
+        self.r[F] = (if z { FLAG_Z } else { 0 }) | (if n { FLAG_N } else { 0 }) | (if h { FLAG_H } else { 0 }) | (if c { FLAG_C } else { 0 });
     }
 
     // ---- memory helpers (time = instruction start + offset) -------------------------------
@@ -161,41 +191,25 @@ impl Cpu {
     /// Register by 3-bit index (B C D E H L - A); index 6 is (HL) and handled by callers.
     #[inline(always)]
     fn reg(&self, idx: u8) -> u8 {
-        match idx {
-            0 => self.b,
-            1 => self.c,
-            2 => self.d,
-            3 => self.e,
-            4 => self.h,
-            5 => self.l,
-            _ => self.a,
-        }
+        self.r[idx as usize & 7]
     }
 
     #[inline(always)]
     fn set_reg(&mut self, idx: u8, v: u8) {
-        match idx {
-            0 => self.b = v,
-            1 => self.c = v,
-            2 => self.d = v,
-            3 => self.e = v,
-            4 => self.h = v,
-            5 => self.l = v,
-            _ => self.a = v,
-        }
+        self.r[idx as usize & 7] = v;
     }
 
     // ---- ALU ---------------------------------------------------------------------------------
 
     #[inline]
     fn alu(&mut self, op: u8, v: u8) {
-        let a = self.a;
+        let a = self.r[A];
         match op & 7 {
             0 | 1 => {
                 // ADD / ADC
                 let carry = if op & 7 == 1 && self.flag(FLAG_C) { 1 } else { 0 };
                 let r = a as u16 + v as u16 + carry as u16;
-                self.a = r as u8;
+                self.r[A] = r as u8;
                 self.set_flags(r as u8 == 0, false, (a & 0xF) + (v & 0xF) + carry > 0xF, r > 0xFF);
             }
             2 | 3 | 7 => {
@@ -205,20 +219,20 @@ impl Cpu {
                 let h = ((a & 0xF) as i16) - ((v & 0xF) as i16) - (carry as i16) < 0;
                 self.set_flags(r as u8 == 0, true, h, r < 0);
                 if op & 7 != 7 {
-                    self.a = r as u8;
+                    self.r[A] = r as u8;
                 }
             }
             4 => {
-                self.a = a & v;
-                self.set_flags(self.a == 0, false, true, false);
+                self.r[A] = a & v;
+                self.set_flags(self.r[A] == 0, false, true, false);
             }
             5 => {
-                self.a = a ^ v;
-                self.set_flags(self.a == 0, false, false, false);
+                self.r[A] = a ^ v;
+                self.set_flags(self.r[A] == 0, false, false, false);
             }
             _ => {
-                self.a = a | v;
-                self.set_flags(self.a == 0, false, false, false);
+                self.r[A] = a | v;
+                self.set_flags(self.r[A] == 0, false, false, false);
             }
         }
     }
@@ -226,21 +240,21 @@ impl Cpu {
     #[inline]
     fn inc8(&mut self, v: u8) -> u8 {
         let r = v.wrapping_add(1);
-        self.f = (self.f & FLAG_C) | if r == 0 { FLAG_Z } else { 0 } | if v & 0xF == 0xF { FLAG_H } else { 0 };
+        self.r[F] = (self.r[F] & FLAG_C) | if r == 0 { FLAG_Z } else { 0 } | if v & 0xF == 0xF { FLAG_H } else { 0 };
         r
     }
 
     #[inline]
     fn dec8(&mut self, v: u8) -> u8 {
         let r = v.wrapping_sub(1);
-        self.f = (self.f & FLAG_C) | FLAG_N | if r == 0 { FLAG_Z } else { 0 } | if v & 0xF == 0 { FLAG_H } else { 0 };
+        self.r[F] = (self.r[F] & FLAG_C) | FLAG_N | if r == 0 { FLAG_Z } else { 0 } | if v & 0xF == 0 { FLAG_H } else { 0 };
         r
     }
 
     fn add_hl(&mut self, v: u16) {
         let hl = self.hl();
         let r = hl as u32 + v as u32;
-        self.f = (self.f & FLAG_Z) | if (hl & 0xFFF) + (v & 0xFFF) > 0xFFF { FLAG_H } else { 0 } | if r > 0xFFFF { FLAG_C } else { 0 };
+        self.r[F] = (self.r[F] & FLAG_Z) | if (hl & 0xFFF) + (v & 0xFFF) > 0xFFF { FLAG_H } else { 0 } | if r > 0xFFFF { FLAG_C } else { 0 };
         self.set_hl(r as u16);
     }
 
@@ -253,14 +267,14 @@ impl Cpu {
     }
 
     fn daa(&mut self) {
-        let mut a = self.a;
+        let mut a = self.r[A];
         let mut carry = self.flag(FLAG_C);
         if !self.flag(FLAG_N) {
             if carry || a > 0x99 {
                 a = a.wrapping_add(0x60);
                 carry = true;
             }
-            if self.flag(FLAG_H) || (self.a & 0x0F) > 9 {
+            if self.flag(FLAG_H) || (self.r[A] & 0x0F) > 9 {
                 a = a.wrapping_add(0x06);
             }
         } else {
@@ -271,8 +285,8 @@ impl Cpu {
                 a = a.wrapping_sub(0x06);
             }
         }
-        self.a = a;
-        self.f = (self.f & FLAG_N) | if a == 0 { FLAG_Z } else { 0 } | if carry { FLAG_C } else { 0 };
+        self.r[A] = a;
+        self.r[F] = (self.r[F] & FLAG_N) | if a == 0 { FLAG_Z } else { 0 } | if carry { FLAG_C } else { 0 };
     }
 
     /// CB-prefixed rotate/shift/swap (op bits 3-5 select the operation).
@@ -350,9 +364,9 @@ impl Cpu {
                     self.halted_during_ei = false;
                 }
                 if self.ime {
-                    if self.halt_bug {
+                    if self.fetch_step == 0 {
                         // HALT bug with EI;HALT: the handler returns to the HALT itself.
-                        self.halt_bug = false;
+                        self.fetch_step = 1;
                         self.pc = self.pc.wrapping_sub(1);
                     }
                     self.dispatch(bus);
@@ -378,11 +392,8 @@ impl Cpu {
     pub fn step(&mut self, bus: &mut Bus) {
         self.start = self.cycles;
         let op = bus.read(self.pc, self.start);
-        if self.halt_bug {
-            self.halt_bug = false;
-        } else {
-            self.pc = self.pc.wrapping_add(1);
-        }
+        self.pc = self.pc.wrapping_add(self.fetch_step);
+        self.fetch_step = 1;
         let mut cycles = CYCLES[op as usize] as u64;
         match op {
             0x00 => {}
@@ -399,28 +410,28 @@ impl Cpu {
                 self.set_hl(v);
             }
             0x31 => self.sp = self.fetch16(bus),
-            0x02 => self.write_at(bus, self.bc(), self.a, 0),
-            0x12 => bus.write_locking(self.de(), self.a, self.start),
+            0x02 => self.write_at(bus, self.bc(), self.r[A], 0),
+            0x12 => bus.write_locking(self.de(), self.r[A], self.start),
             0x22 => {
                 let hl = self.hl();
-                self.write_at(bus, hl, self.a, 0);
+                self.write_at(bus, hl, self.r[A], 0);
                 self.set_hl(hl.wrapping_add(1));
             }
             0x32 => {
                 let hl = self.hl();
-                self.write_at(bus, hl, self.a, 0);
+                self.write_at(bus, hl, self.r[A], 0);
                 self.set_hl(hl.wrapping_sub(1));
             }
-            0x0A => self.a = self.read_at(bus, self.bc(), 0),
-            0x1A => self.a = bus.read_locking(self.de(), self.start),
+            0x0A => self.r[A] = self.read_at(bus, self.bc(), 0),
+            0x1A => self.r[A] = bus.read_locking(self.de(), self.start),
             0x2A => {
                 let hl = self.hl();
-                self.a = self.read_at(bus, hl, 0);
+                self.r[A] = self.read_at(bus, hl, 0);
                 self.set_hl(hl.wrapping_add(1));
             }
             0x3A => {
                 let hl = self.hl();
-                self.a = self.read_at(bus, hl, 0);
+                self.r[A] = self.read_at(bus, hl, 0);
                 self.set_hl(hl.wrapping_sub(1));
             }
             0x03 => self.set_bc(self.bc().wrapping_add(1)),
@@ -466,23 +477,23 @@ impl Cpu {
                 self.set_reg(op >> 3, v);
             }
             0x07 => {
-                let c = self.a >> 7;
-                self.a = self.a.rotate_left(1);
+                let c = self.r[A] >> 7;
+                self.r[A] = self.r[A].rotate_left(1);
                 self.set_flags(false, false, false, c != 0);
             }
             0x0F => {
-                let c = self.a & 1;
-                self.a = self.a.rotate_right(1);
+                let c = self.r[A] & 1;
+                self.r[A] = self.r[A].rotate_right(1);
                 self.set_flags(false, false, false, c != 0);
             }
             0x17 => {
-                let c = self.a >> 7;
-                self.a = (self.a << 1) | self.flag(FLAG_C) as u8;
+                let c = self.r[A] >> 7;
+                self.r[A] = (self.r[A] << 1) | self.flag(FLAG_C) as u8;
                 self.set_flags(false, false, false, c != 0);
             }
             0x1F => {
-                let c = self.a & 1;
-                self.a = (self.a >> 1) | ((self.flag(FLAG_C) as u8) << 7);
+                let c = self.r[A] & 1;
+                self.r[A] = (self.r[A] >> 1) | ((self.flag(FLAG_C) as u8) << 7);
                 self.set_flags(false, false, false, c != 0);
             }
             0x08 => {
@@ -515,11 +526,11 @@ impl Cpu {
             }
             0x27 => self.daa(),
             0x2F => {
-                self.a = !self.a;
-                self.f |= FLAG_N | FLAG_H;
+                self.r[A] = !self.r[A];
+                self.r[F] |= FLAG_N | FLAG_H;
             }
-            0x37 => self.f = (self.f & FLAG_Z) | FLAG_C,
-            0x3F => self.f = (self.f & (FLAG_Z | FLAG_C)) ^ FLAG_C,
+            0x37 => self.r[F] = (self.r[F] & FLAG_Z) | FLAG_C,
+            0x3F => self.r[F] = (self.r[F] & (FLAG_Z | FLAG_C)) ^ FLAG_C,
             0x76 => self.halt(bus),
             0x40..=0x7F => {
                 let dst = (op >> 3) & 7;
@@ -604,21 +615,21 @@ impl Cpu {
             }
             0xE0 => {
                 let n = self.fetch(bus);
-                self.write_at(bus, 0xFF00 | n as u16, self.a, 4);
+                self.write_at(bus, 0xFF00 | n as u16, self.r[A], 4);
             }
             0xF0 => {
                 let n = self.fetch(bus);
-                self.a = self.read_at(bus, 0xFF00 | n as u16, 4);
+                self.r[A] = self.read_at(bus, 0xFF00 | n as u16, 4);
             }
-            0xE2 => self.write_at(bus, 0xFF00 | self.c as u16, self.a, 0),
-            0xF2 => self.a = self.read_at(bus, 0xFF00 | self.c as u16, 0),
+            0xE2 => self.write_at(bus, 0xFF00 | self.r[C] as u16, self.r[A], 0),
+            0xF2 => self.r[A] = self.read_at(bus, 0xFF00 | self.r[C] as u16, 0),
             0xEA => {
                 let addr = self.fetch16(bus);
-                self.write_at(bus, addr, self.a, 8);
+                self.write_at(bus, addr, self.r[A], 8);
             }
             0xFA => {
                 let addr = self.fetch16(bus);
-                self.a = self.read_at(bus, addr, 8);
+                self.r[A] = self.read_at(bus, addr, 8);
             }
             0xE8 => {
                 let e = self.fetch(bus);
@@ -663,7 +674,7 @@ impl Cpu {
     fn halt(&mut self, bus: &mut Bus) {
         if bus.profile == Profile::Hardware && !self.ime && Self::pending(bus) != 0 {
             // HALT bug: no halt, and the next opcode byte is read twice.
-            self.halt_bug = true;
+            self.fetch_step = 0;
             return;
         }
         // Wait on the HALT opcode itself; waking up moves PC past it (unless EI was still pending).
@@ -682,7 +693,7 @@ impl Cpu {
             match op >> 6 {
                 1 => {
                     let v = self.read_at(bus, hl, 4);
-                    self.f = (self.f & FLAG_C) | FLAG_H | if v & (1 << bit) == 0 { FLAG_Z } else { 0 };
+                    self.r[F] = (self.r[F] & FLAG_C) | FLAG_H | if v & (1 << bit) == 0 { FLAG_Z } else { 0 };
                     12
                 }
                 kind => {
@@ -703,7 +714,7 @@ impl Cpu {
                     let r = self.cb_shift(op, v);
                     self.set_reg(idx, r);
                 }
-                1 => self.f = (self.f & FLAG_C) | FLAG_H | if v & (1 << bit) == 0 { FLAG_Z } else { 0 },
+                1 => self.r[F] = (self.r[F] & FLAG_C) | FLAG_H | if v & (1 << bit) == 0 { FLAG_Z } else { 0 },
                 2 => self.set_reg(idx, v & !(1 << bit)),
                 _ => self.set_reg(idx, v | (1 << bit)),
             }
@@ -712,9 +723,10 @@ impl Cpu {
     }
 
     pub fn save(&self, w: &mut StateWriter) {
-        for v in [self.a, self.f, self.b, self.c, self.d, self.e, self.h, self.l] {
+        for v in [self.r[A], self.r[F], self.r[B], self.r[C], self.r[D], self.r[E], self.r[H], self.r[L]] {
             w.u8(v);
         }
+        w.u8(self.fetch_step as u8);
         w.u16(self.sp);
         w.u16(self.pc);
         w.bool(self.ime);
@@ -722,7 +734,6 @@ impl Cpu {
         w.bool(self.halted);
         w.bool(self.halted_during_ei);
         w.bool(self.stopped);
-        w.bool(self.halt_bug);
         w.u64(self.cycles);
         match self.fault {
             None => w.u8(0),
@@ -735,14 +746,19 @@ impl Cpu {
     }
 
     pub fn load(&mut self, r: &mut StateReader) -> Result<(), StateError> {
-        self.a = r.u8()?;
-        self.f = r.u8()? & 0xF0;
-        self.b = r.u8()?;
-        self.c = r.u8()?;
-        self.d = r.u8()?;
-        self.e = r.u8()?;
-        self.h = r.u8()?;
-        self.l = r.u8()?;
+        self.r[A] = r.u8()?;
+        self.r[F] = r.u8()? & 0xF0;
+        self.r[B] = r.u8()?;
+        self.r[C] = r.u8()?;
+        self.r[D] = r.u8()?;
+        self.r[E] = r.u8()?;
+        self.r[H] = r.u8()?;
+        self.r[L] = r.u8()?;
+        self.fetch_step = match r.u8()? {
+            0 => 0,
+            1 => 1,
+            _ => return Err(StateError::Invalid("fetch step")),
+        };
         self.sp = r.u16()?;
         self.pc = r.u16()?;
         self.ime = r.bool()?;
@@ -753,7 +769,6 @@ impl Cpu {
         self.halted = r.bool()?;
         self.halted_during_ei = r.bool()?;
         self.stopped = r.bool()?;
-        self.halt_bug = r.bool()?;
         self.cycles = r.u64()?;
         self.fault = match r.u8()? {
             0 => None,

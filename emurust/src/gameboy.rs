@@ -194,7 +194,8 @@ impl GameBoy {
 
     pub fn registers(&self) -> Registers {
         let c = &self.cpu;
-        Registers { a: c.a, f: c.f, b: c.b, c: c.c, d: c.d, e: c.e, h: c.h, l: c.l, sp: c.sp, pc: c.pc }
+        use crate::cpu::{A, B, C, D, E, F, H, L};
+        Registers { a: c.r[A], f: c.r[F], b: c.r[B], c: c.r[C], d: c.r[D], e: c.r[E], h: c.r[H], l: c.r[L], sp: c.sp, pc: c.pc }
     }
 
     pub fn cycles(&self) -> u64 {

@@ -433,8 +433,8 @@ impl PyVecGameBoy {
         Ok(PyVecGameBoy { batch, action_table, reset_state: None })
     }
 
-    #[getter]
-    fn num_envs_(&self) -> usize {
+    #[getter(num_envs)]
+    fn num_envs_py(&self) -> usize {
         self.num_envs()
     }
 
