@@ -131,39 +131,44 @@ def _batch_sharding(num_envs: int):
     return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("envs"))
 
 
-class PPO:
-    """Builds the networks and the jitted update for one config."""
+class Learner:
+    """What every PPO variant shares: the network, its optimiser, GAE and the clipped-objective update.
 
-    def __init__(self, config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None = None):
+    Subclasses provide rollouts: `PPO` steps a JAX env inside the jitted update; `HostPPO`
+    (paritygym.train.host) steps a numpy vector env (the Rust Game Boy, C references) from Python.
+    """
+
+    def __init__(self, config: PPOConfig, action_space: Any, episode_metrics: Mapping[str, Any] | None, default_metrics):
         config.validate()
         self.config = config
-        self.env, self.env_params = paritygym.make(config.env_id, **config.env_kwargs)
-        space = self.env.action_space(self.env_params)
-        self.continuous = not hasattr(space, "n")
-        self.action_dim = int(np.prod(space.shape)) if self.continuous else int(space.n)
+        self.continuous = not hasattr(action_space, "n")
+        self.action_dim = int(np.prod(action_space.shape)) if self.continuous else int(action_space.n)
         if self.continuous:
-            self.action_low = jnp.asarray(space.low, jnp.float32)
-            self.action_high = jnp.asarray(space.high, jnp.float32)
-        self.has_mask = callable(getattr(self.env, "action_mask", None))
-        self.metrics = {"return": lambda r, info: r, "length": lambda r, info: jnp.ones_like(r)}
+            self.action_low = jnp.asarray(action_space.low, jnp.float32)
+            self.action_high = jnp.asarray(action_space.high, jnp.float32)
+        self.metrics = dict(default_metrics)
         self.metrics.update(episode_metrics or {})
         if config.policy == "mlp":
             self.network = nets.MLPActorCritic(self.action_dim, self.continuous, (config.hidden,) * config.layers)
         else:
             self.network = nets.GRUActorCritic(self.action_dim, self.continuous, config.hidden)
-        self.sharding = _batch_sharding(config.num_envs)
-        self.update = jax.jit(self._update, donate_argnums=0)
 
-    # ----- helpers -----------------------------------------------------------------------------
-    def _constrain(self, tree):
-        if self.sharding is None:
-            return tree
-        return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, self.sharding) if x.ndim else x, tree)
+    def initial_carry(self, batch: int) -> jax.Array:
+        if self.config.policy == "gru":
+            return self.network.initial_carry(batch)
+        return jnp.zeros((batch, 1), jnp.float32)
 
-    def _mask(self, env_state) -> jax.Array:
-        if not self.has_mask:
-            return jnp.ones((self.config.num_envs, self.action_dim), bool)
-        return jax.vmap(self.env.action_mask, in_axes=(0, None))(env_state, self.env_params)
+    def create_train_state(self, key: jax.Array, sample_obs: jax.Array) -> TrainState:
+        cfg = self.config
+        if cfg.policy == "mlp":
+            params = self.network.init(key, sample_obs[:1])
+        else:
+            params = self.network.init(key, self.initial_carry(1), sample_obs[None, :1], jnp.zeros((1, 1), bool))
+        lr = cfg.learning_rate
+        if cfg.anneal_lr:
+            lr = optax.linear_schedule(cfg.learning_rate, 0.0, cfg.num_updates * cfg.update_epochs * cfg.num_minibatches)
+        tx = optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(lr, eps=1e-5))
+        return TrainState.create(apply_fn=self.network.apply, params=params, tx=tx)
 
     def apply(self, params, obs, carry=None, start=None):
         """Policy outputs for one step of a batch: (dist, value, new_carry)."""
@@ -180,24 +185,97 @@ class PPO:
             return jnp.clip(action, self.action_low, self.action_high)
         return action.astype(jnp.int32)
 
-    # ----- init ----------------------------------------------------------------------------------
+    def _gae(self, traj: Transition, last_value: jax.Array):
+        cfg = self.config
+
+        def backward(carry, t: Transition):
+            gae, next_value = carry
+            not_done = 1.0 - t.done.astype(jnp.float32)
+            delta = t.reward + cfg.gamma * next_value * not_done - t.value
+            gae = delta + cfg.gamma * cfg.gae_lambda * not_done * gae
+            return (gae, t.value), gae
+
+        _, advantages = jax.lax.scan(backward, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
+        return advantages, advantages + traj.value
+
+    def _loss(self, params, batch: Transition, advantages, targets, carry0):
+        cfg = self.config
+        if cfg.policy == "mlp":
+            dist, value = self.network.apply(params, batch.obs)
+        else:
+            _, dist, value = self.network.apply(params, carry0, batch.obs, batch.start)
+        log_prob, entropy = nets.log_prob_and_entropy(dist, batch.action, self.continuous, None if self.continuous else batch.mask)
+        value_clipped = batch.value + jnp.clip(value - batch.value, -cfg.clip_eps, cfg.clip_eps)
+        value_loss = 0.5 * jnp.maximum((value - targets) ** 2, (value_clipped - targets) ** 2).mean()
+        ratio = jnp.exp(log_prob - batch.log_prob)
+        adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        policy_loss = -jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip_eps, 1 + cfg.clip_eps) * adv).mean()
+        entropy = entropy.mean()
+        total = policy_loss + cfg.vf_coef * value_loss - cfg.ent_coef * entropy
+        approx_kl = ((ratio - 1) - (log_prob - batch.log_prob)).mean()
+        return total, {"policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "approx_kl": approx_kl}
+
+    def learn(self, train_state: TrainState, traj: Transition, last_value: jax.Array, carry0: jax.Array, key: jax.Array):
+        """GAE, then `update_epochs` epochs of minibatch updates. Returns (train_state, mean losses)."""
+        cfg = self.config
+        advantages, targets = self._gae(traj, last_value)
+        grad_fn = jax.value_and_grad(self._loss, has_aux=True)
+
+        def epoch(train_state, key):
+            if cfg.policy == "mlp":
+                flat = lambda x: x.reshape((cfg.batch_size,) + x.shape[2:])  # noqa: E731
+                data = jax.tree.map(flat, (traj, advantages, targets))
+                perm = jax.random.permutation(key, cfg.batch_size)
+                shuffled = jax.tree.map(lambda x: x[perm].reshape((cfg.num_minibatches, -1) + x.shape[1:]), data)
+                carries = jnp.zeros((cfg.num_minibatches, 1))
+            else:
+                # Recurrent: minibatches of whole env sequences (time stays axis 0).
+                perm = jax.random.permutation(key, cfg.num_envs)
+                shuffled = jax.tree.map(
+                    lambda x: jnp.swapaxes(x[:, perm].reshape((x.shape[0], cfg.num_minibatches, -1) + x.shape[2:]), 0, 1),
+                    (traj, advantages, targets),
+                )
+                carries = carry0[perm].reshape((cfg.num_minibatches, -1) + carry0.shape[1:])
+
+            def minibatch(train_state, mb):
+                (batch, adv, tgt), carry = mb
+                (_, aux), grads = grad_fn(train_state.params, batch, adv, tgt, carry)
+                return train_state.apply_gradients(grads=grads), aux
+
+            return jax.lax.scan(minibatch, train_state, (shuffled, carries))
+
+        train_state, aux = jax.lax.scan(epoch, train_state, jax.random.split(key, cfg.update_epochs))
+        return train_state, {k: v.mean() for k, v in aux.items()}
+
+
+class PPO(Learner):
+    """PPO on a paritygym JAX env: rollout, GAE and updates in one jitted function (`update`)."""
+
+    def __init__(self, config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None = None):
+        self.env, self.env_params = paritygym.make(config.env_id, **config.env_kwargs)
+        default = {"return": lambda r, info: r, "length": lambda r, info: jnp.ones_like(r)}
+        super().__init__(config, self.env.action_space(self.env_params), episode_metrics, default)
+        self.has_mask = callable(getattr(self.env, "action_mask", None))
+        self.sharding = _batch_sharding(config.num_envs)
+        self.update = jax.jit(self._update, donate_argnums=0)
+
+    def _constrain(self, tree):
+        if self.sharding is None:
+            return tree
+        return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, self.sharding) if x.ndim else x, tree)
+
+    def _mask(self, env_state) -> jax.Array:
+        if not self.has_mask:
+            return jnp.ones((self.config.num_envs, self.action_dim), bool)
+        return jax.vmap(self.env.action_mask, in_axes=(0, None))(env_state, self.env_params)
+
     def init(self, key: jax.Array) -> RunnerState:
         cfg = self.config
         k_net, k_env, k_run = jax.random.split(key, 3)
         obs, env_state = jax.vmap(self.env.reset, in_axes=(0, None))(jax.random.split(k_env, cfg.num_envs), self.env_params)
         obs = _flatten_obs(obs)
-        if cfg.policy == "mlp":
-            params = self.network.init(k_net, obs[:1])
-            carry = jnp.zeros((cfg.num_envs, 1), jnp.float32)
-        else:
-            carry = self.network.initial_carry(cfg.num_envs)
-            params = self.network.init(k_net, carry[:1], obs[None, :1], jnp.zeros((1, 1), bool))
-        lr = cfg.learning_rate
-        if cfg.anneal_lr:
-            per_update = cfg.update_epochs * cfg.num_minibatches
-            lr = optax.linear_schedule(cfg.learning_rate, 0.0, cfg.num_updates * per_update)
-        tx = optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(lr, eps=1e-5))
-        train_state = TrainState.create(apply_fn=self.network.apply, params=params, tx=tx)
+        carry = self.initial_carry(cfg.num_envs)
+        train_state = self.create_train_state(k_net, obs)
         # Separate buffers per field: the update donates its input, and one buffer cannot be donated twice.
         stats = EpisodeStats(
             running={k: jnp.zeros(cfg.num_envs, jnp.float32) for k in self.metrics},
@@ -214,7 +292,6 @@ class PPO:
             )
         return runner
 
-    # ----- one update ----------------------------------------------------------------------------
     def _rollout(self, runner: RunnerState):
         cfg = self.config
         params = runner.train_state.params
@@ -254,74 +331,13 @@ class PPO:
         _, last_value, _ = self.apply(params, runner.obs, runner.carry, runner.start)
         return runner, traj, last_value, start_carry, start_flags
 
-    def _gae(self, traj: Transition, last_value: jax.Array):
-        cfg = self.config
-
-        def backward(carry, t: Transition):
-            gae, next_value = carry
-            not_done = 1.0 - t.done.astype(jnp.float32)
-            delta = t.reward + cfg.gamma * next_value * not_done - t.value
-            gae = delta + cfg.gamma * cfg.gae_lambda * not_done * gae
-            return (gae, t.value), gae
-
-        _, advantages = jax.lax.scan(backward, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
-        return advantages, advantages + traj.value
-
-    def _loss(self, params, batch: Transition, advantages, targets, carry0):
-        cfg = self.config
-        if cfg.policy == "mlp":
-            dist, value = self.network.apply(params, batch.obs)
-        else:
-            _, dist, value = self.network.apply(params, carry0, batch.obs, batch.start)
-        log_prob, entropy = nets.log_prob_and_entropy(dist, batch.action, self.continuous, None if self.continuous else batch.mask)
-        value_clipped = batch.value + jnp.clip(value - batch.value, -cfg.clip_eps, cfg.clip_eps)
-        value_loss = 0.5 * jnp.maximum((value - targets) ** 2, (value_clipped - targets) ** 2).mean()
-        ratio = jnp.exp(log_prob - batch.log_prob)
-        adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        policy_loss = -jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip_eps, 1 + cfg.clip_eps) * adv).mean()
-        entropy = entropy.mean()
-        total = policy_loss + cfg.vf_coef * value_loss - cfg.ent_coef * entropy
-        approx_kl = ((ratio - 1) - (log_prob - batch.log_prob)).mean()
-        return total, {"policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "approx_kl": approx_kl}
-
     def _update(self, runner: RunnerState):
-        cfg = self.config
         runner = runner.replace(stats=runner.stats.replace(
-            ended_count=jnp.int32(0), ended_sums={k: jnp.float32(0.0) for k in self.metrics}))  # fmt: skip
+            ended_count=jnp.zeros((), jnp.int32), ended_sums={k: jnp.zeros((), jnp.float32) for k in self.metrics}))  # fmt: skip
         runner, traj, last_value, carry0, _ = self._rollout(runner)
-        advantages, targets = self._gae(traj, last_value)
-        grad_fn = jax.value_and_grad(self._loss, has_aux=True)
-
-        def epoch(state, key):
-            train_state = state
-            if cfg.policy == "mlp":
-                flat = lambda x: x.reshape((cfg.batch_size,) + x.shape[2:])  # noqa: E731
-                data = jax.tree.map(flat, (traj, advantages, targets))
-                perm = jax.random.permutation(key, cfg.batch_size)
-                shuffled = jax.tree.map(lambda x: x[perm].reshape((cfg.num_minibatches, -1) + x.shape[1:]), data)
-                carries = jnp.zeros((cfg.num_minibatches, 1))
-            else:
-                # Recurrent: minibatches of whole env sequences (time stays axis 0).
-                perm = jax.random.permutation(key, cfg.num_envs)
-                data = (traj, advantages, targets)
-                shuffled = jax.tree.map(
-                    lambda x: jnp.swapaxes(x[:, perm].reshape((x.shape[0], cfg.num_minibatches, -1) + x.shape[2:]), 0, 1),
-                    data,
-                )
-                carries = carry0[perm].reshape((cfg.num_minibatches, -1) + carry0.shape[1:])
-
-            def minibatch(train_state, mb):
-                (batch, adv, tgt), carry = mb
-                (_, aux), grads = grad_fn(train_state.params, batch, adv, tgt, carry)
-                return train_state.apply_gradients(grads=grads), aux
-
-            train_state, aux = jax.lax.scan(minibatch, train_state, (shuffled, carries))
-            return train_state, aux
-
-        key, k_epochs = jax.random.split(runner.key)
-        train_state, aux = jax.lax.scan(epoch, runner.train_state, jax.random.split(k_epochs, cfg.update_epochs))
+        key, k_learn = jax.random.split(runner.key)
+        train_state, metrics = self.learn(runner.train_state, traj, last_value, carry0, k_learn)
         runner = runner.replace(train_state=train_state, key=key)
-        metrics = {k: v.mean() for k, v in aux.items()}
         metrics["episodes"] = runner.stats.ended_count
         for k, v in runner.stats.ended_sums.items():
             metrics[f"episode_{k}_sum"] = v
@@ -348,10 +364,6 @@ def train(config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None
     """Trains until ``total_timesteps``, ``time_budget_s`` or the target metric, whichever comes first."""
     ppo = PPO(config, episode_metrics)
     runner = ppo.init(jax.random.key(config.seed))
-    out_dir = pathlib.Path(config.out_dir) if config.out_dir else None
-    if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     say = _progress if verbose else (lambda msg: None)
     say(f"PPO on {config.env_id} {config.env_kwargs or ''}: {config.num_envs} envs x {config.num_steps} steps per update, "
         f"{config.policy} policy, {jax.device_count()} {jax.default_backend()} device(s)")  # fmt: skip
@@ -360,23 +372,39 @@ def train(config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None
     compile_s = time.perf_counter() - t0
     say(f"compiled the update in {compile_s:.1f} s")
 
+    def update() -> dict[str, float]:
+        nonlocal runner
+        runner, metrics = compiled(runner)
+        return jax.device_get(metrics)
+
+    return run_loop(config, list(ppo.metrics), update, lambda: jax.device_get(runner.train_state.params), compile_s, say)
+
+
+def run_loop(config: PPOConfig, metric_names: Sequence[str], update: Callable[[], Mapping[str, Any]],
+             get_params: Callable[[], Any], compile_s: float | Callable[[], float], say: Callable[[str], None]) -> TrainResult:
+    """The loop every trainer shares: call ``update`` (one rollout + learning step, returning losses,
+    the number of episodes that ended and their metric sums), log progress, apply the stopping rules
+    (steps, time budget, target metric over the last `target_window` episodes), write outputs."""
+    out_dir = pathlib.Path(config.out_dir) if config.out_dir else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     history: list[dict[str, float]] = []
-    recent: dict[str, list[float]] = {k: [] for k in ppo.metrics}  # per-update means, weighted below
+    recent: dict[str, list[float]] = {k: [] for k in metric_names}  # per-update sums over ended episodes
     recent_counts: list[int] = []
     start = time.perf_counter()
     last_log = -math.inf
     steps = 0
     reached = False
-    for update in range(1, config.num_updates + 1):
-        runner, metrics = compiled(runner)
-        metrics = jax.device_get(metrics)
+    for update_index in range(1, config.num_updates + 1):
+        metrics = update()
         steps += config.batch_size
         elapsed = time.perf_counter() - start
         n = int(metrics["episodes"])
-        row = {"update": update, "steps": steps, "seconds": elapsed, "episodes": n}
+        row = {"update": update_index, "steps": steps, "seconds": elapsed, "episodes": n}
         row.update({k: float(metrics[k]) for k in ("policy_loss", "value_loss", "entropy", "approx_kl")})
         if n:
-            for k in ppo.metrics:
+            for k in metric_names:
                 recent[k].append(float(metrics[f"episode_{k}_sum"]))
             recent_counts.append(n)
         # Rolling means over at least `target_window` most recent episodes (whole updates).
@@ -385,7 +413,7 @@ def train(config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None
             for k in recent:
                 recent[k].pop(0)
         total = sum(recent_counts)
-        for k in ppo.metrics:
+        for k in metric_names:
             row[f"mean_{k}"] = sum(recent[k]) / total if total else float("nan")
         history.append(row)
         done_by_target = (
@@ -393,14 +421,14 @@ def train(config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None
             and row[f"mean_{config.target_metric}"] >= config.target_value
         )  # fmt: skip
         done_by_time = config.time_budget_s is not None and elapsed >= config.time_budget_s
-        last = update == config.num_updates or done_by_target or done_by_time
+        last = update_index == config.num_updates or done_by_target or done_by_time
         if elapsed - last_log >= config.log_every_s or last:
             last_log = elapsed
             sps = steps / max(elapsed, 1e-9)
-            left = (config.num_updates - update) * config.batch_size / max(sps, 1e-9)
+            left = (config.num_updates - update_index) * config.batch_size / max(sps, 1e-9)
             if config.time_budget_s is not None:
                 left = min(left, max(config.time_budget_s - elapsed, 0.0))
-            shown = " ".join(f"{k} {row[f'mean_{k}']:+.2f}" for k in ppo.metrics if k != "length")
+            shown = " ".join(f"{k} {row[f'mean_{k}']:+.2f}" for k in metric_names if k != "length")
             say(f"steps {steps:>11,}  {sps:>9,.0f} steps/s  episodes {total:>5}  {shown}  "
                 f"entropy {row['entropy']:.3f}  elapsed {elapsed:6.0f}s  left ~{left:5.0f}s")  # fmt: skip
         if done_by_target:
@@ -410,8 +438,8 @@ def train(config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None
         if last:
             break
 
-    params = jax.device_get(runner.train_state.params)
-    result = TrainResult(config, params, history, steps, time.perf_counter() - start, compile_s, reached, out_dir)
+    compile_s = compile_s() if callable(compile_s) else compile_s
+    result = TrainResult(config, get_params(), history, steps, time.perf_counter() - start, compile_s, reached, out_dir)
     if out_dir:
         save_outputs(result)
         say(f"wrote {out_dir}/metrics.csv, metrics.json, curve.png, checkpoint.msgpack")
@@ -441,14 +469,21 @@ def save_checkpoint(path: str | pathlib.Path, config: PPOConfig, params: Any) ->
     path.with_suffix(".config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
 
 
-def load_checkpoint(path: str | pathlib.Path) -> tuple[PPOConfig, Any, PPO]:
-    """Returns (config, params, ppo) from a checkpoint written by `save_checkpoint`."""
+def load_checkpoint(path: str | pathlib.Path) -> tuple[PPOConfig, Any, Learner]:
+    """Returns (config, params, learner) from a checkpoint written by `save_checkpoint`; the learner
+    is a `PPO` for JAX envs and a `HostPPO` (with its vector env open) for native ones."""
     path = pathlib.Path(path)
     config = PPOConfig(**json.loads(path.with_suffix(".config.json").read_text()))
-    ppo = PPO(config)
-    template = ppo.init(jax.random.key(0)).train_state.params
+    if paritygym.spec(config.env_id).kind == "native":
+        from paritygym.train.host import HostPPO
+
+        learner: Learner = HostPPO(config)
+        template = learner.initial_state(jax.random.key(0))[0].params
+    else:
+        learner = PPO(config)
+        template = learner.init(jax.random.key(0)).train_state.params
     params = flax.serialization.from_bytes(template, path.read_bytes())
-    return config, params, ppo
+    return config, params, learner
 
 
 def plot_curve(history: Sequence[Mapping[str, float]], path: str | pathlib.Path, title: str) -> None:

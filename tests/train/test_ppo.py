@@ -99,3 +99,15 @@ def test_pong_example_beats_the_opponent_within_15_minutes(tmp_path):
     example = _example("ppo_pong")
     result = example.main(["--out-dir", str(tmp_path), "--no-gif"])
     assert result.reached_target and result.seconds + result.compile_seconds < 15 * 60
+
+
+def test_gameboy_example_smoke(tmp_path):
+    """PPO with the policy in JAX and the emulators in Rust (host rollouts through the vector API)."""
+    example = _example("ppo_gameboy")
+    result = example.main(["--total-timesteps", "1024", "--num-envs", "8", "--num-steps", "64", "--num-minibatches", "2",
+                           "--out-dir", str(tmp_path), "--log-every-s", "0"])  # fmt: skip
+    assert result.steps == 1024 and np.isfinite(result.history[-1]["policy_loss"])
+    _, params, learner = load_checkpoint(tmp_path / "checkpoint.msgpack")
+    for a, b in zip(jax.tree.leaves(result.params), jax.tree.leaves(params)):
+        assert np.array_equal(a, b)
+    learner.venv.close()
