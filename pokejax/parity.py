@@ -119,3 +119,13 @@ def seeds_for(index: int, base: int = 0) -> tuple[list[int], list[list[int]], in
     r = np.random.default_rng([base, index])
     words = r.integers(0, 65536, size=12).tolist()
     return words[:4], [words[4:8], words[8:12]], int(r.integers(1 << 31))
+
+
+def play_generated_battle(bridge: ShowdownBridge, index: int, base: int, team_format: str,
+                          battle_format: str = "gen1randombattle") -> BattleResult:
+    """A battle whose teams come from another Showdown team generator (``gen1hackmonscup``: any
+    moves and levels; ``gen1challengecup``: learnset moves, random IVs), played under
+    ``battle_format`` rules. Exercises moves and Pokémon random battles never use."""
+    battle_seed, player_seeds, choice_seed = seeds_for(index, base)
+    teams = [bridge.generate_team(seed, format=team_format)["packed"] for seed in player_seeds]
+    return play_battle(bridge, battle_seed, None, teams=teams, choice_seed=choice_seed, format=battle_format)

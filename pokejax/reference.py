@@ -248,7 +248,8 @@ def showdown_record(reply: dict) -> dict[str, np.ndarray]:
     out = {k: np.asarray(v) for k, v in rec.items()}
     out["turn"] = np.asarray(state["turn"])
     out["request"] = np.asarray(2 if state["ended"] else REQUEST_CODES.get(state["request_state"], -1))
-    out["winner"] = np.asarray({"": -1, "P1": 0, "P2": 1}.get(state["winner"], 2) if state["ended"] else -1)
+    # Showdown names the winning player; an ended battle without a winner is a tie
+    out["winner"] = np.asarray({"P1": 0, "P2": 1}.get(state["winner"], 2) if state["ended"] else -1)
     out["last_damage"] = np.asarray(state["last_damage"])
     out["rng"] = np.asarray([int(x) for x in state["seed"].split(",")])
     return out

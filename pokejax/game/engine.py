@@ -833,7 +833,7 @@ def after_move(st: BattleState, move, on) -> BattleState:
     act = st.active
     target_hp = _w(MOVE_SELF[move], act.hp[0], act.hp[1])
     st = set_active(st, 0, on & act.must_recharge[0] & (target_hp <= 0), must_recharge=False)
-    st = set_active(st, 0, on & (act.locked_move[0] != 0) & (act.locked_time[0] <= 0), locked_move=0, locked_time=0)
+    st = set_active(st, 0, on & (act.locked_move[0] != 0) & (act.locked_time[0] <= 0), locked_move=0, locked_time=0, locked_accuracy=0)
     lock = on & (act.trap_lock_move[0] != 0)
     st = clear_trap_lock(st, 0, lock & (target_hp <= 0))
     alive = lock & (target_hp > 0)
@@ -937,13 +937,13 @@ def run_move(st: BattleState, move, on) -> BattleState:
     self_hit = roll & ~keeps_control
     st = direct_self_damage(st, confusion_self_hit_damage(st, 0), self_hit)
     st = set_active(st, 0, self_hit, bide_time=0, bide_damage=0, two_turn_move=0, invulnerable=False,
-                    locked_move=0, locked_time=0)
+                    locked_move=0, locked_time=0, locked_accuracy=0)
     st = clear_trap_lock(st, 0, self_hit)
     live = live & ~self_hit
     paralysed = live & (st.active.status[0] == T.PAR)
     st, full = chance(st, 63, 256, paralysed)
     full = paralysed & full
-    st = set_active(st, 0, full, bide_time=0, bide_damage=0, two_turn_move=0, locked_move=0, locked_time=0)
+    st = set_active(st, 0, full, bide_time=0, bide_damage=0, two_turn_move=0, locked_move=0, locked_time=0, locked_accuracy=0)
     st = clear_trap_lock(st, 0, full)
     live = live & ~full
     act = st.active
@@ -1257,6 +1257,10 @@ def commit_move_choice(st: BattleState, i: int, action, on):
     st = set_side(st, i, forced_struggle, last_selected_move=MV_STRUGGLE, last_enemy_selected_move=MV_STRUGGLE)
     chosen_slot = jnp.clip(action, 0, 3)
     chosen = a.moves[i][chosen_slot]
+    # a Struggle in a real move slot is committed like the forced Struggle (no slot recorded)
+    chose_struggle = normal & (chosen == MV_STRUGGLE)
+    st = set_side(st, i, chose_struggle, last_selected_move=MV_STRUGGLE, last_enemy_selected_move=MV_STRUGGLE)
+    normal = normal & ~chose_struggle
     st = set_side(st, i, normal, last_selected_move=chosen, last_selected_slot=chosen_slot, last_move=chosen,
                   last_enemy_selected_move=chosen)
     return st, st.side.last_selected_move[i]

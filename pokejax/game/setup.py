@@ -61,7 +61,7 @@ def from_packed(packed: str) -> TeamArrays:
         if not 1 <= len(move_names) <= 4:
             raise ValueError(f"{name} needs 1-4 moves, got {move_names}")
         for j, mv in enumerate(move_names):
-            if mv not in _T.move_by_id or _T.move_by_id[mv] >= T.STRUGGLE:
+            if mv not in _T.move_by_id or _T.move_by_id[mv] > T.STRUGGLE:
                 raise ValueError(f"unknown gen-1 move {mv!r}")
             moves[k, j] = _T.move_by_id[mv]
         ev_fields = fields[6].split(",") if fields[6] else [""] * 6
