@@ -80,7 +80,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from paritygym.registry import load
-    from paritygym.verify import format_reports, write_reports
+    from paritygym.verify import format_reports, write_markdown, write_reports
 
     s = paritygym.spec(args.env)
     if s.verify is None:
@@ -90,6 +90,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print(format_reports(reports))
     out = pathlib.Path(args.out) if args.out else pathlib.Path("runs/verify") / f"{args.env}-L{args.level}.json"
     print(f"json: {write_reports(reports, out)}")
+    if args.markdown:
+        command = " ".join(["paritygym", *sys.argv[1:]]) if sys.argv and sys.argv[0].endswith("paritygym") else ""
+        print(f"markdown: {write_markdown(reports, args.markdown, command)}")
     return 0 if reports and all(r.passed for r in reports) else 1
 
 
@@ -145,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--episodes", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="JSON path (default runs/verify/ENV-L<level>.json)")
+    p.add_argument("--markdown", default=None, help="also write a Markdown report here (e.g. docs/verification/ENV-L4.md)")
     p.set_defaults(func=cmd_verify)
     return parser
 

@@ -18,6 +18,7 @@ import tempfile
 import time
 from typing import Any
 
+import gymnasium
 import numpy as np
 
 from pongjax.game import PongParams
@@ -124,6 +125,12 @@ class CPong:
                             None if bits_arr is None else _ptr(bits_arr))
         return self.states["obs"].copy()
 
+    def reset_one(self, i: int, bit: int) -> None:
+        """Starts a new game in env ``i`` only."""
+        bits = np.array([bit], np.uint8)
+        address = self.states.ctypes.data + i * STATE_DTYPE.itemsize
+        self.lib.pong_reset(ctypes.byref(self.config), ctypes.c_void_p(address), 1, _ptr(bits))
+
     def step(self, actions: np.ndarray, bits: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Steps every env once; returns copies of (obs, rewards, terminals)."""
         acts = np.ascontiguousarray(np.asarray(actions, np.float32).reshape(self.num_envs))
@@ -177,6 +184,52 @@ class CPongAdapter:
 
     def close(self) -> None:
         pass
+
+
+class CPongVectorEnv(gymnasium.vector.VectorEnv):
+    """The C reference as a Gymnasium vector env (numpy in/out, same-step autoreset), so that policies
+    can be trained and evaluated on the reference itself (L4). Round-start bits come from a numpy
+    generator seeded by ``seed``; ``max_steps_in_episode`` truncates like `Pong-v0`'s parameter."""
+
+    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int, seed: int = 0, frameskip: int = 1, continuous: bool = False,
+                 corrected: bool = False, max_steps_in_episode: int = 2**31 - 1):
+        self.env = CPong(num_envs, frameskip=frameskip, continuous=continuous, corrected=corrected)
+        self.num_envs = num_envs
+        self.max_steps = max_steps_in_episode
+        self.single_observation_space = gymnasium.spaces.Box(-0.025, 1.0, (8,), np.float32)
+        self.single_action_space = (
+            gymnasium.spaces.Box(-1.0, 1.0, (1,), np.float32) if continuous else gymnasium.spaces.Discrete(3)
+        )
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._rng = np.random.default_rng(seed)
+        self._time = np.zeros(num_envs, np.int64)
+
+    def _bits(self, n: int) -> np.ndarray:
+        return self._rng.integers(0, 2, n, dtype=np.uint8)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._time[:] = 0
+        return self.env.reset(self._bits(self.num_envs)), {}
+
+    def step(self, actions):
+        from paritygym.spaces import validate_batched_action
+
+        actions = validate_batched_action(actions, self.single_action_space, self.num_envs)
+        obs, reward, terminated = self.env.step(actions, self._bits(self.num_envs))
+        self._time = np.where(terminated, 0, self._time + 1)
+        truncated = (self._time >= self.max_steps) & ~terminated
+        final_obs = obs.copy()
+        for i in np.flatnonzero(truncated):
+            self.env.reset_one(int(i), int(self._bits(1)[0]))
+            self._time[i] = 0
+        if truncated.any():
+            obs = self.env.states["obs"].copy()
+        return obs, reward, terminated, truncated, {"final_obs": final_obs}
 
 
 def _rollout_worker(args: tuple[int, int, int, dict, int, Any]) -> tuple[int, float]:

@@ -137,14 +137,58 @@ CONFIGS = [
 ]  # fmt: skip
 
 
+# L4 setup: PPO as in examples/ppo_pong.py, with a fixed step budget (no early stop) so that every
+# seed trains for the same number of steps on both backends.
+L4_ENV = {"frameskip": 4, "max_steps_in_episode": 20_000}
+L4_MARGIN = 1.0  # return (issue: Pong 1.0)
+
+
+def l4_config(total_timesteps: int = 8_000_000):
+    from paritygym.train import PPOConfig
+
+    return PPOConfig(env_id="Pong-v0", env_kwargs=dict(L4_ENV), num_envs=512, num_steps=64, num_minibatches=8,
+                     total_timesteps=total_timesteps, log_every_s=1e9)  # fmt: skip
+
+
+def l4_backends():
+    """(ours, reference) vector-env factories (num_envs, seed) -> VectorEnv for the L4 setup."""
+    import paritygym
+    from pongjax.reference import CPongVectorEnv
+
+    def ours(n, seed):
+        return paritygym.make_vec("Pong-v0", num_envs=n, seed=seed, **L4_ENV)
+
+    def reference(n, seed):
+        return CPongVectorEnv(n, seed, frameskip=L4_ENV["frameskip"], max_steps_in_episode=L4_ENV["max_steps_in_episode"])
+
+    return ours, reference
+
+
+def verify_l4(seeds: int = 10, eval_episodes: int = 32, seed: int = 0, total_timesteps: int = 8_000_000) -> list[Any]:
+    """L4: PPO trained on pongjax and on the C reference (10 seeds each), every policy evaluated on both."""
+    from paritygym.train.transfer import policy_transfer
+
+    ours, reference = l4_backends()
+    result = policy_transfer(
+        "Pong-v0", l4_config(total_timesteps), range(seed, seed + seeds), ours, reference, margin=L4_MARGIN,
+        eval_episodes=eval_episodes, train_on_reference=True,
+    )  # fmt: skip
+    for report in result.reports:
+        report.details["per_policy_means"] = result.scores
+    return result.reports
+
+
 def verify(level: int = 3, episodes: int = 100, seed: int = 0) -> list[Any]:
-    """`paritygym verify Pong-v0`: lockstep rollouts until every env has finished a game, per config."""
+    """`paritygym verify Pong-v0`: L3 lockstep rollouts until every env has finished a game, per
+    config; L4 policy transfer (``episodes`` evaluation episodes per policy and backend)."""
     from paritygym.verify import ParityReport, compare_trajectories
 
+    if level == 4:
+        return verify_l4(eval_episodes=episodes, seed=seed)
     if level != 3:
         return [
             ParityReport("Pong-v0", level, f"level {level}", passed=False,
-                         failure="only L3 runs from the CLI; L1/L2 are in tests/pong (pytest tests/pong)")
+                         failure="L1/L2 run in the test suite (pytest tests/pong); the CLI runs L3 and L4")
         ]  # fmt: skip
     reports = []
     for policy, frameskip, continuous, steps in CONFIGS:

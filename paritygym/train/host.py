@@ -17,7 +17,6 @@ import jax.numpy as jnp
 import numpy as np
 
 import paritygym
-from paritygym.train import networks as nets
 from paritygym.train.ppo import Learner, PPOConfig, TrainResult, Transition, _progress, run_loop
 
 # (reward [num_envs], info) -> per-step value, summed over an episode (numpy).
@@ -47,12 +46,7 @@ class HostPPO(Learner):
         default = {"return": lambda r, info: r, "length": lambda r, info: np.ones_like(r)}
         super().__init__(config, self.venv.single_action_space, episode_metrics, default)
 
-        def act(params, obs, carry, start, mask, key):
-            dist, value, carry = self.apply(params, obs, carry, start)
-            action, log_prob = nets.sample_action(key, dist, self.continuous, None if self.continuous else mask)
-            return action, self.env_action(action), log_prob, value, carry
-
-        self._act = jax.jit(act)
+        self._act = jax.jit(self.act, static_argnames="greedy")
         self._value = jax.jit(lambda params, obs, carry, start: self.apply(params, obs, carry, start)[1])
         self._learn = jax.jit(self.learn, donate_argnums=0)
 

@@ -185,6 +185,17 @@ class Learner:
             return jnp.clip(action, self.action_low, self.action_high)
         return action.astype(jnp.int32)
 
+    def act(self, params, obs, carry, start, mask, key, greedy: bool = False):
+        """One policy step for a batch: (action, env_action, log_prob, value, carry). ``mask`` may be None."""
+        dist, value, carry = self.apply(params, obs, carry, start)
+        mask = None if self.continuous else mask
+        if greedy:
+            action = nets.greedy_action(dist, self.continuous, mask)
+            log_prob, _ = nets.log_prob_and_entropy(dist, action, self.continuous, mask)
+        else:
+            action, log_prob = nets.sample_action(key, dist, self.continuous, mask)
+        return action, self.env_action(action), log_prob, value, carry
+
     def _gae(self, traj: Transition, last_value: jax.Array):
         cfg = self.config
 

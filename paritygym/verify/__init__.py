@@ -7,7 +7,7 @@ from paritygym.verify.compare import (
     assert_trajectories_match,
     compare_trajectories,
 )
-from paritygym.verify.report import ParityReport, format_reports, write_reports
+from paritygym.verify.report import ParityReport, format_reports, write_markdown, write_reports
 from paritygym.verify.tost import TostResult, tost
 
 __all__ = [
@@ -21,5 +21,6 @@ __all__ = [
     "compare_trajectories",
     "format_reports",
     "tost",
+    "write_markdown",
     "write_reports",
 ]

@@ -70,3 +70,22 @@ def _jsonable(value: Any) -> Any:
     except ImportError:  # pragma: no cover
         pass
     return str(value)
+
+
+def write_markdown(reports: Sequence[ParityReport], path: str | pathlib.Path, command: str = "") -> pathlib.Path:
+    """A Markdown report (table plus each check's details), for docs/verification/."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f"# Parity report: {', '.join(sorted({r.env_id for r in reports}))}", ""]
+    if command:
+        lines += [f"Regenerate with `{command}`.", ""]
+    lines += ["| level | check | episodes | criterion | result |", "|---|---|---|---|---|"]
+    for r in reports:
+        result = "pass" if r.passed else f"FAIL: {r.failure}"
+        lines.append(f"| L{r.level} | {r.name} | {r.episodes} | {r.tolerance} | {result} |")
+    lines.append("")
+    for r in reports:
+        if r.details:
+            lines += [f"## {r.name}", "", "```json", json.dumps(r.details, indent=1, default=_jsonable), "```", ""]
+    path.write_text("\n".join(lines))
+    return path

@@ -122,3 +122,11 @@ def test_key_word_bits_are_balanced_even_for_consecutive_keys():
         bits = (words[:, None] >> np.arange(32)) & 1
         assert np.all(np.abs(bits.mean(axis=0) - 0.5) < 0.04)
         assert len(np.unique(words)) > 4000
+
+
+def test_markdown_report(tmp_path):
+    from paritygym.verify import write_markdown
+
+    reports = [ParityReport("Toy-v0", 4, "transfer", False, episodes=3, failure="not shown equivalent", details={"p": 0.2})]
+    text = write_markdown(reports, tmp_path / "r.md", command="paritygym verify Toy-v0 --level 4").read_text()
+    assert "| L4 | transfer | 3 |" in text and "FAIL: not shown equivalent" in text and '"p": 0.2' in text
