@@ -1,0 +1,38 @@
+"""Several devices: PPO and the benchmark shard the env batch over every JAX device. Run in a
+subprocess with 4 host CPU devices (XLA_FLAGS must be set before JAX starts)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent(
+    """
+    import jax, numpy as np
+    assert jax.device_count() == 4, jax.devices()
+    from paritygym.train import PPOConfig
+    from paritygym.train.ppo import PPO, train
+    config = PPOConfig(env_id="Pong-v0", num_envs=16, num_steps=16, total_timesteps=16 * 16 * 2,
+                       num_minibatches=2, update_epochs=1, log_every_s=0.0)
+    ppo = PPO(config)
+    runner = ppo.init(jax.random.key(0))
+    runner, metrics = ppo.update(runner)
+    devices = {d for leaf in jax.tree.leaves(runner.env_state) for d in leaf.sharding.device_set}
+    assert len(devices) == 4, devices
+    result = train(config, verbose=False)
+    assert all(np.isfinite(v).all() for v in jax.tree.leaves(result.params))
+    from paritygym.bench import run_bench
+    bench = run_bench("Pong-v0", batches=[8], min_seconds=0.05, scan_length=4)
+    assert all(m.steps_per_second > 0 for m in bench.measurements)
+    assert bench.machine["jax_device_count"] == 4
+    print("OK")
+    """
+)
+
+
+def test_training_and_bench_shard_over_four_cpu_devices():
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0 and "OK" in out.stdout, out.stdout[-3000:] + out.stderr[-3000:]
