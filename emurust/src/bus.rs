@@ -260,6 +260,22 @@ impl Bus {
         self.read_other(addr, now)
     }
 
+    /// A data read (not an instruction fetch): same as `read`, testing work RAM first because
+    /// stack and variable accesses dominate.
+    #[inline(always)]
+    pub fn read_data(&mut self, addr: u16, now: u64) -> u8 {
+        if (0xC000..0xFE00).contains(&addr) {
+            return self.wram[(addr & 0x1FFF) as usize];
+        }
+        if addr < 0x8000 {
+            return self.cart.read_rom(addr);
+        }
+        if (0xFF80..0xFFFF).contains(&addr) {
+            return self.hram[(addr - 0xFF80) as usize];
+        }
+        self.read_other(addr, now)
+    }
+
     #[inline(never)]
     fn read_other(&mut self, addr: u16, now: u64) -> u8 {
         match addr >> 12 {

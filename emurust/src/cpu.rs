@@ -60,13 +60,12 @@ pub struct Cpu {
     pub halted_during_ei: bool,
     /// STOP (hardware profile): waiting for a button press.
     pub stopped: bool,
-    /// What the next opcode fetch adds to PC: 1, or 0 after a HALT bug (hardware profile), which
-    /// makes the byte after HALT be read twice.
-    fetch_step: u16,
-    /// Total T-cycles since power-on.
+    /// HALT bug pending (hardware profile): the next opcode fetch leaves PC in place, so the byte
+    /// after HALT is read twice. Set by HALT, which also ends the batch; consumed at the next batch.
+    pub halt_bug: bool,
+    /// Total T-cycles since power-on. While an instruction executes this is its start: memory access
+    /// times are offsets from it, and the instruction's length is added when it completes.
     pub cycles: u64,
-    /// Start of the instruction being executed (memory access times are offsets from it).
-    start: u64,
     pub fault: Option<CpuFault>,
 }
 
@@ -81,28 +80,27 @@ impl Default for Cpu {
             halted: false,
             halted_during_ei: false,
             stopped: false,
-            fetch_step: 1,
+            halt_bug: false,
             cycles: 0,
-            start: 0,
             fault: None,
         }
     }
 }
 
 impl Cpu {
-    #[inline]
+    #[inline(always)]
     pub fn af(&self) -> u16 {
         u16::from_be_bytes([self.r[A], self.r[F]])
     }
-    #[inline]
+    #[inline(always)]
     pub fn bc(&self) -> u16 {
         u16::from_be_bytes([self.r[B], self.r[C]])
     }
-    #[inline]
+    #[inline(always)]
     pub fn de(&self) -> u16 {
         u16::from_be_bytes([self.r[D], self.r[E]])
     }
-    #[inline]
+    #[inline(always)]
     pub fn hl(&self) -> u16 {
         u16::from_be_bytes([self.r[H], self.r[L]])
     }
@@ -112,33 +110,33 @@ impl Cpu {
     pub fn f(&self) -> u8 {
         self.r[F]
     }
-    #[inline]
+    #[inline(always)]
     pub fn set_af(&mut self, v: u16) {
         self.r[A] = (v >> 8) as u8;
         self.r[F] = v as u8 & 0xF0;
     }
-    #[inline]
+    #[inline(always)]
     pub fn set_bc(&mut self, v: u16) {
         self.r[B] = (v >> 8) as u8;
         self.r[C] = v as u8;
     }
-    #[inline]
+    #[inline(always)]
     pub fn set_de(&mut self, v: u16) {
         self.r[D] = (v >> 8) as u8;
         self.r[E] = v as u8;
     }
-    #[inline]
+    #[inline(always)]
     pub fn set_hl(&mut self, v: u16) {
         self.r[H] = (v >> 8) as u8;
         self.r[L] = v as u8;
     }
 
-    #[inline]
+    #[inline(always)]
     fn flag(&self, mask: u8) -> bool {
         self.r[F] & mask != 0
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_flags(&mut self, z: bool, n: bool, h: bool, c: bool) {
         self.r[F] = (if z { FLAG_Z } else { 0 }) | (if n { FLAG_N } else { 0 }) | (if h { FLAG_H } else { 0 }) | (if c { FLAG_C } else { 0 });
     }
@@ -147,17 +145,17 @@ impl Cpu {
 
     #[inline(always)]
     fn read_at(&mut self, bus: &mut Bus, addr: u16, offset: u64) -> u8 {
-        bus.read(addr, self.start + offset)
+        bus.read_data(addr, self.cycles + offset)
     }
 
     #[inline(always)]
     fn write_at(&mut self, bus: &mut Bus, addr: u16, value: u8, offset: u64) {
-        bus.write(addr, value, self.start + offset)
+        bus.write(addr, value, self.cycles + offset)
     }
 
     #[inline(always)]
     fn fetch(&mut self, bus: &mut Bus) -> u8 {
-        let v = bus.read(self.pc, self.start);
+        let v = bus.read(self.pc, self.cycles);
         self.pc = self.pc.wrapping_add(1);
         v
     }
@@ -170,7 +168,7 @@ impl Cpu {
     }
 
     /// Pushes `value`: high byte at `offset`, low byte 4 cycles later.
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, bus: &mut Bus, value: u16, offset: u64) {
         self.sp = self.sp.wrapping_sub(1);
         self.write_at(bus, self.sp, (value >> 8) as u8, offset);
@@ -179,7 +177,7 @@ impl Cpu {
     }
 
     /// Pops a word: low byte at `offset`, high byte 4 cycles later.
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self, bus: &mut Bus, offset: u64) -> u16 {
         let lo = self.read_at(bus, self.sp, offset);
         self.sp = self.sp.wrapping_add(1);
@@ -201,7 +199,7 @@ impl Cpu {
 
     // ---- ALU ---------------------------------------------------------------------------------
 
-    #[inline]
+    #[inline(always)]
     fn alu(&mut self, op: u8, v: u8) {
         let a = self.r[A];
         match op & 7 {
@@ -237,20 +235,21 @@ impl Cpu {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn inc8(&mut self, v: u8) -> u8 {
         let r = v.wrapping_add(1);
         self.r[F] = (self.r[F] & FLAG_C) | if r == 0 { FLAG_Z } else { 0 } | if v & 0xF == 0xF { FLAG_H } else { 0 };
         r
     }
 
-    #[inline]
+    #[inline(always)]
     fn dec8(&mut self, v: u8) -> u8 {
         let r = v.wrapping_sub(1);
         self.r[F] = (self.r[F] & FLAG_C) | FLAG_N | if r == 0 { FLAG_Z } else { 0 } | if v & 0xF == 0 { FLAG_H } else { 0 };
         r
     }
 
+    #[inline(always)]
     fn add_hl(&mut self, v: u16) {
         let hl = self.hl();
         let r = hl as u32 + v as u32;
@@ -259,6 +258,7 @@ impl Cpu {
     }
 
     /// SP + signed e8 with flags from the unsigned low-byte addition (ADD SP,e8 and LD HL,SP+e8).
+    #[inline(always)]
     fn sp_plus(&mut self, e: u8) -> u16 {
         let sp = self.sp;
         let low = (sp & 0xFF) + e as u16;
@@ -266,6 +266,7 @@ impl Cpu {
         sp.wrapping_add(e as i8 as u16)
     }
 
+    #[inline(always)]
     fn daa(&mut self) {
         let mut a = self.r[A];
         let mut carry = self.flag(FLAG_C);
@@ -290,6 +291,7 @@ impl Cpu {
     }
 
     /// CB-prefixed rotate/shift/swap (op bits 3-5 select the operation).
+    #[inline(always)]
     fn cb_shift(&mut self, op: u8, v: u8) -> u8 {
         let c_in = self.flag(FLAG_C) as u8;
         let (r, c) = match (op >> 3) & 7 {
@@ -306,7 +308,7 @@ impl Cpu {
         r
     }
 
-    #[inline]
+    #[inline(always)]
     fn condition(&self, op: u8) -> bool {
         match (op >> 3) & 3 {
             0 => !self.flag(FLAG_Z),
@@ -325,7 +327,6 @@ impl Cpu {
 
     /// Interrupt dispatch: 20 cycles, both PC bytes written at its first cycle.
     fn dispatch(&mut self, bus: &mut Bus) {
-        self.start = self.cycles;
         let pc = self.pc;
         self.sp = self.sp.wrapping_sub(1);
         self.write_at(bus, self.sp, (pc >> 8) as u8, 0);
@@ -364,9 +365,9 @@ impl Cpu {
                     self.halted_during_ei = false;
                 }
                 if self.ime {
-                    if self.fetch_step == 0 {
+                    if self.halt_bug {
                         // HALT bug with EI;HALT: the handler returns to the HALT itself.
-                        self.fetch_step = 1;
+                        self.halt_bug = false;
                         self.pc = self.pc.wrapping_sub(1);
                     }
                     self.dispatch(bus);
@@ -378,6 +379,10 @@ impl Cpu {
             return;
         }
         bus.bail = false;
+        if self.halt_bug && self.cycles < end {
+            self.halt_bug = false;
+            self.step_with::<false>(bus);
+        }
         while self.cycles < end && !bus.bail {
             self.step(bus);
         }
@@ -390,10 +395,16 @@ impl Cpu {
     /// Executes one instruction.
     #[inline(always)]
     pub fn step(&mut self, bus: &mut Bus) {
-        self.start = self.cycles;
-        let op = bus.read(self.pc, self.start);
-        self.pc = self.pc.wrapping_add(self.fetch_step);
-        self.fetch_step = 1;
+        self.step_with::<true>(bus);
+    }
+
+    /// One instruction; `ADVANCE = false` is the HALT bug's fetch that leaves PC in place.
+    #[inline(always)]
+    fn step_with<const ADVANCE: bool>(&mut self, bus: &mut Bus) {
+        let op = bus.read(self.pc, self.cycles);
+        if ADVANCE {
+            self.pc = self.pc.wrapping_add(1);
+        }
         let mut cycles = CYCLES[op as usize] as u64;
         match op {
             0x00 => {}
@@ -411,7 +422,7 @@ impl Cpu {
             }
             0x31 => self.sp = self.fetch16(bus),
             0x02 => self.write_at(bus, self.bc(), self.r[A], 0),
-            0x12 => bus.write_locking(self.de(), self.r[A], self.start),
+            0x12 => bus.write_locking(self.de(), self.r[A], self.cycles),
             0x22 => {
                 let hl = self.hl();
                 self.write_at(bus, hl, self.r[A], 0);
@@ -423,7 +434,7 @@ impl Cpu {
                 self.set_hl(hl.wrapping_sub(1));
             }
             0x0A => self.r[A] = self.read_at(bus, self.bc(), 0),
-            0x1A => self.r[A] = bus.read_locking(self.de(), self.start),
+            0x1A => self.r[A] = bus.read_locking(self.de(), self.cycles),
             0x2A => {
                 let hl = self.hl();
                 self.r[A] = self.read_at(bus, hl, 0);
@@ -506,7 +517,7 @@ impl Cpu {
                 self.pc = self.pc.wrapping_add(1);
                 if bus.profile == Profile::Hardware {
                     // DMG: the divider is reset and the CPU sleeps until a button is pressed.
-                    bus.write(0xFF04, 0, self.start);
+                    bus.write(0xFF04, 0, self.cycles);
                     if bus.joypad.pressed == 0 {
                         self.stopped = true;
                         bus.bail = true;
@@ -536,7 +547,7 @@ impl Cpu {
                 let dst = (op >> 3) & 7;
                 let src = op & 7;
                 if src == 6 {
-                    let v = if op == 0x7E { bus.read_locking(self.hl(), self.start) } else { self.read_at(bus, self.hl(), 0) };
+                    let v = if op == 0x7E { bus.read_locking(self.hl(), self.cycles) } else { self.read_at(bus, self.hl(), 0) };
                     self.set_reg(dst, v);
                 } else if dst == 6 {
                     let v = self.reg(src);
@@ -671,10 +682,12 @@ impl Cpu {
         }
     }
 
+    #[inline(always)]
     fn halt(&mut self, bus: &mut Bus) {
         if bus.profile == Profile::Hardware && !self.ime && Self::pending(bus) != 0 {
-            // HALT bug: no halt, and the next opcode byte is read twice.
-            self.fetch_step = 0;
+            // HALT bug: no halt, and the next opcode byte is read twice (see `halt_bug`).
+            self.halt_bug = true;
+            bus.bail = true;
             return;
         }
         // Wait on the HALT opcode itself; waking up moves PC past it (unless EI was still pending).
@@ -684,6 +697,7 @@ impl Cpu {
         bus.bail = true;
     }
 
+    #[inline(always)]
     fn step_cb(&mut self, bus: &mut Bus) -> u64 {
         let op = self.fetch(bus);
         let idx = op & 7;
@@ -726,7 +740,7 @@ impl Cpu {
         for v in [self.r[A], self.r[F], self.r[B], self.r[C], self.r[D], self.r[E], self.r[H], self.r[L]] {
             w.u8(v);
         }
-        w.u8(self.fetch_step as u8);
+        w.bool(self.halt_bug);
         w.u16(self.sp);
         w.u16(self.pc);
         w.bool(self.ime);
@@ -754,11 +768,7 @@ impl Cpu {
         self.r[E] = r.u8()?;
         self.r[H] = r.u8()?;
         self.r[L] = r.u8()?;
-        self.fetch_step = match r.u8()? {
-            0 => 0,
-            1 => 1,
-            _ => return Err(StateError::Invalid("fetch step")),
-        };
+        self.halt_bug = r.bool()?;
         self.sp = r.u16()?;
         self.pc = r.u16()?;
         self.ime = r.bool()?;

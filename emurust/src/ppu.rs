@@ -138,8 +138,10 @@ pub struct Ppu {
     line_base: u64,
     next_event_at: u64,
     event: Event,
-    /// Cycle count of the last catch-up: a catch-up at the same count performs no transition (PyBoy).
+    /// Cycle count of the last transition: a catch-up at that same count performs no other
+    /// transition (PyBoy), so the next one is ready at max(next_event_at, last_tick_at + 1).
     last_tick_at: u64,
+    ready_at: u64,
     first_frame: bool,
     /// Set when a frame boundary has been reached; the frame loop clears it.
     pub frame_done: bool,
@@ -183,6 +185,7 @@ impl Default for Ppu {
             next_event_at: CYCLES_PER_FRAME,
             event: Event::OffFrameEnd,
             last_tick_at: 0,
+            ready_at: CYCLES_PER_FRAME,
             first_frame: false,
             frame_done: false,
             window_triggered: false,
@@ -221,17 +224,20 @@ impl Ppu {
     fn schedule(&mut self, event: Event, at: u64) {
         self.event = event;
         self.next_event_at = at;
+        self.ready_at = at.max(self.last_tick_at + 1);
     }
 
     /// Recomputes the STAT line; returns IRQ_STAT on a rising edge.
+    #[inline]
     fn update_stat_line(&mut self, vblank_start: bool) -> u8 {
-        let e = self.stat_enables;
-        let line = (self.lyc_flag && e & 0x40 != 0)
-            || (self.mode == MODE_HBLANK && e & 0x08 != 0)
-            || (self.mode == MODE_VBLANK && e & 0x10 != 0)
-            || (self.mode == MODE_OAM && e & 0x20 != 0)
+        // STAT enable bit of each mode's interrupt source (mode 3 has none).
+        const MODE_SOURCE: [u8; 4] = [0x08, 0x10, 0x20, 0x00];
+        let mut sources = MODE_SOURCE[self.mode as usize & 3] | ((self.lyc_flag as u8) << 6);
+        if vblank_start {
             // The OAM source also fires when line 144 starts.
-            || (vblank_start && e & 0x20 != 0);
+            sources |= 0x20;
+        }
+        let line = self.stat_enables & sources != 0;
         let rose = line && !self.stat_line;
         self.stat_line = line;
         if rose {
@@ -320,11 +326,17 @@ impl Ppu {
     }
 
     /// Performs the due transition, if any (at most one per call). Returns interrupt request bits.
+    #[inline(always)]
     pub fn tick(&mut self, now: u64) -> u8 {
-        if now < self.next_event_at || now <= self.last_tick_at {
-            self.last_tick_at = self.last_tick_at.max(now);
+        if now < self.ready_at {
             return 0;
         }
+        self.transition(now)
+    }
+
+    /// The due transition (see `tick`).
+    #[inline(never)]
+    fn transition(&mut self, now: u64) -> u8 {
         self.last_tick_at = now;
         let at = self.next_event_at;
         match self.event {
@@ -663,6 +675,7 @@ impl Ppu {
         self.next_event_at = r.u64()?;
         self.event = Event::from_u8(r.u8()?).ok_or(StateError::Invalid("LCD event"))?;
         self.last_tick_at = r.u64()?;
+        self.ready_at = self.next_event_at.max(self.last_tick_at + 1);
         self.first_frame = r.bool()?;
         self.frame_done = r.bool()?;
         self.window_triggered = r.bool()?;
