@@ -138,7 +138,6 @@ class Tables:
     move_effect: np.ndarray
     move_counterable: np.ndarray  # Normal/Fighting with basePower > 0 (Counter's test)
     move_metronome_callable: np.ndarray
-    move_hits_minimized: np.ndarray  # flag "minimize": never misses a minimized target (Stomp)
     metronome_list: np.ndarray    # move indices Metronome samples from, in Showdown's order
     species_by_id: dict
     move_by_id: dict
@@ -182,7 +181,7 @@ def load() -> Tables:
         "type", "category", "power", "accuracy", "pp", "maxpp", "priority", "high_crit", "targets_self",
         "ignore_immunity", "multihit", "recoil_num", "recoil_den", "drain", "fixed_damage", "selfdestruct",
         "status", "primary_volatile", "secondary_chance", "secondary_kind", "secondary_status", "effect",
-        "counterable", "metronome_callable", "hits_minimized")}
+        "counterable", "metronome_callable")}
     boosts = np.zeros((n, 7), np.int32)
     sec_boosts = np.zeros((n, 7), np.int32)
     cols["recoil_den"][:] = 1
@@ -239,7 +238,6 @@ def load() -> Tables:
             cols["secondary_chance"][i] = chance
         cols["effect"][i] = int(_EFFECT_BY_ID.get(m["id"], Effect.NONE))
         cols["counterable"][i] = int(m["type"] in ("Normal", "Fighting") and m["basePower"] > 0)
-        cols["hits_minimized"][i] = int("minimize" in m["flags"])
 
     # Placeholder moves.
     move_ids[NOMOVE] = "nomove"
@@ -270,7 +268,6 @@ def load() -> Tables:
         move_secondary_status=cols["secondary_status"], move_secondary_boosts=sec_boosts,
         move_effect=cols["effect"], move_counterable=cols["counterable"],
         move_metronome_callable=cols["metronome_callable"], metronome_list=metronome_list,
-        move_hits_minimized=cols["hits_minimized"],
         species_by_id={s: i for i, s in enumerate(species_ids) if s},
         move_by_id={m: i for i, m in enumerate(move_ids) if m},
         raw=raw,

@@ -53,7 +53,6 @@ MOVE_SEC_STATUS = _col(_T.move_secondary_status)
 MOVE_SEC_BOOSTS = _col(_T.move_secondary_boosts)
 MOVE_EFFECT = _col(_T.move_effect)
 MOVE_COUNTERABLE = _col(_T.move_counterable).astype(bool)
-MOVE_HITS_MINIMIZED = _col(_T.move_hits_minimized).astype(bool)
 METRONOME_LIST = _col(_T.metronome_list)
 
 _ID = _T.move_by_id
@@ -714,11 +713,9 @@ def hit_foe(st: BattleState, move, on):
     store = live & ~never_miss
     st = set_active(st, 0, store & (act.locked_move[0] != 0), locked_accuracy=acc)
     st = set_active(st, 0, store & act.rage[0], rage_accuracy=acc)
-    # Accuracy event on the foe: its trapper always hits it; Stomp always hits a minimized foe
+    # Accuracy event on the foe: its trapper always hits it (gen 1's Minimize has no accuracy effect)
     trapped_by_user = (act.trapped[1] > 0) & (act.trapped_source[1] == act.slot[0])
-    minimized = act.minimize[1]
-    st, _ = tie_draw(st, live & (act.trapped[1] > 0) & minimized)
-    never_miss = never_miss | trapped_by_user | (minimized & MOVE_HITS_MINIMIZED[move])
+    never_miss = never_miss | trapped_by_user
     st, hit = chance(st, acc, 256, live & ~never_miss)
     miss = live & ~never_miss & ~hit
     st = st.replace(last_damage=_w(miss, 0, st.last_damage))
@@ -1090,10 +1087,12 @@ def run_switch(st: BattleState, on) -> BattleState:
     return st
 
 
-def _shuffle_draws(st: BattleState, start, size, on):
-    """Draws of a Fisher-Yates shuffle of ``size`` (0-3) tied items at list position ``start``."""
-    st, _ = draw(st, start, start + size, on & (size >= 2))
-    st, _ = draw(st, start + 1, start + size, on & (size >= 3))
+def _shuffle_draws(st: BattleState, start, size, on, max_size: int = 8):
+    """Draws of Showdown's Fisher-Yates shuffle of ``size`` tied items at list position ``start``:
+    ``random(k, start + size)`` for k = start ... start + size - 2 (the results only reorder
+    handlers whose order does not matter here)."""
+    for k in range(max_size - 1):
+        st, _ = draw(st, start + k, start + size, on & (size >= k + 2))
     return st
 
 
@@ -1108,8 +1107,8 @@ def residual(st: BattleState, on) -> BattleState:
     tie = act.speed[0] == act.speed[1]
     fast = _w(act.speed[0] >= act.speed[1], 0, 1)
     st = _shuffle_draws(st, 0, counts[0] + counts[1], on & tie)
-    st = _shuffle_draws(st, 0, counts[fast], on & ~tie)
-    st = _shuffle_draws(st, counts[fast], counts[1 - fast], on & ~tie)
+    st = _shuffle_draws(st, 0, counts[fast], on & ~tie, max_size=4)
+    st = _shuffle_draws(st, counts[fast], counts[1 - fast], on & ~tie, max_size=4)
     act = st.active
     live = on & ~act.fainted
     dec = lambda x: _w(live & (x > 0), x - 1, x)
@@ -1144,8 +1143,8 @@ def end_turn(st: BattleState, on) -> BattleState:
         has_status = ((a.status[i] == T.SLP) | (a.status[i] == T.FRZ)).astype(I32)
         low = ((a.disable_move[i] != 0).astype(I32) + (a.trap_lock_move[i] != 0).astype(I32)
                + (a.bide_time[i] > 0).astype(I32))
-        st = _shuffle_draws(st, 0, high, alive)
-        st = _shuffle_draws(st, high + has_status, low, alive)
+        st = _shuffle_draws(st, 0, high, alive, max_size=2)
+        st = _shuffle_draws(st, high + has_status, low, alive, max_size=3)
         a = st.active
         maybe = (a.trapped[i] > 0) & a.trapped_maybe_locked[i] | (a.fake_trapped[i] > 0)
         maybe = maybe & ~(has_status == 1)
