@@ -80,6 +80,7 @@ def load_library() -> ctypes.CDLL:
         ptr = ctypes.c_void_p
         lib.pong_reset.argtypes = [ptr, ptr, ctypes.c_int32, ptr]
         lib.pong_step.argtypes = [ptr, ptr, ctypes.c_int32, ptr, ptr, ptr, ptr]
+        lib.pong_step_rand_logged.argtypes = [ptr, ptr, ctypes.c_int32, ptr, ptr, ptr, ptr]
         lib.pong_observations.argtypes = [ptr, ctypes.c_int32, ptr]
         lib.pong_random_rollout.argtypes = [ptr, ptr, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32]
         lib.pong_random_rollout.restype = ctypes.c_double
@@ -138,6 +139,15 @@ class CPong:
         self.lib.pong_step(ctypes.byref(self.config), _ptr(self.states), self.num_envs, _ptr(acts),
                            None if bits_arr is None else _ptr(bits_arr), _ptr(self.rewards), _ptr(self.terminals))
         return self.states["obs"].copy(), self.rewards.copy(), self.terminals.astype(bool)
+
+    def step_rand_logged(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Steps with round-start bits from C's `rand()` (as PufferLib draws them); returns copies of
+        (obs, rewards, terminals, bits drawn: 0/1, or 2 where an env drew none)."""
+        acts = np.ascontiguousarray(np.asarray(actions, np.float32).reshape(self.num_envs))
+        bits = np.empty(self.num_envs, np.uint8)
+        self.lib.pong_step_rand_logged(ctypes.byref(self.config), _ptr(self.states), self.num_envs, _ptr(acts),
+                                       _ptr(self.rewards), _ptr(self.terminals), _ptr(bits))  # fmt: skip
+        return self.states["obs"].copy(), self.rewards.copy(), self.terminals.astype(bool), bits
 
     def get_state(self, i: int = 0) -> dict[str, np.ndarray]:
         return {name: np.array(self.states[i][name]) for name in STATE_FIELDS}

@@ -206,3 +206,34 @@ def verify(level: int = 3, episodes: int = 100, seed: int = 0) -> list[Any]:
             )
         )  # fmt: skip
     return reports
+
+
+@functools.lru_cache(maxsize=None)
+def _replay_fn(frameskip: int, continuous: bool, corrected: bool):
+    params = game.PongParams()
+
+    def replay(reset_bits, actions, bits):
+        states = jax.vmap(lambda b: game.new_game(params, b))(reset_bits)
+
+        def body(s, inputs):
+            action, bit = inputs
+            direction = jax.vmap(lambda a: game.paddle_direction(a, continuous))(action)
+            s, reward, terminal, _ = jax.vmap(lambda s, d, b: game.step(s, d, b, params, frameskip, corrected))(s, direction, bit)
+            return s, ({k: getattr(s, k) for k in STATE_FIELDS} | {"reward": reward, "terminated": terminal})
+
+        return jax.lax.scan(body, states, (actions, bits))[1]
+
+    return jax.jit(replay)
+
+
+def replay_with_bits(reset_bits: np.ndarray, actions: np.ndarray, bits: np.ndarray, frameskip: int = 1,
+                     continuous: bool = False, corrected: bool = False) -> dict[str, np.ndarray]:
+    """Our game functions driven by given round-start bits (e.g. those a C run drew from `rand()`):
+    per field, an array [num_steps, num_envs, ...] of the state after each step."""
+    actions = np.asarray(actions, np.float32 if continuous else np.int32)
+    if continuous:
+        actions = actions[..., None]
+    out = _replay_fn(frameskip, continuous, corrected)(
+        jnp.asarray(reset_bits, jnp.uint8), jnp.asarray(actions), jnp.asarray(np.minimum(bits, 1), jnp.uint8)
+    )
+    return {k: np.asarray(v) for k, v in jax.device_get(out).items()}

@@ -60,6 +60,13 @@ static void compute_observations(const PongConfig *c, PongState *s) {
 
 static int draw_bit(const uint8_t *bits) { return bits ? (*bits & 1) : (rand() % 2); }
 
+/* draw_bit, also recording the bit drawn (when `out` is not NULL). */
+static int draw_bit_logged(const uint8_t *bits, uint8_t *out) {
+    int bit = draw_bit(bits);
+    if (out) *out = (uint8_t)bit;
+    return bit;
+}
+
 static void reset_round(const PongConfig *c, PongState *s, int bit) {
     s->paddle_yl = c->height / 2 - c->paddle_height / 2;
     s->paddle_yr = c->height / 2 - c->paddle_height / 2;
@@ -91,7 +98,8 @@ static float paddle_direction(const PongConfig *c, float action) {
 }
 
 /* One agent step of one env. Returns through *reward and *terminal. */
-static void step_one(const PongConfig *c, PongState *s, float action, const uint8_t *bit, float *reward, uint8_t *terminal) {
+static void step_one(const PongConfig *c, PongState *s, float action, const uint8_t *bit, float *reward, uint8_t *terminal,
+                     uint8_t *bit_out) {
     float dir = paddle_direction(c, action);
     float lo = min_paddle_y(c), hi = max_paddle_y(c);
     s->tick += 1;
@@ -116,9 +124,9 @@ static void step_one(const PongConfig *c, PongState *s, float action, const uint
                 *reward = 1.0f;
                 if (s->score_r == c->max_score) {
                     *terminal = 1;
-                    reset_game(c, s, draw_bit(bit));
+                    reset_game(c, s, draw_bit_logged(bit, bit_out));
                 } else {
-                    reset_round(c, s, draw_bit(bit));
+                    reset_round(c, s, draw_bit_logged(bit, bit_out));
                     if (c->corrected) compute_observations(c, s);
                 }
                 return;
@@ -139,9 +147,9 @@ static void step_one(const PongConfig *c, PongState *s, float action, const uint
                 *reward = -1.0f;
                 if (s->score_l == c->max_score) {
                     *terminal = 1;
-                    reset_game(c, s, draw_bit(bit));
+                    reset_game(c, s, draw_bit_logged(bit, bit_out));
                 } else {
-                    reset_round(c, s, draw_bit(bit));
+                    reset_round(c, s, draw_bit_logged(bit, bit_out));
                     if (c->corrected) compute_observations(c, s);
                 }
                 return;
@@ -156,7 +164,18 @@ static void step_one(const PongConfig *c, PongState *s, float action, const uint
 void pong_step(const PongConfig *c, PongState *envs, int32_t n, const float *actions, const uint8_t *bits,
                float *rewards, uint8_t *terminals) {
     for (int32_t i = 0; i < n; i++)
-        step_one(c, &envs[i], actions[i], bits ? &bits[i] : NULL, &rewards[i], &terminals[i]);
+        step_one(c, &envs[i], actions[i], bits ? &bits[i] : NULL, &rewards[i], &terminals[i], NULL);
+}
+
+/* As pong_step with rand() for the round-start bits (PufferLib's own source of randomness, drawn in
+ * env order from the process-wide stream), recording in bits_out the bit each env drew this step,
+ * or 2 where it drew none. Used to replay PufferLib's own runs in our engines. */
+void pong_step_rand_logged(const PongConfig *c, PongState *envs, int32_t n, const float *actions, float *rewards,
+                           uint8_t *terminals, uint8_t *bits_out) {
+    for (int32_t i = 0; i < n; i++) {
+        bits_out[i] = 2;
+        step_one(c, &envs[i], actions[i], NULL, &rewards[i], &terminals[i], &bits_out[i]);
+    }
 }
 
 /* Copies the observations of n envs into obs (n x 8, row-major). */
@@ -174,7 +193,7 @@ double pong_random_rollout(const PongConfig *c, PongState *envs, int32_t n, int6
     for (int64_t t = 0; t < steps; t++) {
         for (int32_t i = 0; i < n; i++) {
             float action = c->continuous ? (float)rand() / (float)RAND_MAX * 2.0f - 1.0f : (float)(rand() % 3);
-            step_one(c, &envs[i], action, NULL, &reward, &terminal);
+            step_one(c, &envs[i], action, NULL, &reward, &terminal, NULL);
             total += reward;
         }
     }
