@@ -8,6 +8,11 @@ emurust one process with its Rayon pool), at frame skips 1 and 24, with the scre
 
 PyBoy runs headless (`window="null"`), sound off, with `tick(frame_skip, render)` where `render`
 is on only when the observation needs the screen; its screen is read and downscaled like ours.
+
+Each figure is given two ways: frames per wall-clock second, and frames per CPU second (process
+time, all threads). On a shared machine the second is the reliable per-core measure; for the
+multi-core runs, frames per CPU second staying at the 1-thread value means the threads scale
+without overhead, and the wall-clock speed-up then depends only on the cores actually free.
 """
 
 from __future__ import annotations
@@ -42,8 +47,8 @@ def _catch_start_state_pyboy(pb) -> bytes:
     return buf.getvalue()
 
 
-def _pyboy_worker(args: tuple) -> tuple[int, float]:
-    """Runs `num_envs` PyBoys round-robin for `num_steps` steps each; returns (frames, seconds)."""
+def _pyboy_worker(args: tuple) -> tuple[int, float, float]:
+    """Runs `num_envs` PyBoys round-robin for `num_steps` steps each; returns (frames, wall s, CPU s)."""
     rom, num_envs, num_steps, frame_skip, screen, seed = args
     from pyboy import PyBoy
 
@@ -57,7 +62,7 @@ def _pyboy_worker(args: tuple) -> tuple[int, float]:
     actions = rng.integers(0, len(CATCH_ACTIONS), size=(num_steps, num_envs))
     held = [0] * num_envs
     names = emurust.BUTTON_NAMES
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for step in range(num_steps):
         for i, r in enumerate(boots):
             pb = r.pyboy
@@ -73,30 +78,35 @@ def _pyboy_worker(args: tuple) -> tuple[int, float]:
                 s = pb.screen.ndarray[:, :, 0].reshape(72, 2, 80, 2).mean(axis=(1, 3))
             if pb.memory[0xC0A3] == 2:  # game over: next episode
                 pb.load_state(io.BytesIO(start))
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     for r in boots:
         r.close()
     del PyBoy
-    return num_envs * num_steps * frame_skip, elapsed
+    return num_envs * num_steps * frame_skip, elapsed, cpu
 
 
 def pyboy_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_skip: int, screen: bool,
-                            num_procs: int = 1) -> float:
-    """PyBoy frames/s: `num_envs` emulators split over `num_procs` processes running at once."""
+                            num_procs: int = 1, cpu_time: bool = False) -> float:
+    """PyBoy frames/s (per wall second, or per CPU second with `cpu_time`): `num_envs` emulators
+    split over `num_procs` processes running at once."""
     per_proc = [num_envs // num_procs + (1 if i < num_envs % num_procs else 0) for i in range(num_procs)]
     jobs = [(rom, n, num_steps, frame_skip, screen, i) for i, n in enumerate(per_proc) if n > 0]
     if len(jobs) == 1:
-        frames, seconds = _pyboy_worker(jobs[0])
-        return frames / seconds
-    with mp.get_context("spawn").Pool(len(jobs)) as pool:
-        results = pool.map(_pyboy_worker, jobs)
+        results = [_pyboy_worker(jobs[0])]
+    else:
+        with mp.get_context("spawn").Pool(len(jobs)) as pool:
+            results = pool.map(_pyboy_worker, jobs)
+    frames = sum(f for f, _, _ in results)
+    if cpu_time:
+        return frames / sum(c for _, _, c in results)
     # The processes run concurrently: total frames over the slowest process's time.
-    return sum(f for f, _ in results) / max(s for _, s in results)
+    return frames / max(w for _, w, _ in results)
 
 
 def emurust_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_skip: int, screen: bool,
-                              num_threads: int = 0, seed: int = 0) -> float:
-    """emurust frames/s through the Python API: one VecGameBoy step per batch step."""
+                              num_threads: int = 0, seed: int = 0, cpu_time: bool = False) -> float:
+    """emurust frames/s (per wall second, or per CPU second of all threads with `cpu_time`) through
+    the Python API: one VecGameBoy step per batch step."""
     vec = emurust.VecGameBoy(rom, num_envs, frame_skip, screen="gray" if screen else None, downscale=2,
                              ram_addresses=[0xC0A0, 0xC0A1, 0xC0A3], num_threads=num_threads)
     gb = emurust.GameBoy(rom)
@@ -111,13 +121,13 @@ def emurust_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_s
     ram_out = np.empty(vec.ram_shape, np.uint8)
     actions = np.random.default_rng(seed).integers(0, len(CATCH_ACTIONS), size=(num_steps, num_envs))
     masks = CATCH_ACTIONS[actions]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for step in range(num_steps):
         vec.step(masks[step], screen_out=screen_out, ram_out=ram_out)
         over = ram_out[:, 2] == 2
         if over.any():
             vec.reset(over)
-    elapsed = time.perf_counter() - t0
+    elapsed = (time.process_time() - c0) if cpu_time else (time.perf_counter() - t0)
     return num_envs * num_steps * frame_skip / elapsed
 
 
@@ -141,15 +151,18 @@ def run_table(num_envs_all_cores: int = 64, frames: int = 6000, cores: int | Non
     for frame_skip in (1, 24):
         for screen in (True, False):
             steps1 = max(4, frames // frame_skip)
-            ours1 = emurust_frames_per_second(rom, 1, steps1, frame_skip, screen, num_threads=1)
-            ref1 = pyboy_frames_per_second(rom, 1, max(2, steps1 // 4), frame_skip, screen, 1)
-            stepsn = max(4, frames // frame_skip // 4)
-            oursn = emurust_frames_per_second(rom, num_envs_all_cores, stepsn, frame_skip, screen, num_threads=cores)
-            refn = pyboy_frames_per_second(rom, cores, max(2, steps1 // 4), frame_skip, screen, cores)
-            rows.append(dict(frame_skip=frame_skip, observation="screen (gray, 2x down)" if screen else "RAM only",
-                             emurust_1core=ours1, pyboy_1core=ref1, ratio_1core=ours1 / ref1,
-                             emurust_all_cores=oursn, pyboy_all_cores=refn, cores=cores, num_envs=num_envs_all_cores,
-                             scaling=oursn / ours1))
+            row: dict[str, Any] = dict(frame_skip=frame_skip, observation="screen (gray, 2x down)" if screen else "RAM only",
+                                       cores=cores, num_envs=num_envs_all_cores)
+            for cpu_time in (False, True):
+                unit = "cpu" if cpu_time else "wall"
+                ours1 = emurust_frames_per_second(rom, 1, steps1, frame_skip, screen, num_threads=1, cpu_time=cpu_time)
+                ref1 = pyboy_frames_per_second(rom, 1, max(2, steps1 // 4), frame_skip, screen, 1, cpu_time=cpu_time)
+                stepsn = max(4, frames // frame_skip // 4)
+                oursn = emurust_frames_per_second(rom, num_envs_all_cores, stepsn, frame_skip, screen, num_threads=cores, cpu_time=cpu_time)
+                refn = pyboy_frames_per_second(rom, cores, max(2, steps1 // 4), frame_skip, screen, cores, cpu_time=cpu_time)
+                row.update({f"emurust_1core_{unit}": ours1, f"pyboy_1core_{unit}": ref1, f"ratio_1core_{unit}": ours1 / ref1,
+                            f"emurust_all_{unit}": oursn, f"pyboy_all_{unit}": refn, f"scaling_{unit}": oursn / ours1})
+            rows.append(row)
     return rows
 
 
@@ -160,13 +173,16 @@ def main() -> None:
     parser.add_argument("--json", type=str, default=None, help="write the rows to this file")
     args = parser.parse_args()
     rows = run_table(args.envs, args.frames)
-    print(f"{'skip':>4}  {'observation':<22} {'emurust 1 core':>15} {'PyBoy 1 core':>13} {'ratio':>6}  "
-          f"{'emurust all':>12} {'PyBoy all':>10} {'scaling':>8}")
-    for r in rows:
-        print(f"{r['frame_skip']:>4}  {r['observation']:<22} {r['emurust_1core']:>15,.0f} {r['pyboy_1core']:>13,.0f} "
-              f"{r['ratio_1core']:>5.1f}x  {r['emurust_all_cores']:>12,.0f} {r['pyboy_all_cores']:>10,.0f} {r['scaling']:>7.2f}x")
-    print(f"(frames/s; all cores = {rows[0]['cores']} cores: emurust {rows[0]['num_envs']} emulators on its Rayon pool, "
-          f"PyBoy one process per core)")
+    for unit, title in (("wall", "frames per wall-clock second"), ("cpu", "frames per CPU second")):
+        print(f"\n{title}")
+        print(f"{'skip':>4}  {'observation':<22} {'emurust 1 core':>15} {'PyBoy 1 core':>13} {'ratio':>6}  "
+              f"{'emurust all':>12} {'PyBoy all':>10} {'all/1':>6}")
+        for r in rows:
+            print(f"{r['frame_skip']:>4}  {r['observation']:<22} {r[f'emurust_1core_{unit}']:>15,.0f} "
+                  f"{r[f'pyboy_1core_{unit}']:>13,.0f} {r[f'ratio_1core_{unit}']:>5.1f}x  {r[f'emurust_all_{unit}']:>12,.0f} "
+                  f"{r[f'pyboy_all_{unit}']:>10,.0f} {r[f'scaling_{unit}']:>5.2f}x")
+    print(f"\n(all cores = {rows[0]['cores']} cores: emurust {rows[0]['num_envs']} emulators on its Rayon pool, "
+          f"PyBoy one process per core; load average at the end: {os.getloadavg()[0]:.1f})")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)

@@ -173,22 +173,33 @@ impl Batch {
         let render = spec.screen.is_some();
         let frames = self.frame_skip;
         let envs = &mut self.envs;
+        let step_one = |gb: &mut GameBoy, b: u8, screen: &mut Option<&mut [u8]>, ram: &mut Option<&mut [u8]>| {
+            gb.set_buttons(b);
+            let result = gb.run_frames(frames, render);
+            if let Some(screen) = screen {
+                write_screen(gb, spec, screen);
+            }
+            if let Some(ram) = ram {
+                write_ram(gb, spec, ram);
+            }
+            result.err()
+        };
+        if envs.len() == 1 || self.pool.current_num_threads() == 1 {
+            // Handing a tiny batch to the pool costs more than it saves: run it on this thread.
+            return envs
+                .iter_mut()
+                .zip(buttons.iter())
+                .zip(screens.iter_mut())
+                .zip(rams.iter_mut())
+                .map(|(((gb, &b), screen), ram)| step_one(gb, b, screen, ram))
+                .collect();
+        }
         self.pool.install(|| {
             envs.par_iter_mut()
                 .zip(buttons.par_iter())
                 .zip(screens.par_iter_mut())
                 .zip(rams.par_iter_mut())
-                .map(|(((gb, &b), screen), ram)| {
-                    gb.set_buttons(b);
-                    let result = gb.run_frames(frames, render);
-                    if let Some(screen) = screen {
-                        write_screen(gb, spec, screen);
-                    }
-                    if let Some(ram) = ram {
-                        write_ram(gb, spec, ram);
-                    }
-                    result.err()
-                })
+                .map(|(((gb, &b), screen), ram)| step_one(gb, b, screen, ram))
                 .collect()
         })
     }
