@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from paritygym.random import batch_keys
 from paritygym.spaces import to_gymnasium, validate_batched_action
 
 
@@ -46,7 +47,7 @@ class JaxVectorEnv(gymnasium.vector.VectorEnv):
             return jax.vmap(env.reset, in_axes=(0, None))(keys, params)
 
         def step_batch(key, states, actions, params):
-            keys = jax.random.split(key, num_envs)
+            keys = batch_keys(key, num_envs)
             obs, states, reward, terminated, truncated, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
                 keys, states, actions, params
             )

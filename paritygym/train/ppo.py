@@ -28,6 +28,7 @@ import optax
 from flax.training.train_state import TrainState
 
 import paritygym
+from paritygym.random import batch_keys
 from paritygym.train import networks as nets
 
 # A per-step quantity summed over an episode and reported at its end, e.g. Pong's score margin:
@@ -313,7 +314,7 @@ class PPO(Learner):
             dist, value, carry = self.apply(params, r.obs, r.carry, r.start)
             action, log_prob = nets.sample_action(k_act, dist, self.continuous, None if self.continuous else mask)
             obs, env_state, reward, terminated, truncated, info = jax.vmap(self.env.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(k_env, cfg.num_envs), r.env_state, self.env_action(action), self.env_params
+                batch_keys(k_env, cfg.num_envs), r.env_state, self.env_action(action), self.env_params
             )
             obs = _flatten_obs(obs)
             reward = reward.astype(jnp.float32)

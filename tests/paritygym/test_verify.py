@@ -130,3 +130,17 @@ def test_markdown_report(tmp_path):
     reports = [ParityReport("Toy-v0", 4, "transfer", False, episodes=3, failure="not shown equivalent", details={"p": 0.2})]
     text = write_markdown(reports, tmp_path / "r.md", command="paritygym verify Toy-v0 --level 4").read_text()
     assert "| L4 | transfer | 3 |" in text and "FAIL: not shown equivalent" in text and '"p": 0.2' in text
+
+
+def test_batch_keys_are_distinct_and_usable():
+    import jax
+
+    from paritygym.random import batch_keys
+
+    keys = batch_keys(jax.random.key(3), 10_000)
+    data = np.asarray(jax.random.key_data(keys))
+    assert len({tuple(row) for row in data}) == 10_000
+    draws = np.asarray(jax.vmap(lambda k: jax.random.uniform(k))(keys))
+    assert abs(draws.mean() - 0.5) < 0.02
+    other = np.asarray(jax.random.key_data(batch_keys(jax.random.key(4), 10_000)))
+    assert not np.array_equal(data, other)
