@@ -278,7 +278,8 @@ function cmdGenerate(msg) {
 // Damage of one move between two custom Pokemon, with the battle PRNG at a given seed.
 // setup: {boosts: [{...},{...}], status: ['', 'brn'], volatiles: [[...], [...]], hp: [..]}.
 function cmdDamage(msg) {
-  const battle = new Battle({formatid: msg.format || 'gen1customgame', seed: [0, 0, 0, 1]});
+  // gen1randombattle, not gen1customgame: custom games swap the cartridge truncation for Math.trunc
+  const battle = new Battle({formatid: msg.format || 'gen1randombattle', seed: [0, 0, 0, 1]});
   battle.setPlayer('p1', {name: 'P1', team: [msg.p1]});
   battle.setPlayer('p2', {name: 'P2', team: [msg.p2]});
   const mons = [battle.sides[0].active[0], battle.sides[1].active[0]];
