@@ -1,0 +1,230 @@
+"""Random-battle teams in JAX: Showdown's ``RandomGen1Teams.randomTeam`` draw for draw.
+
+Given the same team-generator seed (Showdown's *player* seed) this makes exactly the team
+``Teams.generate('gen1randombattle', {seed})`` makes: the same species, levels, stat experience,
+DVs and move order (tested against Showdown). Used by the RL env at reset; parity tests inject
+Showdown's own packed teams instead (``setup.from_packed``).
+
+The algorithm, from Showdown's generator (our own code): one unused type draw; then species are
+drawn without replacement (swap-remove) from the 146 species of the set data and rejected when the
+team already has two of one of its types, two Pokémon weak to one of Electric, Psychic, Water,
+Ice, Ground, Fire that it is also weak to, or a level-100 Pokémon (rejects are the fallback pool);
+each accepted species gets ``random_set``: the combo moves with probability 1/2, one exclusive
+move, the essential moves, then moves drawn without replacement until four, then a shuffle.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from pokejax import prng
+from pokejax.data import tables as T
+from pokejax.game import mechanics as M
+from pokejax.game.setup import TeamArrays
+
+_T = T.load()
+_SETS = _T.raw["randomSets"]
+_WEAKNESS_TYPES = ["Electric", "Psychic", "Water", "Ice", "Ground", "Fire"]
+_DITTO = _T.species_by_id["ditto"]
+_SUBSTITUTE = _T.move_by_id["substitute"]
+_MIMIC = _T.move_by_id["mimic"]
+_TRANSFORM = _T.move_by_id["transform"]
+
+
+def _pad(rows, width):
+    out = np.zeros((len(rows), width), np.int32)
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = r
+    return out
+
+
+def _build_tables():
+    species = [_T.species_by_id[k] for k in _SETS]              # data.json order
+    mv = lambda names: [_T.move_by_id[m] for m in names]
+    moves = [mv(_SETS[k]["moves"]) for k in _SETS]
+    exclusive = [mv(_SETS[k].get("exclusiveMoves", [])) for k in _SETS]
+    essential = [mv(_SETS[k].get("essentialMoves", [])) for k in _SETS]
+    combo = [mv(_SETS[k].get("comboMoves", [])) for k in _SETS]
+    levels = [_SETS[k].get("level", 80) for k in _SETS]
+    chart = _T.type_chart
+    weak = np.zeros((len(species), 6), bool)
+    for n, sp in enumerate(species):
+        types = [t for t in _T.species_types[sp] if t != T.TYPE_NONE]
+        for w, name in enumerate(_WEAKNESS_TYPES):
+            a = _T.type_names.index(name)
+            eff = [chart[a, t] for t in types]
+            immune = any(e == 3 for e in eff)
+            total = sum(1 if e == 1 else (-1 if e == 2 else 0) for e in eff)
+            weak[n, w] = (not immune) and total > 0
+    # moves that use the Attack stat: Physical, not fixed damage, no damage callback
+    physical = np.zeros(T.NUM_MOVES, bool)
+    for i in range(1, T.STRUGGLE + 1):
+        callback = _T.move_effect[i] in (T.Effect.COUNTER, T.Effect.SUPER_FANG, T.Effect.PSYWAVE)
+        physical[i] = (_T.move_category[i] == T.CATEGORY_PHYSICAL and _T.move_fixed_damage[i] == 0
+                       and not callback)
+    combo_ok = [len(c) <= 4 and len(c) > 0 for c in combo]
+    return dict(
+        species=np.asarray(species, np.int32), levels=np.asarray(levels, np.int32),
+        moves=_pad(moves, 12), n_moves=np.asarray([len(m) for m in moves], np.int32),
+        exclusive=_pad(exclusive, 12), n_exclusive=np.asarray([len(m) for m in exclusive], np.int32),
+        essential=_pad(essential, 4), n_essential=np.asarray([len(m) for m in essential], np.int32),
+        combo=_pad(combo, 4), n_combo=np.asarray([len(m) if ok else 0 for m, ok in zip(combo, combo_ok)], np.int32),
+        weak=weak, physical=physical,
+    )
+
+
+_TAB = {k: jnp.asarray(v) for k, v in _build_tables().items()}
+POOL_SIZE = int(_TAB["species"].shape[0])   # 146
+
+
+def _add_move(moves, count, move, on):
+    """Add ``move`` to the (ordered, duplicate-free) move list if ``on`` and not already there."""
+    new = on & (count < 4) & ~jnp.any(moves == move) & (move != 0)
+    moves = jnp.where(new & (jnp.arange(4) == count), move, moves)
+    return moves, count + new.astype(jnp.int32)
+
+
+def random_set(state, pool_index):
+    """Showdown's ``randomSet`` for the species at data-index ``pool_index``.
+    Returns (state, species, level, moves[4], ivs[6], evs[6])."""
+    t = _TAB
+    moves = jnp.zeros(4, jnp.int32)
+    count = jnp.zeros((), jnp.int32)
+    n_combo = t["n_combo"][pool_index]
+    state, combo_roll = prng.random_chance(state, 1, 2, n_combo > 0)
+    take_combo = (n_combo > 0) & combo_roll
+    for k in range(4):
+        moves, count = _add_move(moves, count, t["combo"][pool_index, k], take_combo & (k < n_combo))
+    n_excl = t["n_exclusive"][pool_index]
+    has_excl = (count < 4) & (n_excl > 0)
+    state, e = prng.random_int(state, jnp.maximum(n_excl, 1), has_excl)
+    moves, count = _add_move(moves, count, t["exclusive"][pool_index, e], has_excl)
+    n_ess = t["n_essential"][pool_index]
+    for k in range(4):
+        moves, count = _add_move(moves, count, t["essential"][pool_index, k], (count < 4) & (k < n_ess))
+
+    # draw without replacement (swap-remove) from the move pool until four moves or none left
+    def cond(c):
+        _, _, count, _, n_left = c
+        return (count < 4) & (n_left > 0)
+
+    def body(c):
+        state, moves, count, pool, n_left = c
+        state, idx = prng.random_int(state, n_left)
+        move = pool[idx]
+        pool = pool.at[idx].set(pool[n_left - 1])
+        moves, count = _add_move(moves, count, move, True)
+        return state, moves, count, pool, n_left - 1
+
+    state, moves, count, _, _ = jax.lax.while_loop(
+        cond, body, (state, moves, count, t["moves"][pool_index], t["n_moves"][pool_index]))
+
+    species = t["species"][pool_index]
+    level = t["levels"][pool_index]
+    evs = jnp.full(6, 255, jnp.int32)
+    ivs = jnp.full(6, 30, jnp.int32)
+    # Substitute sets lower HP stat experience until max HP is not a multiple of 4
+    base_hp = M.SPECIES_BASE[species, 0]
+    has_sub = jnp.any(moves == _SUBSTITUTE)
+
+    def lower_hp(_, hp_ev):
+        hp = (2 * base_hp + 30 + hp_ev // 4 + 100) * level // 100 + 10
+        return jnp.where(has_sub & (hp_ev > 3) & (hp % 4 == 0), hp_ev - 4, hp_ev)
+
+    evs = evs.at[0].set(jax.lax.fori_loop(0, 64, lower_hp, jnp.asarray(255, jnp.int32)))
+    real = jnp.arange(4) < count
+    no_attack = jnp.all(~real | ~t["physical"][moves])
+    keeps_attack = jnp.any(real & ((moves == _MIMIC) | (moves == _TRANSFORM)))
+    drop = no_attack & ~keeps_attack
+    evs = evs.at[1].set(jnp.where(drop, 0, 255))
+    ivs = ivs.at[1].set(jnp.where(drop, 2, 30))
+    # Fisher-Yates shuffle of the moves in insertion order: the result is the slot order
+    for i in range(3):
+        on = i < count - 1
+        state, j = prng.random_range(state, i, jnp.maximum(count, i + 1), on)
+        j = jnp.where(on, j, i)
+        a, b = moves[i], moves[j]
+        moves = moves.at[i].set(b).at[j].set(a)
+    return state, species, level, moves, ivs, evs
+
+
+def random_team(state, battle_has_ditto=False):
+    """Showdown's gen-1 ``randomTeam`` on a team-generator PRNG state. Returns
+    (state, TeamArrays, battle_has_ditto): pass the flag on to the second player's team, as
+    Showdown's shared generator object does (only one Ditto per battle)."""
+    t = _TAB
+    state, _ = prng.random_int(state, 15)   # the (unused outside monotype) type draw
+    battle_has_ditto = jnp.asarray(battle_has_ditto)
+    out = dict(species=jnp.zeros(6, jnp.int32), level=jnp.zeros(6, jnp.int32), moves=jnp.zeros((6, 4), jnp.int32),
+               ivs=jnp.zeros((6, 6), jnp.int32), evs=jnp.zeros((6, 6), jnp.int32))
+
+    def put(out, k, set_):
+        _, species, level, moves, ivs, evs = set_
+        return dict(species=out["species"].at[k].set(species), level=out["level"].at[k].set(level),
+                    moves=out["moves"].at[k].set(moves), ivs=out["ivs"].at[k].set(ivs),
+                    evs=out["evs"].at[k].set(evs))
+
+    def cond(c):
+        _, _, size, _, n_left, *_ = c
+        return (n_left > 0) & (size < 6)
+
+    def body(c):
+        state, out, size, pool, n_left, rejected, n_rejected, type_count, weak_count, max_level, has_ditto = c
+        state, idx = prng.random_int(state, n_left)
+        p = pool[idx]
+        pool = pool.at[idx].set(pool[n_left - 1])
+        species = t["species"][p]
+        types = M.SPECIES_TYPES[species]
+        real_type = types != T.TYPE_NONE
+        ditto_skip = (species == _DITTO) & has_ditto
+        type_skip = jnp.any(real_type & (type_count[jnp.clip(types, 0, 14)] >= 2))
+        weak = t["weak"][p]
+        weak_skip = jnp.any(weak & (weak_count >= 2))
+        level_skip = (t["levels"][p] == 100) & (max_level >= 1)
+        reject = ~ditto_skip & (type_skip | weak_skip | level_skip)
+        accept = ~ditto_skip & ~reject
+        rejected = rejected.at[n_rejected].set(jnp.where(reject, p, rejected[n_rejected]))
+        n_rejected = n_rejected + reject.astype(jnp.int32)
+        # randomSet's draws happen only for an accepted species
+        new_state, *set_ = random_set(state, p)
+        state = jax.tree_util.tree_map(lambda a, b: jnp.where(accept, a, b), new_state, state)
+        out = jax.tree_util.tree_map(lambda a, b: jnp.where(accept, a, b), put(out, size, (None, *set_)), out)
+        for k in range(2):
+            type_count = type_count.at[jnp.clip(types[k], 0, 14)].add((accept & real_type[k]).astype(jnp.int32))
+        weak_count = weak_count + (accept & weak).astype(jnp.int32)
+        max_level = max_level + (accept & (t["levels"][p] == 100)).astype(jnp.int32)
+        has_ditto = has_ditto | (accept & (species == _DITTO))
+        return (state, out, size + accept.astype(jnp.int32), pool, n_left - 1, rejected, n_rejected, type_count,
+                weak_count, max_level, has_ditto)
+
+    carry = (state, out, jnp.zeros((), jnp.int32), jnp.arange(POOL_SIZE, dtype=jnp.int32), jnp.asarray(POOL_SIZE),
+             jnp.zeros(POOL_SIZE, jnp.int32), jnp.zeros((), jnp.int32), jnp.zeros(15, jnp.int32),
+             jnp.zeros(6, jnp.int32), jnp.zeros((), jnp.int32), battle_has_ditto)
+    state, out, size, _, _, rejected, n_rejected, _, _, _, has_ditto = jax.lax.while_loop(cond, body, carry)
+
+    # not enough Pokémon passed the checks: fill up from the rejects
+    def fill_cond(c):
+        _, _, size, _, n_rejected = c
+        return (size < 6) & (n_rejected > 0)
+
+    def fill_body(c):
+        state, out, size, rejected, n_rejected = c
+        state, idx = prng.random_int(state, n_rejected)
+        p = rejected[idx]
+        rejected = rejected.at[idx].set(rejected[n_rejected - 1])
+        state, *set_ = random_set(state, p)
+        return state, put(out, size, (None, *set_)), size + 1, rejected, n_rejected - 1
+
+    state, out, size, _, _ = jax.lax.while_loop(fill_cond, fill_body, (state, out, size, rejected, n_rejected))
+    return state, TeamArrays(size=size, **out), has_ditto
+
+
+def random_teams(key):
+    """Two random-battle teams from a JAX key (p1's generator state, then p2's on the same
+    generator object, as Showdown). Returns stacked TeamArrays ([2, 6, ...])."""
+    k1, k2 = jax.random.split(key)
+    _, team1, ditto = random_team(prng.seed_from_key(k1), False)
+    _, team2, _ = random_team(prng.seed_from_key(k2), ditto)
+    return jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), team1, team2)
