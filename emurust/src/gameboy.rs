@@ -136,6 +136,7 @@ impl GameBoy {
                 // wakes the CPU or ends the frame, or a timer/serial event comes first.
                 let device_event = bus.next_device_event();
                 loop {
+                    bus.ppu.skip_unobserved_modes(device_event);
                     let deadline = bus.ppu.next_event();
                     if deadline >= device_event {
                         break;

@@ -334,6 +334,33 @@ impl Ppu {
         self.transition(now)
     }
 
+    /// For a halted CPU: when the next transition is this line's mode 3, nothing is drawn and the
+    /// HBlank STAT source is off, modes 3 and 0 of the line cannot be observed, so jump straight to
+    /// the line's end event (the same state and times as taking both transitions). Only if that
+    /// event comes before `limit` (the next timer/serial event). Returns whether it skipped.
+    pub fn skip_unobserved_modes(&mut self, limit: u64) -> bool {
+        if self.event != Event::Transfer || self.render_enabled || self.stat_enables & 0x08 != 0 || self.ly >= 144 {
+            return false;
+        }
+        let line_start = self.line_start(self.ly);
+        let (event, at) = if self.ly == 143 {
+            (Event::VBlankStart, line_start + if self.first_frame { 452 } else { 456 })
+        } else if self.first_frame && self.ly == 0 {
+            (Event::LyAdvance, self.frame_start + 448)
+        } else {
+            (Event::LyAdvance, line_start + 452)
+        };
+        if at >= limit {
+            return false;
+        }
+        self.mode = MODE_HBLANK;
+        // The mode-2 source (if enabled) drops here; nothing can rise (no mode-0 source).
+        let rose = self.update_stat_line(false);
+        debug_assert_eq!(rose, 0);
+        self.schedule(event, at);
+        true
+    }
+
     /// The due transition (see `tick`).
     #[inline(never)]
     fn transition(&mut self, now: u64) -> u8 {
