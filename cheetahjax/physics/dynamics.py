@@ -1,0 +1,106 @@
+"""Smooth dynamics: joint-space inertia (composite rigid body), bias forces (recursive
+Newton-Euler), passive and actuator forces. Each matches one MuJoCo stage. Batch-last arrays.
+
+Joint-space matrices are kept as their tree-pattern entries (npat, ...): entry p is (i, j) =
+(maps.pattern_i[p], maps.pattern_j[p]) with j = i or an ancestor of i; all other entries are 0.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from cheetahjax.physics import spatial
+from cheetahjax.physics.kinematics import Kinematics
+from cheetahjax.physics.model import PlanarModel
+from cheetahjax.physics.spatial import lead, matmul_const, sum_axis, unstack
+
+Array = jnp.ndarray
+
+
+def joint_space_values(model: PlanarModel, cdof: Array, body_sym: Array) -> Array:
+    """Pattern entries of sum_b S_b^T W_b S_b for per-body symmetric 3x3s W_b (nbody, 6, ...).
+
+    Composite rigid body algorithm: W summed over each subtree, then entry (i, j) is
+    cdof_i . Wcomp_body(i) cdof_j. With W the body inertias this is the mass matrix; adding the
+    constraint terms gives the Newton Hessian.
+    """
+    maps = model.maps
+    composite = matmul_const(maps.subtree, body_sym)                                  # (nbody, 6, ...)
+    force = spatial.sym_times(unstack(composite[maps.dof_body]), unstack(cdof))       # 3 x (nv, ...)
+    cdof_j = cdof[maps.pattern_j]
+    return sum(force[k][maps.pattern_i] * cdof_j[:, k] for k in range(3))
+
+
+def add_diagonal(model: PlanarModel, values: Array, diagonal: Array) -> Array:
+    """Pattern entries plus a diagonal (nv, ...)."""
+    rows = np.array([model.maps.pattern_index[(i, i)] for i in range(model.nv)])
+    return values.at[rows].add(diagonal)
+
+
+def dense(model: PlanarModel, values: Array) -> Array:
+    """(nv, nv, ...) dense symmetric matrix from pattern entries."""
+    padded = jnp.concatenate([values, jnp.zeros((1,) + values.shape[1:], values.dtype)])
+    return padded[model.maps.dense_from_pattern]
+
+
+def pattern_matvec(model: PlanarModel, values: Array, x: Array) -> Array:
+    """(symmetric pattern matrix) @ x for x (nv, ...)."""
+    maps = model.maps
+    lower = values * x[maps.pattern_j]                                  # entry (i, j) times x_j -> row i
+    off = maps.pattern_i != maps.pattern_j
+    upper = values[off] * x[maps.pattern_i[off]]                        # entry (j, i) times x_i -> row j
+    scatter_lower = np.zeros((model.nv, len(maps.pattern_i)))
+    scatter_lower[maps.pattern_i, np.arange(len(maps.pattern_i))] = 1.0
+    scatter_upper = np.zeros((model.nv, int(off.sum())))
+    scatter_upper[maps.pattern_j[off], np.arange(int(off.sum()))] = 1.0
+    return matmul_const(scatter_lower, lower) + matmul_const(scatter_upper, upper)
+
+
+def mass_values(model: PlanarModel, kin: Kinematics) -> Array:
+    """Pattern entries of the joint-space inertia M with armature (mj_crb, then mj_fullM's values)."""
+    body_sym = jnp.stack(spatial.rigid_to_sym(unstack(kin.body_inertia)), 1)
+    values = joint_space_values(model, kin.cdof, body_sym)
+    armature = lead(model.dof_armature, values.ndim, values.dtype)
+    return add_diagonal(model, values, jnp.broadcast_to(armature, (model.nv,) + values.shape[1:]))
+
+
+def bias_force(model: PlanarModel, kin: Kinematics, cvel: Array, cdof_dot: Array, qvel: Array) -> Array:
+    """Coriolis, centrifugal and gravity forces (MuJoCo qfrc_bias): RNE with zero joint acceleration."""
+    maps = model.maps
+    dtype = qvel.dtype
+    # Gravity enters as a fictitious upward acceleration of the world.
+    gravity_acc = lead(np.concatenate([[0.0], -model.gravity_xz]), cvel.ndim - 1, dtype)
+    acc = gravity_acc + matmul_const(maps.body_chain, cdof_dot * qvel[:, None])       # (nbody, 3, ...)
+    inertia = unstack(kin.body_inertia)
+    velocity = unstack(cvel)
+    momentum = spatial.inertia_times_motion(inertia, velocity)
+    body_force = [a + b for a, b in zip(spatial.inertia_times_motion(inertia, unstack(acc)),
+                                        spatial.cross_force(velocity, momentum))]
+    subtree_force = matmul_const(maps.subtree, jnp.stack(body_force, 1))
+    return sum_axis(kin.cdof * subtree_force[maps.dof_body], 1)
+
+
+def passive_force(model: PlanarModel, qpos: Array, qvel: Array) -> Array:
+    """Joint springs and dampers (MuJoCo qfrc_passive for this feature set)."""
+    dtype = qpos.dtype
+    stiffness = lead(model.jnt_stiffness, qpos.ndim, dtype)
+    spring_ref = lead(model.qpos_spring, qpos.ndim, dtype)
+    return -stiffness * (qpos - spring_ref) - lead(model.dof_damping, qvel.ndim, dtype) * qvel
+
+
+def actuator_force(model: PlanarModel, ctrl: Array) -> Array:
+    """Generalized force of the actuators (MuJoCo qfrc_actuator) for fixed-gain motors on joints.
+
+    Out-of-range controls are clamped to ctrlrange where ctrllimited, as MuJoCo does.
+    """
+    dtype = ctrl.dtype
+    c = lambda x: lead(x, ctrl.ndim, dtype)
+    u = jnp.where(c(model.actuator_ctrllimited).astype(bool),
+                  jnp.clip(ctrl, c(model.actuator_ctrlrange[:, 0]), c(model.actuator_ctrlrange[:, 1])), ctrl)
+    force = c(model.actuator_gain) * u
+    force = jnp.where(c(model.actuator_forcelimited).astype(bool),
+                      jnp.clip(force, c(model.actuator_forcerange[:, 0]), c(model.actuator_forcerange[:, 1])), force)
+    transmission = np.zeros((model.nv, model.nu))
+    transmission[np.asarray(model.actuator_dof, dtype=int), np.arange(model.nu)] = model.actuator_gear
+    return matmul_const(transmission, force)
