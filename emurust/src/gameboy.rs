@@ -138,7 +138,9 @@ impl GameBoy {
                 loop {
                     bus.ppu.skip_unobserved_modes(device_event);
                     let deadline = bus.ppu.next_event();
-                    if deadline >= device_event {
+                    // A halted batch lasts at least 4 cycles; if it would reach a timer/serial
+                    // event, the general loop must run it (it catches those devices up too).
+                    if deadline.max(cpu.cycles + 4) >= device_event {
                         break;
                     }
                     cpu.cycles = deadline.max(cpu.cycles + 4);
@@ -151,7 +153,9 @@ impl GameBoy {
                     bus.ppu.frame_done = false;
                     break;
                 }
-                if bus.interrupt_flag & bus.interrupt_enable & 0x1F != 0 || bus.ppu.next_event() < bus.next_device_event() {
+                if bus.interrupt_flag & bus.interrupt_enable & 0x1F != 0
+                    || bus.ppu.next_event().max(cpu.cycles + 4) < bus.next_device_event()
+                {
                     continue;
                 }
             }
