@@ -22,7 +22,7 @@ from tcgjax import spec
 from tcgjax.cards import TYPE_INDEX
 from tcgjax.decks import Deck
 from tcgjax.game import card_tables
-from tcgjax.game.state import GameState, from_canonical
+from tcgjax.game.state import GameState, discard_counts, from_canonical
 from tcgjax.game.step import legal_actions, new_game, step
 from tcgjax.reference import Game
 
@@ -163,10 +163,16 @@ class JaxBatchRunner:
                     n = max(0, min(self.chunk, len(acts) - offset))
                     for k in range(n):
                         outs_masks[g].append(masks[g, k])
-                        outs_states[g].append({name: np.asarray(v[g, k]).astype(np.int64)
-                                               for name, v in per_step.__dict__.items()})
+                        outs_states[g].append(jax_canonical(per_step, g, k))
             results += list(zip(outs_masks, outs_states))
         return results
+
+
+def jax_canonical(states: GameState, *index: int) -> dict[str, np.ndarray]:
+    """The canonical form (tcgjax.game.state.canonical) of one state of a batched (host) pytree."""
+    out = {name: np.asarray(v[index]).astype(np.int64) for name, v in states.__dict__.items()}
+    out["discard"] = discard_counts(out["discard"])
+    return out
 
 
 @dataclasses.dataclass
@@ -203,7 +209,7 @@ def compare_with_jax(trajectories: Sequence[Trajectory], runner: JaxBatchRunner)
         init = jax.device_get(states)
         failed = set()
         for g, traj in enumerate(group):
-            ours = {name: np.asarray(v[g]).astype(np.int64) for name, v in init.__dict__.items()}
+            ours = jax_canonical(init, g)
             diff = first_difference(0, traj.states[0], ours)
             if diff:
                 mismatches.append(Mismatch(first + g, 0, diff[0], diff[1], diff[2], []))
@@ -228,7 +234,7 @@ def compare_with_jax(trajectories: Sequence[Trajectory], runner: JaxBatchRunner)
                                                    np.flatnonzero(masks[g, k]), recent))
                         failed.add(g)
                         break
-                    ours = {name: np.asarray(v[g, k]).astype(np.int64) for name, v in per_step.__dict__.items()}
+                    ours = jax_canonical(per_step, g, k)
                     diff = first_difference(index + 1, traj.states[index + 1], ours)
                     if diff:
                         mismatches.append(Mismatch(first + g, index + 1, diff[0], diff[1], diff[2], recent))

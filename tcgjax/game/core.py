@@ -22,7 +22,9 @@ TRUE = jnp.bool_(True)
 
 
 def merge(gate, new: GameState, old: GameState) -> GameState:
-    """`new` where gate, else `old`; fields `new` did not replace are taken as they are."""
+    """`new` where gate, else `old`; fields `new` did not replace are taken as they are.
+
+    """
     def pick(n, o):
         return o if n is o else jnp.where(gate, n, o)
     return jax.tree_util.tree_map(pick, new, old)
@@ -126,7 +128,10 @@ def append_to_hand(state: GameState, p, card, gate=TRUE) -> GameState:
 
 
 def add_to_discard(state: GameState, p, card, gate=TRUE) -> GameState:
-    return state.replace(discard=state.discard.at[p, jnp.maximum(card, 0)].add((gate & (card >= 0)).astype(I32)))
+    ok = gate & (card >= 0)
+    at = jnp.where(ok, state.discard_size[p], spec.DECK_SIZE)  # out of range: dropped
+    return state.replace(discard=state.discard.at[p, at].set(card, mode="drop"),
+                         discard_size=state.discard_size.at[p].add(ok.astype(I32)))
 
 
 # ---------------------------------------------------------------------------- Pokémon in play
@@ -189,24 +194,26 @@ def clear_slot(state: GameState, p, slot) -> GameState:
         turn_played=state.turn_played.at[p, slot].set(0), ability_used=state.ability_used.at[p, slot].set(False))
 
 
-def move_slot(state: GameState, p, source, target) -> GameState:
-    """Copy slot `source` to `target` and empty `source` (promotion)."""
+def permute_slots(state: GameState, p, order) -> GameState:
+    """Player p's slots rearranged: new slot s holds old slot order[s]."""
     updates = {}
     for name in SLOT_FIELDS:
         field = getattr(state, name)
-        updates[name] = field.at[p, target].set(field[p, source])
-    return clear_slot(state.replace(**updates), p, source)
+        updates[name] = field.at[p].set(field[p][order])
+    return state.replace(**updates)
+
+
+def move_slot(state: GameState, p, source, target) -> GameState:
+    """Copy slot `source` to `target` and empty `source` (promotion)."""
+    slots = jnp.arange(spec.NUM_SLOTS)
+    return clear_slot(permute_slots(state, p, jnp.where(slots == target, source, slots)), p, source)
 
 
 def swap_active_with_bench(state: GameState, p, bench_slot, gate=TRUE) -> GameState:
     """RETREAT-5, KO-5."""
-    updates = {}
-    for name in SLOT_FIELDS:
-        field = getattr(state, name)
-        a, b = field[p, 0], field[p, bench_slot]
-        updates[name] = field.at[p, 0].set(b).at[p, bench_slot].set(a)
-    new = clear_active_effects(state.replace(**updates), p)
-    return merge(gate, new, state)
+    slots = jnp.arange(spec.NUM_SLOTS)
+    order = jnp.where(gate & (slots == 0), bench_slot, jnp.where(gate & (slots == bench_slot), 0, slots))
+    return clear_active_effects(permute_slots(state, p, order), p, gate)
 
 
 def remove_from_play(state: GameState, p, slot, gate=TRUE) -> tuple[GameState, jnp.ndarray]:
@@ -234,6 +241,15 @@ def incoming_reduction(T: CardTables, state: GameState, p, slot):
     ability = jnp.where(T.ab_kind[top] == ABILITY_KIND["reduce_incoming"], T.ab_amount[top], 0)
     barrier = jnp.where((slot == 0) & is_turn(state, state.reduce_damage_turn[p]), state.reduce_damage_amount[p], 0)
     return ability + barrier
+
+
+def incoming_reductions(T: CardTables, state: GameState, p):
+    """incoming_reduction for each of p's slots, [4]."""
+    from tcgjax.game.tables import ABILITY_KIND
+    top = jnp.maximum(state.card[p], 0)
+    ability = jnp.where(T.ab_kind[top] == ABILITY_KIND["reduce_incoming"], T.ab_amount[top], 0)
+    barrier = jnp.where(is_turn(state, state.reduce_damage_turn[p]), state.reduce_damage_amount[p], 0)
+    return ability + jnp.where(jnp.arange(spec.NUM_SLOTS) == 0, barrier, 0)
 
 
 def attack_damage_to_active(T: CardTables, state: GameState, p, base):
@@ -276,17 +292,23 @@ def resolve_knockouts(T: CardTables, state: GameState) -> GameState:
     knocked = occ & (state.damage >= top_prop(T.hp, state))
     value = jnp.where(knocked, 1 + top_prop(T.ex, state), 0).sum(axis=1)  # points lost per seat
     points = state.points + value[::-1]
-    seat = jnp.broadcast_to(jnp.arange(2)[:, None, None], state.stack.shape)
-    counts = (knocked[:, :, None] & (state.stack >= 0)).astype(I32)
-    discard = state.discard.at[seat, jnp.maximum(state.stack, 0)].add(counts)
+    # the Knocked Out stacks go to the discard piles, slot by slot, bottom card first
+    leaving = (knocked[:, :, None] & (state.stack >= 0)).reshape(2, -1)
+    cards = state.stack.reshape(2, -1)
+    position = state.discard_size[:, None] + jnp.cumsum(leaving, axis=1) - 1
+    target = jnp.where(leaving, position, spec.DECK_SIZE)  # out of range: dropped
+    seat = jnp.broadcast_to(jnp.arange(2)[:, None], cards.shape)
+    discard = state.discard.at[seat, target].set(cards, mode="drop")
     new = state.replace(
-        points=points, discard=discard,
+        points=points, discard=discard, discard_size=state.discard_size + jnp.sum(leaving, axis=1),
         stack=jnp.where(knocked[:, :, None], -1, state.stack), card=jnp.where(knocked, -1, state.card),
         damage=jnp.where(knocked, 0, state.damage), energy=jnp.where(knocked[:, :, None], 0, state.energy),
         turn_played=jnp.where(knocked, 0, state.turn_played), ability_used=jnp.where(knocked, False, state.ability_used))
-    for q in range(2):
-        new = clear_active_effects(new, q, knocked[q, 0])
-    return check_win(new)
+    cleared = {}
+    for name in ACTIVE_EFFECT_FIELDS:
+        field = getattr(new, name)
+        cleared[name] = jnp.where(knocked[:, 0], jnp.zeros((), field.dtype), field)
+    return check_win(new.replace(**cleared))
 
 
 def check_win(state: GameState) -> GameState:
@@ -334,15 +356,15 @@ def start_turn(state: GameState, gate=TRUE) -> GameState:
 
 
 def end_turn(state: GameState, gate=TRUE) -> GameState:
-    """TURN-4, TURN-5."""
-    p = state.turn_player
+    """TURN-4, TURN-5. In the turn player's frame (seat 0)."""
+    p = 0
     new = state.replace(energy_current=state.energy_current.at[p].set(-1), turn_ending=jnp.bool_(True))
     return merge(gate, new, state)
 
 
 def checkup(state: GameState, gate=TRUE) -> GameState:
-    """CHECKUP-1..5 (the caller resolves Knock Outs)."""
-    order = (state.turn_player, 1 - state.turn_player)
+    """CHECKUP-1..5 (the caller resolves Knock Outs). In the turn player's frame (seat 0)."""
+    order = (0, 1)
     damage = state.damage
     for p in order:
         has = gate & (state.card[p, 0] >= 0)
@@ -361,15 +383,15 @@ def checkup(state: GameState, gate=TRUE) -> GameState:
         heads = (value_at(state, used) & 1) == 1
         special = special.at[p].set(jnp.where(asleep & heads, spec.NO_SPECIAL, special[p]))
         used = used + asleep.astype(I32)
-    p = state.turn_player
-    paralyzed = gate & (state.card[p, 0] >= 0) & (special[p] == spec.PARALYZED)
-    special = special.at[p].set(jnp.where(paralyzed, spec.NO_SPECIAL, special[p]))
+    paralyzed = gate & (state.card[0, 0] >= 0) & (special[0] == spec.PARALYZED)
+    special = special.at[0].set(jnp.where(paralyzed, spec.NO_SPECIAL, special[0]))
     return advance(state.replace(damage=damage, burned=burned, special=special), used)
 
 
 def settle(T: CardTables, state: GameState, max_turns, gate=TRUE) -> GameState:
     """Mirror of Game.settle: end of an attack, Knock Outs, end of turn (Checkup, turn limit),
-    promotions, the next turn. Runs where `gate` (the phase is MAIN after the action)."""
+    promotions, the next turn. Runs where `gate` (the phase is MAIN after the action). In the turn
+    player's frame: the turn player is seat 0."""
     from tcgjax.game.effects import finish_attack
     old = state
     state = finish_attack(state, state.in_attack)
@@ -383,7 +405,7 @@ def settle(T: CardTables, state: GameState, max_turns, gate=TRUE) -> GameState:
                           winner=jnp.where(limit, -1, state.winner),
                           phase=jnp.where(limit, spec.GAME_OVER, state.phase))
     live = ~state.game_over
-    first, second = 1 - state.turn_player, state.turn_player
+    first, second = 1, 0  # KO-4: the player who plays next promotes first
     promote_first = live & needs_promotion(state, first)
     promote_second = live & ~promote_first & needs_promotion(state, second)
     promote = promote_first | promote_second

@@ -16,7 +16,6 @@ from tcgjax.game.tables import ABILITY_KIND, ATTACK_KIND, STATUS_CODE, TRAINER_K
 
 I32 = jnp.int32
 SLOTS = jnp.arange(spec.NUM_SLOTS)
-MAX_DRAW = 3  # largest draw count of any effect (Red Card)
 
 
 def _slot_type_mask(T: CardTables, state: GameState, p, target_type):
@@ -79,7 +78,7 @@ def trainer_targets(T: CardTables, state: GameState, p, card):
     kind = T.t_kind[card]
     typed = _slot_type_mask(T, state, p, T.t_target_type[card])
     heal = typed & (state.damage[p] > 0)
-    named = jnp.array([_in_list(T, T.t_names[card], state.card[p, s]) for s in range(spec.NUM_SLOTS)])
+    named = _in_list(T, T.t_names[card], state.card[p])
     return jnp.select([kind == TRAINER_KIND["heal_target"], kind == TRAINER_KIND["flip_until_tails_energy_to_target"],
                        kind == TRAINER_KIND["zone_energy_to_named"]], [heal, typed, named], jnp.zeros(spec.NUM_SLOTS, bool))
 
@@ -104,7 +103,8 @@ def play_trainer(T: CardTables, state: GameState, p, card, gate) -> GameState:
     old = state
     kind = T.t_kind[card]
     o = 1 - p
-    is_ = lambda name: kind == TRAINER_KIND[name]  # noqa: E731
+    flags = {name: gate & (kind == value) for name, value in TRAINER_KIND.items()}
+    is_ = flags.__getitem__
     state = state.replace(supporter_played=state.supporter_played.at[p].set(state.supporter_played[p] | (T.trainer_kind[card] == 2)))
     fossil = is_("fossil")
     state = core.put_into_play(state, p, core.first_empty_bench(state, p), card, fossil)
@@ -129,9 +129,9 @@ def play_trainer(T: CardTables, state: GameState, p, card, gate) -> GameState:
     shuffled, used = _append_cards_to_deck_and_shuffle(state, o, state.hand[o], hand_count, 0, red)
     shuffled = shuffled.replace(hand=shuffled.hand.at[o].set(-1), hand_size=shuffled.hand_size.at[o].set(0))
     state = merge(red, core.advance(shuffled, used), state)
-    state = core.draw(state, o, T.t_count[card], red, MAX_DRAW)
-    # Professor's Research
-    state = core.draw(state, p, T.t_count[card], is_("draw"), MAX_DRAW)
+    # Red Card's draw for the opponent, or Professor's Research's for the player
+    state = core.draw(state, o, T.t_count[card], red, T.max_trainer_draw)
+    state = core.draw(state, p, T.t_count[card], is_("draw"), T.max_trainer_draw)
     # Koga
     koga = is_("return_active_to_hand")
     state, cards = core.remove_from_play(state, p, 0, koga)
@@ -202,7 +202,8 @@ def use_ability(T: CardTables, state: GameState, p, slot, gate) -> GameState:
     o = 1 - p
     c = jnp.maximum(state.card[p, slot], 0)
     kind = T.ab_kind[c]
-    is_ = lambda name: kind == ABILITY_KIND[name]  # noqa: E731
+    flags = {name: gate & (kind == value) for name, value in ABILITY_KIND.items()}
+    is_ = flags.__getitem__
     t = jnp.maximum(T.ab_type[c], 0)
     state = state.replace(ability_used=state.ability_used.at[p, slot].set(True))
     heal_all = is_("heal_all_own")
@@ -294,16 +295,22 @@ def extra_energy(T: CardTables, energy, card, a, energy_type):
     return energy[energy_type] - typed[energy_type] - used_for_colorless
 
 
-def _damage_opponent_slot(T: CardTables, state: GameState, p, slot, base, gate):
-    """Attack damage to one of the opponent's Pokémon; notes Counterattack. Returns (state, dealt)."""
+def _damage_opponent(T: CardTables, state: GameState, p, units, counts, gate):
+    """Attack damage to the opponent's Pokémon: `counts[s]` hits of `units[s]` base damage on slot s
+    (DMG-1 for the Active, DMG-3 for the Bench), all at once: the formula does not depend on the
+    damage already there. Notes Counterattack. Returns (state, dealt per slot)."""
     o = 1 - p
-    to_active = core.attack_damage_to_active(T, state, p, base)
-    to_bench = core.attack_damage_to_bench(T, state, o, slot, base)
-    dealt = jnp.where(gate, jnp.where(slot == 0, to_active, to_bench), 0)
+    slots = jnp.arange(spec.NUM_SLOTS)
+    per_hit_active = core.attack_damage_to_active(T, state, p, units[0])
+    reduction = core.incoming_reductions(T, state, o)
+    per_hit_bench = jnp.where(units <= 0, 0, jnp.maximum(units - reduction, 0))
+    per_hit = jnp.where(slots == 0, per_hit_active, per_hit_bench)
+    dealt = jnp.where(gate & (state.card[o] >= 0), counts * per_hit, 0).astype(I32)
     defender = jnp.maximum(state.card[o, 0], 0)
-    counter = gate & (slot == 0) & (dealt > 0) & (T.ab_kind[defender] == ABILITY_KIND["counterattack"])
-    state = core.add_damage(state, o, slot, dealt)
-    return state.replace(counter_damage=jnp.where(counter, T.ab_amount[defender], state.counter_damage)), dealt
+    counter = (dealt[0] > 0) & (T.ab_kind[defender] == ABILITY_KIND["counterattack"])
+    state = state.replace(damage=state.damage.at[o].add(dealt),
+                          counter_damage=jnp.where(counter, T.ab_amount[defender], state.counter_damage))
+    return state, dealt
 
 
 def _discard_random_energy(state: GameState, p, slot, offset, gate):
@@ -320,7 +327,8 @@ def resolve_attack(T: CardTables, state: GameState, p, card, a, target, gate) ->
     old = state
     o = 1 - p
     kind = T.atk_kind[card, a]
-    is_ = lambda name: kind == ATTACK_KIND[name]  # noqa: E731
+    flags = {name: kind == value for name, value in ATTACK_KIND.items()}
+    is_ = flags.__getitem__
     amount = T.atk_amount[card, a]
     etype = jnp.maximum(T.atk_type[card, a], 0)
     attacker_energy = state.energy[p, 0]
@@ -354,8 +362,26 @@ def resolve_attack(T: CardTables, state: GameState, p, card, a, target, gate) ->
                             [heads, jnp.sum(bench_types)], 1)
     base = base * multiplier + bonus
     go = gate & ~failed
-    # --- damage to the Defending Pokémon
-    state, dealt = _damage_opponent_slot(T, state, p, 0, base, go & (T.atk_damage[card, a] > 0))
+    # --- damage to the opponent's Pokémon: the Defending Pokémon, Blizzard's Bench hits, a snipe at
+    # the chosen target, or Draco Meteor's random hits (the occupied slots do not change during the
+    # hits: Knock Outs come later). At most one of these kinds, besides the main hit, per attack.
+    slots = jnp.arange(spec.NUM_SLOTS)
+    occupied_o = state.card[o] >= 0
+    meteor = go & is_("random_opponent_hits")
+    hits = jnp.zeros(spec.NUM_SLOTS, I32)
+    for i in range(4):
+        hit = meteor & (i < T.atk_times[card, a])
+        slot = core.kth_true(occupied_o, core.pick_at(state, used, jnp.sum(occupied_o)))
+        hits = hits + ((slots == slot) & hit).astype(I32)
+        used = used + hit.astype(I32)
+    snipe = (is_("snipe_opponent_any") | is_("snipe_opponent_bench")) & (target >= 0)
+    blizzard = is_("damage_each_opponent_bench")
+    main = (T.atk_damage[card, a] > 0).astype(I32)
+    units = jnp.where(snipe | is_("random_opponent_hits"), amount, jnp.where(slots == 0, base, jnp.where(blizzard, amount, 0)))
+    counts = jnp.where(snipe, (slots == target).astype(I32), jnp.where(is_("random_opponent_hits"), hits,
+                       jnp.where(slots == 0, main, blizzard.astype(I32))))
+    state, dealt_per_slot = _damage_opponent(T, state, p, units, counts, go)
+    dealt = jnp.where(main > 0, dealt_per_slot[0], 0)
     protected = core.is_turn(state, state.protected_turn[o])
     next_turn = state.turn + 1
     # --- the other effects, in the reference's order
@@ -390,16 +416,10 @@ def resolve_attack(T: CardTables, state: GameState, p, card, a, target, gate) ->
         reduce_damage_turn=state.reduce_damage_turn.at[p].set(jnp.where(barrier, next_turn, state.reduce_damage_turn[p])),
         reduce_damage_amount=state.reduce_damage_amount.at[p].set(jnp.where(barrier, amount, state.reduce_damage_amount[p])),
         protected_turn=state.protected_turn.at[p].set(jnp.where(protect, next_turn, state.protected_turn[p])))
-    # snipes: damage to the chosen opponent slot
-    snipe = go & (is_("snipe_opponent_any") | is_("snipe_opponent_bench")) & (target >= 0)
-    state, _ = _damage_opponent_slot(T, state, p, jnp.maximum(target, 0), amount, snipe)
     # random Energy discard from the opponent's Active (after this attack's coins)
     discard_energy = on_defender & (is_("discard_random_opponent_energy") | (is_("coin_discard_random_opponent_energy") & (heads > 0)))
     state, picked = _discard_random_energy(state, o, 0, used, discard_energy)
     used = used + picked.astype(I32)
-    # Blizzard: each opponent Benched Pokémon
-    for b in (1, 2, 3):
-        state, _ = _damage_opponent_slot(T, state, p, b, amount, go & is_("damage_each_opponent_bench") & (state.card[o, b] >= 0))
     # Raging Thunder: one own Benched Pokémon
     own_hit = core.attack_damage_to_bench(T, state, p, jnp.maximum(target, 0), amount)
     state = core.add_damage(state, p, jnp.maximum(target, 0), own_hit, go & is_("damage_own_bench_one") & (target >= 0))
@@ -421,16 +441,8 @@ def resolve_attack(T: CardTables, state: GameState, p, card, a, target, gate) ->
     found, position = _deck_random_pick(state, p, matches, friend, used)
     state = _move_deck_card_to_hand(state, p, position, found)
     used = used + found.astype(I32)
-    # Draco Meteor: the occupied slots do not change during the hits (Knock Outs come later)
-    meteor = go & is_("random_opponent_hits")
-    occupied_o = state.card[o] >= 0
-    for i in range(4):
-        hit = meteor & (i < T.atk_times[card, a])
-        slot = core.kth_true(occupied_o, core.pick_at(state, used, jnp.sum(occupied_o)))
-        state, _ = _damage_opponent_slot(T, state, p, slot, amount, hit)
-        used = used + hit.astype(I32)
     # Pay Day
-    state = core.draw(state, p, T.atk_count[card, a], go & is_("draw"), MAX_DRAW)
+    state = core.draw(state, p, T.atk_count[card, a], go & is_("draw"), T.max_attack_draw)
     # Shadow Claw
     claw = go & is_("coin_discard_random_opponent_hand_card") & (heads > 0) & (state.hand_size[o] > 0)
     h = core.pick_at(state, used, state.hand_size[o])
@@ -452,8 +464,8 @@ def resolve_attack(T: CardTables, state: GameState, p, card, a, target, gate) ->
 
 
 def finish_attack(state: GameState, gate) -> GameState:
-    """Counterattack, then the turn ends."""
-    p = state.turn_player
+    """Counterattack, then the turn ends. In the turn player's frame (seat 0)."""
+    p = 0
     hit = state.counter_damage * (state.card[p, 0] >= 0)
     new = core.add_damage(state, p, 0, hit).replace(counter_damage=jnp.int32(0), in_attack=jnp.bool_(False))
     return merge(gate, core.end_turn(new), state)

@@ -43,7 +43,8 @@ class GameState:
     deck_size: jnp.ndarray
     hand: jnp.ndarray  # [2, 20]
     hand_size: jnp.ndarray
-    discard: jnp.ndarray  # [2, num_cards] counts
+    discard: jnp.ndarray  # [2, 20] in order of arrival (canonical(): counts per card)
+    discard_size: jnp.ndarray
     energy_types: jnp.ndarray  # [2, 3]
     points: jnp.ndarray
     energy_current: jnp.ndarray
@@ -89,7 +90,7 @@ def empty_state(num_cards: int) -> GameState:
         decider=z(), aux_card=f(), aux_index=f(), aux_count=z(), aux_type=f(), in_attack=b(), counter_damage=z(),
         turn_ending=b(), checkup_done=b(), game_over=b(), winner=f(), truncated=b(),
         deck=f(2, spec.DECK_SIZE), deck_size=z(2), hand=f(2, spec.HAND_CAPACITY), hand_size=z(2),
-        discard=z(2, num_cards), energy_types=f(2, 3), points=z(2), energy_current=f(2), energy_next=f(2),
+        discard=f(2, spec.DECK_SIZE), discard_size=z(2), energy_types=f(2, 3), points=z(2), energy_current=f(2), energy_next=f(2),
         retreat_reduction=z(2), attack_bonus=z(2), named_attack_bonus=z(2), supporter_blocked_turn=z(2),
         supporter_played=b(2), retreated=b(2),
         stack=f(2, spec.NUM_SLOTS, spec.STACK_DEPTH), card=f(2, spec.NUM_SLOTS), damage=z(2, spec.NUM_SLOTS),
@@ -99,12 +100,26 @@ def empty_state(num_cards: int) -> GameState:
     )
 
 
-def canonical(state: GameState) -> dict[str, np.ndarray]:
-    """Same keys and values as tcgjax.reference.state.canonical (one unbatched state)."""
+def canonical(state: GameState, num_cards: int | None = None) -> dict[str, np.ndarray]:
+    """Same keys and values as tcgjax.reference.state.canonical (one unbatched state): the discard
+    piles become counts per card."""
     out = {}
     for name, value in state.__dict__.items():
         out[name] = np.asarray(jax.device_get(value)).astype(np.int64)
+    out["discard"] = discard_counts(out["discard"], num_cards)
     return out
+
+
+def discard_counts(piles: np.ndarray, num_cards: int | None = None) -> np.ndarray:
+    """[..., 2, 20] discard lists -> [..., 2, num_cards] counts."""
+    if num_cards is None:
+        from tcgjax.cards import load_cards
+        num_cards = len(load_cards())
+    piles = np.asarray(piles)
+    counts = np.zeros(piles.shape[:-1] + (num_cards,), np.int64)
+    index = np.nonzero(piles >= 0)
+    np.add.at(counts, index[:-1] + (piles[index],), 1)
+    return counts
 
 
 _BOOL_FIELDS = ("in_attack", "turn_ending", "checkup_done", "game_over", "truncated", "supporter_played", "retreated",
@@ -114,6 +129,13 @@ _BOOL_FIELDS = ("in_attack", "turn_ending", "checkup_done", "game_over", "trunca
 def from_canonical(values: dict) -> GameState:
     """The JAX state holding the canonical arrays `values` (e.g. a constructed reference state)."""
     fields = {}
+    values = dict(values)
+    counts = np.asarray(values["discard"])
+    piles = np.full(counts.shape[:-1] + (spec.DECK_SIZE,), -1, np.int64)
+    for seat in range(2):
+        cards = np.repeat(np.arange(counts.shape[-1]), counts[seat])
+        piles[seat, : len(cards)] = cards
+    values["discard"] = piles
     for name in GameState.__dataclass_fields__:
         value = np.asarray(values[name])
         if name == "seed":
@@ -123,3 +145,24 @@ def from_canonical(values: dict) -> GameState:
         else:
             fields[name] = jnp.asarray(value.astype(np.int32))
     return GameState(**fields)
+
+
+GLOBAL_FIELDS = ("seed", "rng_counter", "turn", "turn_player", "first_player", "phase", "decider", "aux_card", "aux_index",
+                 "aux_count", "aux_type", "in_attack", "counter_damage", "turn_ending", "checkup_done", "game_over",
+                 "winner", "truncated")
+SEAT_FIELDS = ("turn_player", "first_player", "decider")
+
+
+def rotate(state: GameState, seat) -> GameState:
+    """The same game seen with `seat` as seat 0 (its own inverse). The JAX engine works in the frame
+    of the player who acts, so that indexing by player is static."""
+    flip = seat == 1
+    updates = {}
+    for name, value in state.__dict__.items():
+        if name in SEAT_FIELDS:
+            updates[name] = jnp.where(flip, 1 - value, value)
+        elif name == "winner":
+            updates[name] = jnp.where(flip & (value >= 0), 1 - value, value)
+        elif name not in GLOBAL_FIELDS:
+            updates[name] = jnp.where(flip, value[::-1], value)
+    return state.replace(**updates)

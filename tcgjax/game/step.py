@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from tcgjax import spec
 from tcgjax.game import core, effects
 from tcgjax.game.core import TRUE, merge
-from tcgjax.game.state import GameState, empty_state
+from tcgjax.game.state import GameState, empty_state, rotate
 from tcgjax.game.tables import ABILITY_KIND, CardTables
 
 I32 = jnp.int32
@@ -124,7 +124,12 @@ def can_attack(T: CardTables, state: GameState, p, a):
 
 def legal_actions(T: CardTables, state: GameState):
     """[NUM_ACTIONS] bool for the decider (CHOICE-1)."""
-    p = state.decider
+    return _legal_for_seat0(T, rotate(state, state.decider))
+
+
+def _legal_for_seat0(T: CardTables, state: GameState):
+    """Legal actions of seat 0, the decider in this frame."""
+    p = 0
     phase = state.phase
     hand = state.hand[p]
     in_hand = jnp.arange(spec.HAND_CAPACITY) < state.hand_size[p]
@@ -188,13 +193,24 @@ def _evolve(T: CardTables, state: GameState, p, slot, card, gate) -> GameState:
     return merge(gate, new, state)
 
 
-def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TURNS) -> GameState:
-    """Apply the decider's action; an illegal action returns the state unchanged."""
+def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TURNS, mask=None) -> GameState:
+    """Apply the decider's action; an illegal action returns the state unchanged. `mask` may pass
+    the decider's legal mask when the caller has it already."""
     action = jnp.asarray(action, I32)
-    legal = legal_actions(T, state)[jnp.clip(action, 0, spec.NUM_ACTIONS - 1)] & (action >= 0) & (action < spec.NUM_ACTIONS)
-    start = state
-    p = state.decider
-    o = 1 - p
+    decider = state.decider
+    frame = rotate(state, decider)
+    mask = _legal_for_seat0(T, frame) if mask is None else mask
+    legal = mask[jnp.clip(action, 0, spec.NUM_ACTIONS - 1)] & (action >= 0) & (action < spec.NUM_ACTIONS)
+    acted = rotate(_apply_action(T, frame, action, legal), decider)
+    # everything that happens by itself, in the frame of the turn player
+    turn_player = acted.turn_player
+    settled = core.settle(T, rotate(acted, turn_player), max_turns, (acted.phase == spec.MAIN) & ~acted.game_over)
+    return merge(legal, rotate(settled, turn_player), state)
+
+
+def _apply_action(T: CardTables, state: GameState, action, legal) -> GameState:
+    """The decider's action in the decider's frame (seat 0)."""
+    p, o = 0, 1
     phase = state.phase
     in_range = lambda lo, hi: legal & (action >= lo) & (action < hi)  # noqa: E731
     is_end = legal & (action == spec.END)
@@ -214,7 +230,9 @@ def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TUR
 
     # --- SETUP-4
     state = merge(setup & is_end & (p == state.first_player), state.replace(decider=o), state)
-    state = core.start_turn(state, setup & is_end & (p != state.first_player))
+    # the second player is done: turn 1 starts (settle() starts the next turn of an ending turn)
+    state = merge(setup & is_end & (p != state.first_player),
+                  state.replace(phase=jnp.int32(spec.MAIN), turn_ending=jnp.bool_(True), checkup_done=jnp.bool_(True)), state)
     removed, card = core.remove_from_hand(state, p, h)
     setup_slot = jnp.where(state.card[p, 0] < 0, 0, core.first_empty_bench(state, p))
     state = merge(setup & is_play, core.put_into_play(removed, p, setup_slot, card), state)
@@ -240,7 +258,6 @@ def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TUR
     retreat = main & is_retreat
     paying = state.replace(retreated=state.retreated.at[p].set(True), phase=jnp.int32(spec.RETREAT_PAY), decider=p,
                            aux_index=bench_slot, aux_count=retreat_cost(T, state, p))
-    state = merge(retreat, _continue_retreat_payment(T, paying, p), state)
 
     # --- answers to pending choices
     promote = (phase == spec.PROMOTE) & is_self
@@ -250,7 +267,7 @@ def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TUR
     pay = (phase == spec.RETREAT_PAY) & is_energy
     t = jnp.clip(action - spec.CHOOSE_ENERGY, 0, spec.NUM_ENERGY - 1)
     paid = state.replace(energy=state.energy.at[p, 0, t].add(-1), aux_count=state.aux_count - 1)
-    state = merge(pay, _continue_retreat_payment(T, paid, p), state)
+    state = merge(retreat | pay, _continue_retreat_payment(T, merge(retreat, paying, paid), p), state)
     evolve = (phase == spec.EVOLVE_TARGET) & is_self
     evolving = state.replace(phase=jnp.int32(spec.MAIN), aux_card=jnp.int32(-1))
     state = merge(evolve, _evolve(T, evolving, p, self_slot, jnp.maximum(state.aux_card, 0), TRUE), state)
@@ -289,8 +306,6 @@ def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TUR
     resolve_target = jnp.where(answer, target, -1)
     state = effects.resolve_attack(T, state, p, resolve_card, resolve_a, resolve_target, resolve_started | answer)
 
-    # --- after an answer the turn player acts again; then everything that happens by itself
+    # --- after an answer the turn player acts again
     answered = (phase != spec.SETUP) & (phase != spec.MAIN)
-    state = state.replace(decider=jnp.where(answered & (state.phase == spec.MAIN), state.turn_player, state.decider))
-    state = core.settle(T, state, max_turns, (state.phase == spec.MAIN) & ~state.game_over)
-    return merge(legal, state, start)
+    return state.replace(decider=jnp.where(answered & (state.phase == spec.MAIN), state.turn_player, state.decider))

@@ -71,6 +71,8 @@ class CardTables:
     atk_name: jnp.ndarray
     name_lists: jnp.ndarray  # [lists, names] bool
     named_bonus_list: int = struct.field(pytree_node=False, default=-1)  # Blaine's names (row of name_lists)
+    max_attack_draw: int = struct.field(pytree_node=False, default=0)  # largest draw count of an attack
+    max_trainer_draw: int = struct.field(pytree_node=False, default=0)  # ... of a Trainer (either player)
 
     @property
     def num_cards(self) -> int:
@@ -174,14 +176,17 @@ def build_numpy_tables(database: CardDatabase) -> dict:
             lists[row, names[value]] = True
     t["name_lists"] = lists
     t["named_bonus_list"] = int(named_bonus)
+    t["max_attack_draw"] = int(t["atk_count"][t["atk_kind"] == ATTACK_KIND["draw"]].max(initial=0))
+    draws = (t["t_kind"] == TRAINER_KIND["draw"]) | (t["t_kind"] == TRAINER_KIND["opponent_shuffle_hand_draw"])
+    t["max_trainer_draw"] = int(t["t_count"][draws].max(initial=0))
     return t
 
 
 @functools.lru_cache(maxsize=4)
 def card_tables(database: CardDatabase | None = None) -> CardTables:
     tables = build_numpy_tables(database or load_cards())
-    static = tables.pop("named_bonus_list")
-    return CardTables(**{k: jnp.asarray(v) for k, v in tables.items()}, named_bonus_list=static)
+    static = {k: tables.pop(k) for k in ("named_bonus_list", "max_attack_draw", "max_trainer_draw")}
+    return CardTables(**{k: jnp.asarray(v) for k, v in tables.items()}, **static)
 
 
 assert spec.NUM_ENERGY == len(ENERGY_TYPES)

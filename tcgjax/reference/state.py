@@ -135,6 +135,7 @@ def canonical(state: GameState, database: CardDatabase) -> dict[str, np.ndarray]
         for card in ps[i].discard:
             discard[i, card] += 1
     out["discard"] = discard
+    out["discard_size"] = np.array([len(p.discard) for p in ps], np.int64)
     out["energy_types"] = np.array([padded(list(p.energy_types), 3) for p in ps], np.int64)
     for key in ("points", "energy_current", "energy_next", "retreat_reduction", "attack_bonus",
                 "named_attack_bonus", "supporter_blocked_turn"):

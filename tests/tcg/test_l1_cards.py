@@ -518,7 +518,7 @@ def test_information_items(runner):
     before = game.canonical()
     game = both(runner, game, [PLAY(0), PLAY(0)])
     after = game.canonical()
-    assert sorted(k for k in before if not np.array_equal(before[k], after[k])) == ["discard", "hand", "hand_size"]
+    assert sorted(k for k in before if not np.array_equal(before[k], after[k])) == ["discard", "discard_size", "hand", "hand_size"]
 
 
 @covers("opponent_shuffle_hand_draw")

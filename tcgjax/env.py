@@ -1,0 +1,217 @@
+"""The RL env `TCGPocketA1-v0`: the two-player alternating core (`TCGGame`) and the single-agent env
+against a built-in opponent (`TCGPocketA1`), on paritygym.twoplayer.
+
+- Actions: the flat space of tcgjax.spec (58 actions), with a legal-action mask
+  (`env.action_mask(state, params)`, also `info["action_mask"]`). An illegal agent action is replaced
+  by the lowest legal one and flagged in `info["illegal_action"]` (paritygym.twoplayer); the vector
+  API raises.
+- Observation: float32[OBS_SIZE] of what the acting player may know (tcgjax.observation).
+- Reward: +1 win, -1 loss, 0 draw / turn limit / mid-game.
+- Termination: a win, loss or draw by the rules; the turn limit (`max_turns`, default 30) is a
+  truncation.
+- Opponents (`params.opponent`): 0 uniform random legal, 1 the greedy heuristic bot.
+- Decks: `params.game.deck_cards/deck_energy` hold a pool; each game draws one deck per seat from it
+  (`fixed_decks=True`: seat 0 plays deck 0, seat 1 deck 1). Build them with `make_game_params`.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+from gymnax.environments import spaces
+
+from paritygym.twoplayer import SingleAgentEnv, SingleAgentParams, SingleAgentState, TwoPlayerGame, first_legal_action
+from tcgjax import spec
+from tcgjax.decks import Deck, shipped_decks, validate_deck
+from tcgjax.game import bots, card_tables
+from tcgjax.game.observe import observe
+from tcgjax.game.state import GameState
+from tcgjax.game.step import legal_actions, new_game, step
+from tcgjax.observation import OBS_SIZE
+from tcgjax.verify import deck_arrays
+
+
+@struct.dataclass
+class TCGParams:
+    deck_cards: jnp.ndarray  # int32 [N, 20]: a pool of decks
+    deck_energy: jnp.ndarray  # int32 [N, 3]: their Energy types (-1 padded)
+    fixed_decks: bool = False
+    max_turns: int = spec.DEFAULT_MAX_TURNS
+
+
+def make_game_params(decks: Sequence[Deck] | None = None, fixed_decks: bool = False,
+                     max_turns: int = spec.DEFAULT_MAX_TURNS) -> TCGParams:
+    """Game params for a pool of decks (default: the 14 shipped decks). Decks are validated."""
+    decks = list(shipped_decks().values()) if decks is None else list(decks)
+    if not decks:
+        raise ValueError("the deck pool is empty")
+    for deck in decks:
+        validate_deck(deck)
+    if not 1 <= int(max_turns) <= 10_000:
+        raise ValueError(f"max_turns must be in 1..10000, got {max_turns}")
+    cards = np.stack([deck_arrays([d, d])[0][0] for d in decks])
+    energy = np.stack([deck_arrays([d, d])[1][0] for d in decks])
+    return TCGParams(deck_cards=jnp.asarray(cards), deck_energy=jnp.asarray(energy), fixed_decks=fixed_decks,
+                     max_turns=int(max_turns))
+
+
+class TCGGame(TwoPlayerGame):
+    """The alternating two-player core: exactly one player (the decider) acts at a time."""
+
+    num_actions = spec.NUM_ACTIONS
+
+    def __init__(self, opening_hand_rule: int = spec.OPENING_RESHUFFLE) -> None:
+        if opening_hand_rule not in (spec.OPENING_RESHUFFLE, spec.OPENING_ONE_BASIC):
+            raise ValueError(f"opening_hand_rule must be 0 or 1, got {opening_hand_rule!r}")
+        self.opening_hand_rule = opening_hand_rule
+        self.tables = card_tables()
+
+    @property
+    def default_params(self) -> TCGParams:
+        return make_game_params()
+
+    def init(self, key: jax.Array, params: TCGParams) -> GameState:
+        k_seed, k_decks = jax.random.split(key)
+        seed = jax.random.bits(k_seed, dtype=jnp.uint32)
+        pool = params.deck_cards.shape[0]
+        drawn = jax.random.randint(k_decks, (2,), 0, pool)
+        fixed = jnp.array([0, 1 % pool])
+        index = jnp.where(params.fixed_decks, fixed, drawn)
+        return new_game(self.tables, seed, params.deck_cards[index], params.deck_energy[index], self.opening_hand_rule)
+
+    def step(self, key, state: GameState, actions, params: TCGParams):
+        del key  # all randomness is in the game's stream (RNG-1)
+        action = jnp.asarray(actions, jnp.int32)[state.decider]
+        new = step(self.tables, state, action, params.max_turns)
+        ended = new.game_over & ~state.game_over
+        first = jnp.where(new.winner == 0, 1.0, jnp.where(new.winner == 1, -1.0, 0.0)) * ended
+        rewards = jnp.stack([first, -first]).astype(jnp.float32)
+        return new, rewards, self.is_terminated(new), self.is_truncated(new)
+
+    def acting(self, state: GameState, params: TCGParams):
+        return (jnp.arange(2) == state.decider) & ~state.game_over
+
+    def legal_action_mask(self, state: GameState, player, params: TCGParams):
+        return legal_actions(self.tables, state) & (state.decider == player)
+
+    def observe(self, state: GameState, player, params: TCGParams):
+        return observe(self.tables, state, player, params.max_turns)
+
+    def observation_space(self, params: TCGParams) -> spaces.Box:
+        return spaces.Box(-10.0, 10.0, (OBS_SIZE,), jnp.float32)
+
+    def is_terminated(self, state: GameState):
+        return state.game_over & ~state.truncated
+
+    def is_truncated(self, state: GameState):
+        return state.truncated
+
+    def heuristic_action(self, key, state: GameState, player, params: TCGParams):
+        return bots.heuristic_action(self.tables, state)
+
+
+class TCGPocketA1(SingleAgentEnv):
+    """`TCGPocketA1-v0`: the agent plays one seat (random each episode unless
+    `params.agent_side` is 0 or 1) against the opponent `params.opponent` (0 random, 1 heuristic).
+
+    Same behaviour as paritygym's SingleAgentEnv, with one change for compile time: the agent's
+    action and the opponent's following actions go through one loop whose body holds a single game
+    step (the base class compiles the game step twice)."""
+
+    def __init__(self, opening_hand_rule: int = spec.OPENING_RESHUFFLE, max_opponent_actions: int = 512) -> None:
+        super().__init__(TCGGame(opening_hand_rule), (), max_opponent_actions)
+
+    def _advance(self, key, game_state: GameState, agent, agent_action, has_agent_action, params: SingleAgentParams):
+        """Apply the agent's action (if any), then opponent actions until the agent must act or the
+        game ends. Returns (game state, agent reward, stuck)."""
+        game: TCGGame = self.game
+        tables = game.tables
+
+        def cond(carry):
+            i, state, _, count = carry
+            opponent_turn = ~state.game_over & (state.decider != agent) & (count < self.max_opponent_actions)
+            return ((i == 0) & has_agent_action) | opponent_turn
+
+        def body(carry):
+            i, state, reward, count = carry
+            mask = legal_actions(tables, state)
+            k_random = jax.random.fold_in(key, i)
+            logits = jnp.where(mask, 0.0, -jnp.inf)
+            random_action = jax.random.categorical(k_random, jnp.where(mask.any(), logits, 0.0)).astype(jnp.int32)
+            heuristic = bots.heuristic_action(tables, state, mask)
+            opponent = jnp.where(jnp.asarray(params.opponent) == 1, heuristic, random_action)
+            agent_turn = (i == 0) & has_agent_action
+            action = jnp.where(agent_turn, agent_action, opponent)
+            new = step(tables, state, action, params.game.max_turns, mask)
+            ended = new.game_over & ~state.game_over
+            won = jnp.where(new.winner == agent, 1.0, jnp.where(new.winner == 1 - agent, -1.0, 0.0))
+            return i + 1, new, reward + jnp.where(ended, won, 0.0), count + (~agent_turn).astype(jnp.int32)
+
+        _, game_state, reward, count = jax.lax.while_loop(
+            cond, body, (jnp.int32(0), game_state, jnp.float32(0.0), jnp.int32(0)))
+        stuck = (count >= self.max_opponent_actions) & ~game_state.game_over & (game_state.decider != agent)
+        return game_state, reward.astype(jnp.float32), stuck
+
+    def _new_episode(self, key, params: SingleAgentParams):
+        k_side, k_game, k_opp = jax.random.split(key, 3)
+        random_side = jax.random.bernoulli(k_side).astype(jnp.int32)
+        agent = jnp.where(params.agent_side < 0, random_side, params.agent_side).astype(jnp.int32)
+        return agent, self.game.init(k_game, params.game), k_opp
+
+    def reset_env(self, key: jax.Array, params: SingleAgentParams):
+        agent, game_state, k_opp = self._new_episode(key, params)
+        game_state, _, stuck = self._advance(k_opp, game_state, agent, jnp.int32(0), jnp.bool_(False), params)
+        state = SingleAgentState(game=game_state, agent=agent, truncated=stuck, time=jnp.int32(0))
+        return self.game.observe(game_state, agent, params.game), state
+
+    def step_env(self, key: jax.Array, state: SingleAgentState, action: jax.Array, params: SingleAgentParams):
+        agent = state.agent
+        mask = self.game.legal_action_mask(state.game, agent, params.game)
+        action, legal = self._checked(action, mask)
+        game_state, reward, stuck = self._advance(key, state.game, agent, action, ~state.game.game_over, params)
+        new_state = SingleAgentState(game=game_state, agent=agent, truncated=game_state.truncated | stuck, time=state.time + 1)
+        info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(game_state, agent, params.game)}
+        return (self.game.observe(game_state, agent, params.game), new_state, reward,
+                self.game.is_terminated(game_state), info)
+
+    @staticmethod
+    def _checked(action, mask):
+        action = jnp.asarray(action, jnp.int32)
+        legal = (action >= 0) & (action < spec.NUM_ACTIONS) & mask[jnp.clip(action, 0, spec.NUM_ACTIONS - 1)]
+        return jnp.where(legal, action, first_legal_action(mask)), legal
+
+    @functools.partial(jax.jit, static_argnames=("self",))
+    def step(self, key: jax.Array, state: SingleAgentState, action, params: SingleAgentParams | None = None):
+        """gymnax's step (step_env, truncation, autoreset, info["final_observation"]) with the
+        continued episode and the candidate new episode advanced by one vmapped loop, so that the
+        game step is compiled once."""
+        params = self.default_params if params is None else params
+        key_step, key_reset = jax.random.split(key)
+        agent = state.agent
+        mask = self.game.legal_action_mask(state.game, agent, params.game)
+        action, legal = self._checked(action, mask)
+        new_agent, new_game_state, key_opp = self._new_episode(key_reset, params)
+        games = jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), state.game, new_game_state)
+        advance = jax.vmap(self._advance, in_axes=(0, 0, 0, 0, 0, None))
+        games, rewards, stuck = advance(jnp.stack([key_step, key_opp]), games, jnp.stack([agent, new_agent]),
+                                        jnp.stack([action, jnp.int32(0)]), jnp.stack([~state.game.game_over, jnp.bool_(False)]),
+                                        params)
+        observations = jax.vmap(self.game.observe, in_axes=(0, 0, None))(games, jnp.stack([agent, new_agent]), params.game)
+        masks = jax.vmap(self.game.legal_action_mask, in_axes=(0, 0, None))(games, jnp.stack([agent, new_agent]), params.game)
+        stepped_game = jax.tree_util.tree_map(lambda x: x[0], games)
+        reset_game = jax.tree_util.tree_map(lambda x: x[1], games)
+        stepped = SingleAgentState(game=stepped_game, agent=agent, truncated=stepped_game.truncated | stuck[0], time=state.time + 1)
+        restarted = SingleAgentState(game=reset_game, agent=new_agent, truncated=stuck[1], time=jnp.int32(0))
+        terminated = self.game.is_terminated(stepped_game)
+        truncated = self.is_truncated(stepped, params)
+        done = terminated | truncated
+        new_state = jax.tree_util.tree_map(lambda r, s: jax.lax.select(done, r, s), restarted, stepped)
+        obs = jnp.where(done, observations[1], observations[0])
+        info = {"illegal_action": ~legal, "action_mask": jnp.where(done, masks[1], masks[0]),
+                "terminated": terminated, "truncated": truncated, "final_observation": observations[0]}
+        return obs, new_state, rewards[0], terminated, truncated, info

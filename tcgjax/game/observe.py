@@ -1,0 +1,69 @@
+"""The JAX engine's observation of one player; mirrors tcgjax.reference.observe (layout in
+tcgjax.observation)."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from tcgjax import spec
+from tcgjax.game.state import GameState, rotate
+from tcgjax.game.step import supporters_blocked
+from tcgjax.game.tables import CardTables
+from tcgjax.observation import card_features
+
+F32 = jnp.float32
+
+
+def _one_hot(index, size, offset=0):
+    return (jnp.arange(size) == index + offset).astype(F32)
+
+
+def observe(T: CardTables, state: GameState, player, max_turns) -> jnp.ndarray:
+    features = jnp.asarray(card_features())
+    me, op = 0, 1  # in the observer's frame
+    s = rotate(state, player)
+    hidden = s.phase == spec.SETUP
+    turn = s.turn
+
+    def active_now(field):
+        return (field != 0) & (field >= turn)
+
+    parts = [
+        jnp.stack([turn / max_turns, s.turn_player == me, s.first_player == me, (s.decider == me) & ~s.game_over]).astype(F32),
+        _one_hot(s.phase, len(spec.PHASE_NAMES)),
+        jnp.stack([s.points[me] / 3, s.points[op] / 3, s.hand_size[me] / 10, s.hand_size[op] / 10,
+                   s.deck_size[me] / 20, s.deck_size[op] / 20]).astype(F32),
+    ]
+    for value in (s.energy_current[me], s.energy_next[me], s.energy_current[op], s.energy_next[op]):
+        parts.append(_one_hot(value, 9, 1))
+    for p in (me, op):
+        types = s.energy_types[p]
+        parts.append(jnp.any((jnp.arange(8)[:, None] == types[None, :]) & (types[None, :] >= 0), axis=1).astype(F32))
+    parts.append(jnp.stack([s.supporter_played[me], s.retreated[me], s.retreat_reduction[me] / 4, s.attack_bonus[me] / 10,
+                            s.named_attack_bonus[me] / 30, supporters_blocked(T, s, me)]).astype(F32))
+    parts.append(jnp.stack([s.aux_count / 4]).astype(F32))
+    parts.append(_one_hot(s.aux_type, 9, 1))
+    parts.append(_one_hot(s.aux_index, 1 + spec.HAND_CAPACITY, 1))
+    hp = T.hp[jnp.maximum(s.card, 0)]
+    for p in (me, op):
+        visible = ~(hidden & (p != me))
+        for slot in range(spec.NUM_SLOTS):
+            card = s.card[p, slot]
+            present = (card >= 0) & visible
+            rest = jnp.concatenate([
+                jnp.stack([s.damage[p, slot] / 100, (hp[p, slot] - s.damage[p, slot]) / 100]).astype(F32),
+                (s.energy[p, slot] / 4).astype(F32),
+                jnp.stack([s.turn_played[p, slot] == turn, s.ability_used[p, slot]]).astype(F32)])
+            parts.append(jnp.where(present, jnp.concatenate([features[card], rest]), 0.0))
+    for p in (me, op):
+        visible = ~(hidden & (p != me))
+        values = jnp.stack([
+            s.poisoned[p], s.burned[p], s.special[p] == spec.ASLEEP, s.special[p] == spec.PARALYZED, s.special[p] == spec.CONFUSED,
+            active_now(s.cant_attack_turn[p]), active_now(s.cant_retreat_turn[p]), active_now(s.protected_turn[p]),
+            jnp.where(active_now(s.reduce_damage_turn[p]), s.reduce_damage_amount[p] / 20, 0.0),
+            jnp.where(active_now(s.attack_minus_turn[p]), s.attack_minus_amount[p] / 20, 0.0)]).astype(F32)
+        parts.append(jnp.where(visible, values, 0.0))
+    in_hand = jnp.arange(spec.HAND_CAPACITY) < s.hand_size[me]
+    parts.append(features[jnp.where(in_hand, s.hand[me], -1)].reshape(-1))
+    parts.append(features[s.aux_card])
+    return jnp.concatenate(parts).astype(F32)

@@ -1,0 +1,107 @@
+"""The observation: what one player may know (INFO-1..3), as one flat float32 vector.
+
+Both engines build it (tcgjax.reference.observe, tcgjax.game.observe) from the same per-card
+feature table `card_features`. Layout, from the observer's point of view ("me"):
+
+    global (GLOBAL_SIZE)
+        turn / max_turns, my turn, I went first, I must act now, phase one-hot (12),
+        points / 3 (me, opp), hand size / 10 (me, opp), deck size / 20 (me, opp),
+        Energy Zone current and next, one-hot over none + 8 types (me current, me next, opp current, opp next),
+        Energy types of the decks (me 8, opp 8),
+        me: Supporter played, retreated, retreat reduction / 4, Giovanni bonus / 10, Blaine bonus / 30,
+            Supporters blocked now,
+        pending choice: count / 4, Energy type one-hot (none + 8), index one-hot (none + 20)
+    Pokémon in play, 8 slots (my Active, my Bench 1-3, opp Active, opp Bench 1-3), each
+        card features of the top card (CARD_FEATURES), damage / 100, HP left / 100, Energy per type / 4,
+        put into play or evolved this turn, Ability used this turn
+    Active effects (me, then opp), each
+        Poisoned, Burned, Asleep, Paralyzed, Confused, and for can't attack, can't retreat, protected,
+        damage reduction, Growl: whether it applies now or on the next turn (amounts / 20)
+    my hand, 20 slots of card features (empty slots are zeros)
+    the pending choice's card (evolution, Trainer, attack being resolved), card features
+
+During setup the opponent's Pokémon in play are hidden (INFO-2). Decks are never shown (only sizes),
+nor the opponent's hand (only its size), nor what information-only effects revealed (INFO-3, v0).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from tcgjax import spec
+from tcgjax.cards import ABILITY_KINDS, COLORLESS, TRAINER_KINDS, TYPE_INDEX, TYPES, CardDatabase, load_cards
+
+NAME_BITS = 9  # name ids < 512 (the pool has 232 names)
+
+# Card feature columns
+_F = {}
+_cursor = 0
+
+
+def _col(name: str, width: int = 1) -> None:
+    global _cursor
+    _F[name] = (_cursor, _cursor + width)
+    _cursor += width
+
+
+for _name, _width in [("present", 1), ("category", 4), ("stage", 3), ("type", len(TYPES)), ("hp", 1), ("ex", 1),
+                      ("weakness", 8), ("retreat", 1), ("attack_exists", 2), ("attack_damage", 2), ("attack_cost", 2 * 9),
+                      ("ability", len(ABILITY_KINDS)), ("trainer", len(TRAINER_KINDS)), ("name_bits", NAME_BITS)]:
+    _col(_name, _width)
+CARD_FEATURES = _cursor
+FEATURE_COLUMNS = dict(_F)
+
+NUM_PHASES = len(spec.PHASE_NAMES)
+GLOBAL_SIZE = 4 + NUM_PHASES + 6 + 4 * 9 + 16 + 6 + 1 + 9 + (1 + spec.HAND_CAPACITY)
+SLOT_SIZE = CARD_FEATURES + 2 + 8 + 2
+EFFECT_SIZE = 5 + 5
+OBS_SIZE = GLOBAL_SIZE + 2 * spec.NUM_SLOTS * SLOT_SIZE + 2 * EFFECT_SIZE + spec.HAND_CAPACITY * CARD_FEATURES + CARD_FEATURES
+
+
+@functools.lru_cache(maxsize=4)
+def card_features(database: CardDatabase | None = None) -> np.ndarray:
+    """[num_cards + 1, CARD_FEATURES] float32; the last row (index -1) is an empty position."""
+    database = database or load_cards()
+    names = database.name_index
+    table = np.zeros((len(database) + 1, CARD_FEATURES), np.float32)
+
+    def put(row, column, values, offset=0):
+        lo, hi = _F[column]
+        row[lo + offset: lo + offset + np.size(values)] = values
+
+    for card in database.cards:
+        row = table[card.index]
+        put(row, "present", 1.0)
+        category = 0 if card.is_pokemon else (3 if card.is_fossil else (1 if card.trainer_kind == "item" else 2))
+        put(row, "category", 1.0, category)
+        code = names[card.name]
+        put(row, "name_bits", [(code >> b) & 1 for b in range(NAME_BITS)])
+        if card.is_pokemon or card.is_fossil:
+            put(row, "stage", 1.0, card.stage)
+            put(row, "type", 1.0, COLORLESS if card.is_fossil else TYPE_INDEX[card.type])
+            put(row, "hp", (card.effect["hp"] if card.is_fossil else card.hp) / 100.0)
+            put(row, "retreat", 1.0 if card.is_fossil else card.retreat / 4.0)
+        if card.is_pokemon:
+            put(row, "ex", float(card.ex))
+            if card.weakness:
+                put(row, "weakness", 1.0, TYPE_INDEX[card.weakness])
+            for a, attack in enumerate(card.attacks):
+                put(row, "attack_exists", 1.0, a)
+                put(row, "attack_damage", attack.damage / 100.0, a)
+                for symbol in attack.cost:
+                    t = 8 if symbol == "colorless" else TYPE_INDEX[symbol]
+                    row[_F["attack_cost"][0] + 9 * a + t] += 0.25
+            if card.ability:
+                put(row, "ability", 1.0, list(ABILITY_KINDS).index(card.ability["kind"]))
+        else:
+            put(row, "trainer", 1.0, list(TRAINER_KINDS).index(card.effect["kind"]))
+    return table
+
+
+def one_hot(index: int, size: int, offset: int = 0) -> np.ndarray:
+    """One-hot of index + offset (offset 1 maps -1, "none", to position 0)."""
+    out = np.zeros(size, np.float32)
+    out[index + offset] = 1.0
+    return out
