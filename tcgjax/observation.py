@@ -53,6 +53,17 @@ for _name, _width in [("present", 1), ("category", 4), ("stage", 3), ("type", le
 CARD_FEATURES = _cursor
 FEATURE_COLUMNS = dict(_F)
 
+# Scales: both engines multiply counts by these float32 constants (never divide: XLA turns a
+# division by a constant into a multiplication by its reciprocal, which can differ in the last bit).
+SCALE_POINTS = np.float32(1 / 3)
+SCALE_HAND = np.float32(1 / 10)
+SCALE_DECK = np.float32(1 / 20)
+SCALE_QUARTER = np.float32(1 / 4)  # retreat reduction, pending count, Energy per type
+SCALE_GIOVANNI = np.float32(1 / 10)
+SCALE_BLAINE = np.float32(1 / 30)
+SCALE_HP = np.float32(1 / 100)  # damage and HP left
+SCALE_AMOUNT = np.float32(1 / 20)  # damage reduction, Growl
+
 NUM_PHASES = len(spec.PHASE_NAMES)
 GLOBAL_SIZE = 4 + NUM_PHASES + 6 + 4 * 9 + 16 + 6 + 1 + 9 + (1 + spec.HAND_CAPACITY)
 SLOT_SIZE = CARD_FEATURES + 2 + 8 + 2

@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.verify import TrajectoryComparison, compare_trajectories
 from tcgjax import spec
 from tcgjax.cards import TYPE_INDEX
 from tcgjax.decks import Deck
@@ -57,8 +58,8 @@ def deck_arrays(decks: Sequence[Deck]) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclasses.dataclass
 class Trajectory:
-    """A game played on the reference: the actions, the legal mask before each action, and the
-    canonical state at the start and after each action."""
+    """A game played on the reference: the actions, the legal mask and canonical state at the start
+    and after each action (masks and states have one more entry than actions)."""
 
     decks: tuple[Deck, Deck]
     seed: int
@@ -85,6 +86,7 @@ def play_reference(decks: Sequence[Deck], seed: int, rng: np.random.Generator, p
         traj.actions.append(action)
         traj.masks.append(mask)
         traj.states.append(game.canonical())
+    traj.masks.append(game.legal_actions())
     return traj
 
 
@@ -175,31 +177,10 @@ def jax_canonical(states: GameState, *index: int) -> dict[str, np.ndarray]:
     return out
 
 
-@dataclasses.dataclass
-class Mismatch:
-    game: int
-    step: int  # 0 = the initial state; k = after action k
-    field: str
-    reference: np.ndarray
-    jax: np.ndarray
-    last_actions: list[str]
-
-    def __str__(self) -> str:
-        return (f"game {self.game}, step {self.step} ({self.last_actions}), field {self.field}:\n"
-                f"  reference {self.reference.tolist()}\n  jax       {self.jax.tolist()}")
-
-
-def first_difference(step_index: int, ref: dict, ours: dict) -> tuple[str, np.ndarray, np.ndarray] | None:
-    for name, value in ref.items():
-        if not np.array_equal(value, ours[name]):
-            return name, value, ours[name]
-    return None
-
-
-def compare_with_jax(trajectories: Sequence[Trajectory], runner: JaxBatchRunner) -> list[Mismatch]:
-    """First mismatch of each game whose JAX replay differs from the reference (initial state,
-    legal mask before each action, state after each action)."""
-    mismatches: list[Mismatch] = []
+def jax_records(trajectories: Sequence[Trajectory], runner: JaxBatchRunner) -> list[list[dict[str, np.ndarray]]]:
+    """The JAX engine's records (canonical state + legal mask) for the same seeds, decks and actions:
+    one record for the initial state and one after each action."""
+    out: list[list[dict[str, np.ndarray]]] = []
     for first in range(0, len(trajectories), runner.batch):
         group = list(trajectories[first: first + runner.batch])
         padded = group + [group[-1]] * (runner.batch - len(group))
@@ -207,37 +188,77 @@ def compare_with_jax(trajectories: Sequence[Trajectory], runner: JaxBatchRunner)
         arrays = [deck_arrays(t.decks) for t in padded]
         states = runner.new_games(seeds, np.stack([a[0] for a in arrays]), np.stack([a[1] for a in arrays]))
         init = jax.device_get(states)
-        failed = set()
-        for g, traj in enumerate(group):
-            ours = jax_canonical(init, g)
-            diff = first_difference(0, traj.states[0], ours)
-            if diff:
-                mismatches.append(Mismatch(first + g, 0, diff[0], diff[1], diff[2], []))
-                failed.add(g)
-        length = max(t.num_steps for t in group)
+        records = [[jax_canonical(init, g)] for g in range(len(group))]
+        # one padding action at the end: the mask before it is the mask of the final state
+        actions_lists = [list(t.actions) + [NO_ACTION] for t in group]
+        length = max(len(a) for a in actions_lists)
         for offset in range(0, length, runner.chunk):
             actions = np.full((runner.batch, runner.chunk), NO_ACTION, np.int32)
-            for g, traj in enumerate(group):
-                part = traj.actions[offset: offset + runner.chunk]
+            for g, acts in enumerate(actions_lists):
+                part = acts[offset: offset + runner.chunk]
                 actions[g, : len(part)] = part
             states, per_step, masks = runner.run(states, actions)
             per_step = jax.device_get(per_step)
             masks = np.asarray(masks)
-            for g, traj in enumerate(group):
-                if g in failed:
-                    continue
-                for k in range(min(runner.chunk, traj.num_steps - offset)):
+            for g, acts in enumerate(actions_lists):
+                for k in range(min(runner.chunk, len(acts) - offset)):
                     index = offset + k
-                    recent = [spec.action_name(a) for a in traj.actions[max(0, index - 4): index + 1]]
-                    if not np.array_equal(traj.masks[index], masks[g, k]):
-                        mismatches.append(Mismatch(first + g, index, "legal_mask", np.flatnonzero(traj.masks[index]),
-                                                   np.flatnonzero(masks[g, k]), recent))
-                        failed.add(g)
-                        break
-                    ours = jax_canonical(per_step, g, k)
-                    diff = first_difference(index + 1, traj.states[index + 1], ours)
-                    if diff:
-                        mismatches.append(Mismatch(first + g, index + 1, diff[0], diff[1], diff[2], recent))
-                        failed.add(g)
-                        break
-    return mismatches
+                    records[g][index]["legal_mask"] = masks[g, k]
+                    if index < len(acts) - 1:
+                        records[g].append(jax_canonical(per_step, g, k))
+        out += records
+    return out
+
+
+def reference_records(trajectory: Trajectory) -> list[dict[str, np.ndarray]]:
+    return [dict(state, legal_mask=mask) for state, mask in zip(trajectory.states, trajectory.masks)]
+
+
+def compare_with_jax(trajectories: Sequence[Trajectory], runner: JaxBatchRunner) -> list[tuple[int, TrajectoryComparison]]:
+    """(game index, comparison) of every game whose JAX replay differs from the reference, compared
+    with paritygym.verify.compare_trajectories (exact, every field, every step)."""
+    failures = []
+    for index, (ours, trajectory) in enumerate(zip(jax_records(trajectories, runner), trajectories)):
+        result = compare_trajectories(ours, reference_records(trajectory), tolerance=0.0)
+        if not result.matched:
+            failures.append((index, result))
+    return failures
+
+
+def describe(trajectory: Trajectory, result: TrajectoryComparison) -> str:
+    step = result.first_divergence.step if result.first_divergence else result.steps
+    recent = [spec.action_name(a) for a in trajectory.actions[max(0, step - 5): step]]
+    return f"seed {trajectory.seed}: {result.describe()} (after actions {recent})"
+
+
+def random_games(count: int, seed: int) -> list[Trajectory]:
+    """`count` reference games with random legal play: uniform or eager policies, shipped and sampled decks."""
+    from tcgjax.decks import sample_deck, shipped_decks
+    rng = np.random.default_rng(seed)
+    shipped = list(shipped_decks().values())
+    games = []
+    for i in range(count):
+        if i % 2 == 0:
+            decks = (shipped[rng.integers(len(shipped))], shipped[rng.integers(len(shipped))])
+        else:
+            decks = (sample_deck(rng), shipped[rng.integers(len(shipped))] if i % 4 == 1 else sample_deck(rng))
+        policy = eager_policy if i % 4 >= 2 else uniform_policy
+        games.append(play_reference(decks, int(rng.integers(2**32)), rng, policy))
+    return games
+
+
+def verify(level: int = 3, episodes: int = 100, seed: int = 0) -> list:
+    """`paritygym verify TCGPocketA1-v0`: L3, `episodes` random games on both engines."""
+    from paritygym.verify import ParityReport
+    if level != 3:
+        return [ParityReport("TCGPocketA1-v0", level, f"level {level}", passed=False,
+                             failure="only L3 runs from the CLI; L1/L2 are in tests/tcg (pytest tests/tcg)")]
+    games = random_games(episodes, seed)
+    failures = compare_with_jax(games, JaxBatchRunner())
+    steps = sum(g.num_steps for g in games)
+    decisive = sum(int(g.states[-1]["winner"] >= 0) for g in games)
+    return [ParityReport(
+        env_id="TCGPocketA1-v0", level=3, name="random legal play, shipped and sampled decks", passed=not failures,
+        episodes=len(games), steps=steps, tolerance="exact (every state field and the legal mask, every action)",
+        details={"games_with_a_winner": decisive, "games_differing": len(failures)},
+        failure=describe(games[failures[0][0]], failures[0][1]) if failures else None)]

@@ -9,9 +9,14 @@ from tcgjax import spec
 from tcgjax.game.state import GameState, rotate
 from tcgjax.game.step import supporters_blocked
 from tcgjax.game.tables import CardTables
+from tcgjax import observation as O
 from tcgjax.observation import card_features
 
 F32 = jnp.float32
+
+
+def _scaled(value, scale):
+    return value.astype(F32) * scale
 
 
 def _one_hot(index, size, offset=0):
@@ -29,19 +34,22 @@ def observe(T: CardTables, state: GameState, player, max_turns) -> jnp.ndarray:
         return (field != 0) & (field >= turn)
 
     parts = [
-        jnp.stack([turn / max_turns, s.turn_player == me, s.first_player == me, (s.decider == me) & ~s.game_over]).astype(F32),
+        jnp.stack([_scaled(turn, F32(1) / jnp.asarray(max_turns, F32)), s.turn_player == me, s.first_player == me,
+                   (s.decider == me) & ~s.game_over]).astype(F32),
         _one_hot(s.phase, len(spec.PHASE_NAMES)),
-        jnp.stack([s.points[me] / 3, s.points[op] / 3, s.hand_size[me] / 10, s.hand_size[op] / 10,
-                   s.deck_size[me] / 20, s.deck_size[op] / 20]).astype(F32),
+        jnp.stack([_scaled(s.points[me], O.SCALE_POINTS), _scaled(s.points[op], O.SCALE_POINTS),
+                   _scaled(s.hand_size[me], O.SCALE_HAND), _scaled(s.hand_size[op], O.SCALE_HAND),
+                   _scaled(s.deck_size[me], O.SCALE_DECK), _scaled(s.deck_size[op], O.SCALE_DECK)]),
     ]
     for value in (s.energy_current[me], s.energy_next[me], s.energy_current[op], s.energy_next[op]):
         parts.append(_one_hot(value, 9, 1))
     for p in (me, op):
         types = s.energy_types[p]
         parts.append(jnp.any((jnp.arange(8)[:, None] == types[None, :]) & (types[None, :] >= 0), axis=1).astype(F32))
-    parts.append(jnp.stack([s.supporter_played[me], s.retreated[me], s.retreat_reduction[me] / 4, s.attack_bonus[me] / 10,
-                            s.named_attack_bonus[me] / 30, supporters_blocked(T, s, me)]).astype(F32))
-    parts.append(jnp.stack([s.aux_count / 4]).astype(F32))
+    parts.append(jnp.stack([s.supporter_played[me].astype(F32), s.retreated[me].astype(F32),
+                            _scaled(s.retreat_reduction[me], O.SCALE_QUARTER), _scaled(s.attack_bonus[me], O.SCALE_GIOVANNI),
+                            _scaled(s.named_attack_bonus[me], O.SCALE_BLAINE), supporters_blocked(T, s, me).astype(F32)]))
+    parts.append(_scaled(s.aux_count, O.SCALE_QUARTER)[None])
     parts.append(_one_hot(s.aux_type, 9, 1))
     parts.append(_one_hot(s.aux_index, 1 + spec.HAND_CAPACITY, 1))
     hp = T.hp[jnp.maximum(s.card, 0)]
@@ -51,8 +59,8 @@ def observe(T: CardTables, state: GameState, player, max_turns) -> jnp.ndarray:
             card = s.card[p, slot]
             present = (card >= 0) & visible
             rest = jnp.concatenate([
-                jnp.stack([s.damage[p, slot] / 100, (hp[p, slot] - s.damage[p, slot]) / 100]).astype(F32),
-                (s.energy[p, slot] / 4).astype(F32),
+                jnp.stack([_scaled(s.damage[p, slot], O.SCALE_HP), _scaled(hp[p, slot] - s.damage[p, slot], O.SCALE_HP)]),
+                _scaled(s.energy[p, slot], O.SCALE_QUARTER),
                 jnp.stack([s.turn_played[p, slot] == turn, s.ability_used[p, slot]]).astype(F32)])
             parts.append(jnp.where(present, jnp.concatenate([features[card], rest]), 0.0))
     for p in (me, op):
@@ -60,8 +68,8 @@ def observe(T: CardTables, state: GameState, player, max_turns) -> jnp.ndarray:
         values = jnp.stack([
             s.poisoned[p], s.burned[p], s.special[p] == spec.ASLEEP, s.special[p] == spec.PARALYZED, s.special[p] == spec.CONFUSED,
             active_now(s.cant_attack_turn[p]), active_now(s.cant_retreat_turn[p]), active_now(s.protected_turn[p]),
-            jnp.where(active_now(s.reduce_damage_turn[p]), s.reduce_damage_amount[p] / 20, 0.0),
-            jnp.where(active_now(s.attack_minus_turn[p]), s.attack_minus_amount[p] / 20, 0.0)]).astype(F32)
+            jnp.where(active_now(s.reduce_damage_turn[p]), _scaled(s.reduce_damage_amount[p], O.SCALE_AMOUNT), 0.0),
+            jnp.where(active_now(s.attack_minus_turn[p]), _scaled(s.attack_minus_amount[p], O.SCALE_AMOUNT), 0.0)]).astype(F32)
         parts.append(jnp.where(visible, values, 0.0))
     in_hand = jnp.arange(spec.HAND_CAPACITY) < s.hand_size[me]
     parts.append(features[jnp.where(in_hand, s.hand[me], -1)].reshape(-1))

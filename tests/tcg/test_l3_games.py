@@ -8,30 +8,18 @@ from __future__ import annotations
 
 import collections
 
-import numpy as np
 import pytest
 
-from tcgjax.decks import sample_deck, shipped_decks
-from tcgjax.verify import compare_with_jax, eager_policy, play_reference, uniform_policy
+from tcgjax.verify import compare_with_jax, describe, random_games
 
 
 def _games(count: int, seed: int):
-    rng = np.random.default_rng(seed)
-    shipped = list(shipped_decks().values())
-    games = []
-    for i in range(count):
-        if i % 2 == 0:
-            decks = (shipped[rng.integers(len(shipped))], shipped[rng.integers(len(shipped))])
-        else:
-            decks = (sample_deck(rng), shipped[rng.integers(len(shipped))] if i % 4 == 1 else sample_deck(rng))
-        policy = eager_policy if i % 4 >= 2 else uniform_policy
-        games.append(play_reference(decks, int(rng.integers(2**32)), rng, policy))
-    return games
+    return random_games(count, seed)
 
 
 def _check(runner, games):
-    mismatches = compare_with_jax(games, runner)
-    assert not mismatches, "\n".join(str(m) for m in mismatches[:3])
+    failures = compare_with_jax(games, runner)
+    assert not failures, "\n".join(describe(games[i], r) for i, r in failures[:3])
     outcomes = collections.Counter("draw" if g.states[-1]["winner"] < 0 else "win" for g in games)
     assert outcomes["win"] > 0, "the games must reach decisive endings, not only the turn limit"
     return outcomes

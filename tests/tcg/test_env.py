@@ -1,0 +1,171 @@
+"""The RL env TCGPocketA1-v0: registration, the observation and the heuristic bot against the
+reference engine's, the single-agent env against the reference single-agent env step by step
+(heuristic opponent), hidden information, and (slow) paritygym's conformance checker."""
+
+from __future__ import annotations
+
+import collections
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import paritygym
+from tcgjax import spec
+from tcgjax.decks import shipped_decks
+from tcgjax.env import TCGPocketA1
+from tcgjax.game import card_tables
+from tcgjax.game.bots import heuristic_action
+from tcgjax.game.observe import observe
+from tcgjax.game.state import from_canonical
+from tcgjax.observation import OBS_SIZE
+from tcgjax.reference import Game
+from tcgjax.reference.bots import heuristic_action as reference_heuristic
+from tcgjax.reference.env import ReferenceSingleAgentEnv
+from tcgjax.reference.observe import observe as reference_observe
+from tcgjax.verify import random_games
+
+ENV_ID = "TCGPocketA1-v0"
+BATCH, STEPS = 8, 160
+
+
+def test_registered():
+    env, params = paritygym.make(ENV_ID)
+    assert isinstance(env, TCGPocketA1) and env.num_actions == spec.NUM_ACTIONS
+    assert env.observation_space(params).shape == (OBS_SIZE,)
+    assert paritygym.spec(ENV_ID).reference_bench == "tcgjax.reference.env:bench_reference"
+    with pytest.raises(ValueError, match="opening_hand_rule"):
+        paritygym.make(ENV_ID, opening_hand_rule=7)
+
+
+@pytest.fixture(scope="module")
+def views():
+    """JAX observation (both seats), heuristic action and legal mask of a batch of states."""
+    tables = card_tables()
+
+    def view(state):
+        return (observe(tables, state, 0, spec.DEFAULT_MAX_TURNS), observe(tables, state, 1, spec.DEFAULT_MAX_TURNS),
+                heuristic_action(tables, state))
+
+    return jax.jit(jax.vmap(view))
+
+
+@pytest.mark.rule("INFO-1", "INFO-2")
+def test_observation_and_heuristic_match_reference(views):
+    """States of random games (setup, every phase): observations of both seats and the heuristic
+    bot's action are identical on the two engines."""
+    games = random_games(12, seed=77)
+    samples = []
+    for traj in games:
+        game = Game.new(traj.decks, traj.seed, max_turns=traj.max_turns)
+        for k, action in enumerate(traj.actions + [None]):
+            if k % 3 == 0 or game.state.phase not in (spec.MAIN,):
+                samples.append((game.canonical(), reference_observe(game, 0), reference_observe(game, 1),
+                                reference_heuristic(game) if not game.done else spec.END))
+            if action is not None:
+                game.step(action)
+    phases = collections.Counter(int(s[0]["phase"]) for s in samples)
+    assert len(phases) >= 6, phases
+    for start in range(0, len(samples), 256):
+        chunk = samples[start: start + 256]
+        states = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *[from_canonical(s[0]) for s in chunk])
+        obs0, obs1, bot = jax.device_get(views(states))
+        for i, (_, ref0, ref1, ref_bot) in enumerate(chunk):
+            assert np.array_equal(obs0[i], ref0), np.flatnonzero(obs0[i] != ref0)
+            assert np.array_equal(obs1[i], ref1), np.flatnonzero(obs1[i] != ref1)
+            assert int(bot[i]) == ref_bot, (i, spec.action_name(int(bot[i])), spec.action_name(ref_bot))
+
+
+@pytest.mark.rule("INFO-1", "INFO-2")
+def test_hidden_information():
+    decks = list(shipped_decks().values())
+    game = Game.new([decks[0], decks[1]], 3)
+    first = game.state.first_player
+    hand = game.state.players[first].hand
+    basic = next(h for h, c in enumerate(hand) if game.card(c).is_basic_pokemon)
+    before = reference_observe(game, 1 - first)
+    game.step(spec.PLAY_HAND + basic)
+    game.step(spec.END)
+    after = reference_observe(game, 1 - first)
+    changed = np.flatnonzero(before != after)
+    from tcgjax.observation import GLOBAL_SIZE
+    assert len(changed) and changed.max() < GLOBAL_SIZE, "only hand/phase counters change; the placed Active is hidden"
+    # The opponent's hand contents and every deck order are never in the observation.
+    game2 = Game.new([decks[0], decks[1]], 3)
+    opp = game2.state.players[1 - first]
+    opp.hand = list(reversed(opp.hand))
+    opp.deck = list(reversed(opp.deck))
+    game2.state.players[first].deck = list(reversed(game2.state.players[first].deck))
+    assert np.array_equal(reference_observe(game2, first), reference_observe(Game.new([decks[0], decks[1]], 3), first))
+
+
+@pytest.fixture(scope="module")
+def env_rollout():
+    """B envs × K agent steps with the heuristic opponent; the agent's action is the (u mod n)-th
+    legal action for a given random u, so that the reference can replay it."""
+    env, params = paritygym.make(ENV_ID, opponent=1)
+
+    def run(key, us):
+        keys = jax.random.split(key, BATCH + 1)
+        obs0, states = jax.vmap(env.reset, in_axes=(0, None))(keys[:BATCH], params)
+
+        def body(states, inputs):
+            step_keys, u = inputs
+            masks = jax.vmap(env.action_mask, in_axes=(0, None))(states, params)
+            count = jnp.maximum(masks.sum(-1), 1)
+            pick = (u % count.astype(jnp.uint32)).astype(jnp.int32)
+            action = jnp.argmax(jnp.cumsum(masks, -1) == pick[:, None] + 1, -1).astype(jnp.int32)
+            obs, states, reward, terminated, truncated, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                step_keys, states, action, params)
+            return states, (obs, reward, terminated, truncated, info["action_mask"], action, states)
+
+        step_keys = jax.vmap(lambda k: jax.random.split(k, STEPS))(keys[:BATCH]).swapaxes(0, 1)
+        _, out = jax.lax.scan(body, states, (step_keys, us))
+        return obs0, states, out
+
+    return jax.jit(run), params
+
+
+def _episode_from_state(game_state, b: int, pool):
+    """(decks, seed) of env b's current game, recovered from its cards."""
+    seed = int(np.asarray(game_state.seed)[b])
+    decks = []
+    for seat in range(2):
+        cards = [c for field in (game_state.deck, game_state.hand, game_state.discard)
+                 for c in np.asarray(field)[b, seat] if c >= 0]
+        cards += [c for c in np.asarray(game_state.stack)[b, seat].reshape(-1) if c >= 0]
+        decks.append(next(d for d in pool if sorted(d.cards) == sorted(cards)))
+    return decks, seed
+
+
+@pytest.mark.rule("INFO-1")
+def test_env_matches_reference_env(env_rollout):
+    run, params = env_rollout
+    pool = list(shipped_decks().values())
+    us = np.random.default_rng(5).integers(0, 2**32, size=(STEPS, BATCH), dtype=np.uint32)
+    obs0, states0, (obs, reward, terminated, truncated, masks, actions, states) = jax.device_get(run(jax.random.PRNGKey(3), us))
+    ends = collections.Counter()
+    for b in range(BATCH):
+        ref = ReferenceSingleAgentEnv("heuristic", max_turns=params.game.max_turns)
+        decks, seed = _episode_from_state(states0.game, b, pool)
+        assert np.array_equal(ref.reset(decks, seed, int(states0.agent[b])), obs0[b])
+        for k in range(STEPS):
+            ref_obs, ref_reward, ref_term, ref_trunc, info = ref.step(int(actions[k, b]))
+            assert not info["illegal_action"]
+            assert (ref_reward, ref_term, ref_trunc) == (float(reward[k, b]), bool(terminated[k, b]), bool(truncated[k, b])), (b, k)
+            if ref_term or ref_trunc:
+                ends["win" if ref_reward > 0 else "loss" if ref_reward < 0 else "draw"] += 1
+                after = jax.tree_util.tree_map(lambda x: x[k], states)
+                decks, seed = _episode_from_state(after.game, b, pool)
+                ref_obs = ref.reset(decks, seed, int(after.agent[b]))
+                info = {"action_mask": ref.action_mask()}
+            assert np.array_equal(ref_obs, obs[k, b]), (b, k)
+            assert np.array_equal(info["action_mask"], masks[k, b]), (b, k)
+    assert sum(ends.values()) >= BATCH, ends
+
+
+@pytest.mark.slow
+def test_conformance():
+    report = paritygym.testing.check_env(ENV_ID, num_envs=4, num_steps=32)
+    assert report.checks
