@@ -25,3 +25,14 @@ register(
     reference_bench="emurust.bench:reference_bench",
     verify="emurust.verify:verify",
 )
+
+register(
+    "TCGPocketA1-v0",
+    "tcgjax.env:TCGPocketA1",
+    reference="tcgjax.reference: our readable Python engine of docs/tcg/rules.md (Genetic Apex A1 + Promo-A 001-007)",
+    parity="L1 per rule and per card effect kind, L2 interactions, L3 112 random games (1,024 slow): full state and "
+    "legal mask identical after every action; see docs/envs/tcg.md",
+    docs="docs/envs/tcg.md",
+    reference_bench="tcgjax.reference.env:bench_reference",
+    verify="tcgjax.verify:verify",
+)
