@@ -48,8 +48,9 @@ ROMS: dict[str, RomSpec] = {
     "catch": RomSpec(("catch/main.c", "catch/tiles.c"), "CATCH"),
     # Raster effects, STAT/timer/serial/joypad interrupts, sprites, window, LCD off/on, MBC1 banking.
     "stress": RomSpec(("stress/main.c",), "STRESS", cart_type=0x03, rom_banks=8, ram_code=0x03),
-    # The same program on an MBC5 cartridge.
+    # The same program on an MBC5 cartridge, and on an MBC3 with its real-time clock.
     "stress_mbc5": RomSpec(("stress/main.c",), "STRESS5", cart_type=0x1B, rom_banks=8, ram_code=0x03),
+    "stress_mbc3": RomSpec(("stress/main.c",), "STRESS3", cart_type=0x10, rom_banks=8, ram_code=0x03),
     # Timing probes in assembly (roms/probes/): corner cases recorded in work RAM.
     "probe_halt_ei": RomSpec(("probes/halt_ei.s",), "HALTEI"),
     "probe_lcd_onoff": RomSpec(("probes/lcd_onoff.s",), "LCDONOFF"),

@@ -19,6 +19,7 @@ CASES = [
     ("stress-random", "stress", lambda: random_script(5, 1500), {}),
     ("stress-random-short-holds", "stress", lambda: random_script(6, 1000, hold=(1, 4)), {}),
     ("stress-mbc5", "stress_mbc5", lambda: random_script(7, 1000), {}),
+    ("stress-mbc3-rtc", "stress_mbc3", lambda: random_script(12, 1500), {}),
     ("stress-skip24", "stress", lambda: random_script(8, 100, hold=(1, 3)), dict(frames_per_step=24)),
     ("stress-render-every-7", "stress", lambda: random_script(9, 800), dict(render_every=7)),
 ]

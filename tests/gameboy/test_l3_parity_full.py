@@ -1,6 +1,6 @@
-"""The full PyBoy parity run (slow: `pytest -m slow tests/gameboy`): 100 episodes of at least 3,000
+"""The full PyBoy parity run (slow: `pytest -m slow tests/gameboy`): 104 episodes of at least 3,000
 frames each, 330k+ frames compared in total, over our game (random and scripted players, frame skips),
-the stress program (MBC1 and MBC5), the timing probes, and Blargg's ROMs, with both boot ROMs."""
+the stress program (MBC1, MBC5, MBC3 with its clock), the timing probes, and Blargg's ROMs, with both boot ROMs."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ for i in range(28):
     EPISODES.append((f"stress-random-{i}", "stress", dict(buttons=("random", 400 + i, 3000, None, (1, 2 + 2 * i)))))
 for i in range(8):
     EPISODES.append((f"stress-mbc5-{i}", "stress_mbc5", dict(buttons=("random", 500 + i, 3000, None, (1, 10 + i)))))
+for i in range(4):
+    EPISODES.append((f"stress-mbc3-rtc-{i}", "stress_mbc3", dict(buttons=("random", 550 + i, 3000, None, (1, 12 + i)))))
 for i in range(4):
     EPISODES.append((f"stress-skip24-{i}", "stress", dict(buttons=("random", 600 + i, 126, None, (1, 3)), frames_per_step=24)))
 for i in range(2):

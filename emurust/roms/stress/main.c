@@ -371,6 +371,26 @@ static void scene_cartridge(void) {
     }
     REG8(0x6000) = 0;
     REG8(0x4000) = 0;
+    if (REG8(0x0147) >= 0x0F && REG8(0x0147) <= 0x13) {
+        /* MBC3: latch the clock (write 0 then 1 to 6000-7FFF) and read S, M, H, DL, DH; sometimes
+         * set the seconds or halt the clock. */
+        uint8_t reg;
+        REG8(0x6000) = 0x00;
+        REG8(0x6000) = 0x01;
+        for (reg = 0x08; reg <= 0x0C; reg++) {
+            REG8(0x4000) = reg;
+            samples[48 + reg - 0x08] = ram[0];
+        }
+        if (buttons & BTN_UP) {
+            REG8(0x4000) = 0x08;
+            ram[0] = scene_frame & 63;
+        }
+        if (buttons & BTN_DOWN) {
+            REG8(0x4000) = 0x0C;
+            ram[0] = (scene_frame & 1) ? 0x40 : 0x00; /* halt / run */
+        }
+        REG8(0x4000) = 0;
+    }
     if (!(buttons & BTN_B)) REG8(0x0000) = 0x00;
     ram_check = sum;
     /* Switch the LCD off for a moment every 32 frames (short frames in PyBoy's counting). */
