@@ -101,3 +101,12 @@ def test_documented_fact_fixes(db):
 def test_generated_database_matches_build_script(document):
     from tcgjax.data.build_cards import build
     assert build(FACTS) == document
+
+
+def test_every_rule_and_effect_kind_has_a_test():
+    from tcgjax import coverage
+    found = coverage.tests_by_marker()
+    missing_rules = [r for r in coverage.rule_ids() if r not in coverage.NOT_MODELLED and not found.get(r)]
+    assert not missing_rules, f"rules without a test: {missing_rules}"
+    kinds = set(cardlib.ATTACK_EFFECT_KINDS) | set(cardlib.ABILITY_KINDS) | set(cardlib.TRAINER_KINDS)
+    assert not [k for k in kinds if not found.get(f"card:{k}")]

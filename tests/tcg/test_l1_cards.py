@@ -144,6 +144,7 @@ def test_leaf_supply(runner):
 
 
 @covers("coins_zone_energy_to_own_bench")
+@pytest.mark.rule("CHOICE-2")
 def test_inferno_dance(runner):
     game = make_game(me=side(active=mon("Moltres ex", energy="R"), bench=[mon("Charmander"), mon("Squirtle"), mon("Vulpix")]))
     game = both(runner, coins(game, "HTH"), [ATTACK(0)])
@@ -368,9 +369,10 @@ def test_shadow_claw(runner):
 
 
 @covers("copy_opponent_attack")
+@pytest.mark.rule("CHOICE-2", "ATK-4")
 def test_copy_anything(runner):
     game = make_game(me=side(active=mon("Ditto", energy="GW")),
-                     opp=side(active=mon("Bulbasaur"), bench=[mon("Horsea", "Seadra"), mon("Venusaur ex" if False else "Mewtwo ex")]))
+                     opp=side(active=mon("Bulbasaur"), bench=[mon("Horsea", "Seadra"), mon("Mewtwo ex")]))
     game = both(runner, game, [ATTACK(0)])
     assert game.state.phase == spec.COPY_ATTACK
     assert list(np.flatnonzero(legal(runner, game))) == [COPY(0, 0), COPY(1, 0), COPY(2, 0), COPY(2, 1)]
@@ -388,7 +390,7 @@ def test_copy_anything(runner):
 
 @covers("coin_shuffle_opponent_active_into_deck")
 def test_primal_wingbeat(runner):
-    game = make_game(me=side(active=mon("Old Amber", "Aerodactyl", energy="CC" if False else "GG")),
+    game = make_game(me=side(active=mon("Old Amber", "Aerodactyl", energy="GG")),
                      opp=side(active=mon("Bulbasaur", "Ivysaur", energy="GG"), bench=[mon("Pidgey")]))
     deck_before = len(opp(game).deck)
     game = both(runner, coins(game, "H"), [ATTACK(0)])
@@ -513,6 +515,7 @@ def test_erika(runner):
 
 
 @covers("reveal_opponent_hand", "look_top_of_deck")
+@pytest.mark.rule("INFO-3")
 def test_information_items(runner):
     game = make_game(me=side(active=mon("Bulbasaur"), hand=["Hand Scope", "Pokédex"]))
     before = game.canonical()

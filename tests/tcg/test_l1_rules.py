@@ -283,7 +283,7 @@ def test_fossil_discard(runner):
 
 # ============================================================================ RETREAT
 
-@pytest.mark.rule("RETREAT-1", "RETREAT-5")
+@pytest.mark.rule("RETREAT-1", "RETREAT-5", "STATUS-1", "STATUS-3")
 def test_retreat_pays_and_switches_once(runner):
     fx = ActiveEffects(poisoned=True, burned=True, special=spec.CONFUSED)
     game = make_game(me=side(active=mon("Squirtle", energy="WW"), bench=[mon("Bulbasaur"), mon("Oddish")], effects=fx))
@@ -294,7 +294,7 @@ def test_retreat_pays_and_switches_once(runner):
     assert not any(mask[RETREAT(b)] for b in (1, 2, 3))
 
 
-@pytest.mark.rule("RETREAT-2", "CHOICE-1")
+@pytest.mark.rule("RETREAT-2", "CHOICE-1", "CHOICE-2")
 def test_retreat_energy_choice(runner):
     game = make_game(me=side(active=mon("Bulbasaur", "Ivysaur", energy="GWL"), bench=[mon("Oddish")]))
     game = both(runner, game, [RETREAT(1)])
@@ -587,7 +587,7 @@ def test_empty_deck_is_not_a_loss(runner):
 
 # ============================================================================ RNG
 
-@pytest.mark.rule("RNG-1")
+@pytest.mark.rule("RNG-1", "RNG-2")
 def test_stream_python_equals_jax():
     import jax.numpy as jnp
 
@@ -598,6 +598,10 @@ def test_stream_python_equals_jax():
     expected = np.array([[stream_value(int(s), int(i)) for i in index] for s in seeds], np.uint32)
     assert np.array_equal(ours, expected)
     assert 0.45 < (expected % 2).mean() < 0.55
+    from tcgjax.rng import RandomStream
+    stream = RandomStream(12345, 10)
+    assert stream.coin() == (stream_value(12345, 10) % 2 == 1)
+    assert stream.pick(7) == stream_value(12345, 11) % 7 and stream.counter == 12
 
 
 @pytest.mark.rule("RNG-3")
