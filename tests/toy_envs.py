@@ -154,12 +154,12 @@ class NimEnv(SingleAgentEnv):
 
 
 TOY_IDS = {
-    "ToyCounter-v0": "toy_envs:Counter",
-    "ToyWrongDtype-v0": "toy_envs:WrongDtypeCounter",
-    "ToyOutOfBounds-v0": "toy_envs:OutOfBoundsCounter",
-    "ToyNan-v0": "toy_envs:NanCounter",
-    "ToyNeverTruncates-v0": "toy_envs:NeverTruncates",
-    "ToyNim-v0": "toy_envs:NimEnv",
+    "ToyCounter-v0": "tests.toy_envs:Counter",
+    "ToyWrongDtype-v0": "tests.toy_envs:WrongDtypeCounter",
+    "ToyOutOfBounds-v0": "tests.toy_envs:OutOfBoundsCounter",
+    "ToyNan-v0": "tests.toy_envs:NanCounter",
+    "ToyNeverTruncates-v0": "tests.toy_envs:NeverTruncates",
+    "ToyNim-v0": "tests.toy_envs:NimEnv",
 }
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import emurust
-from romkit import ILLEGAL, LOOP, make_rom
+from .romkit import ILLEGAL, LOOP, make_rom
 
 BUTTON_SCRIPT = np.array([0, 0, 8, 8, 0, 0x10, 0x10, 0x20, 0x21, 0x11, 0, 0x40, 0x80, 1, 2, 4] * 8, dtype=np.uint8)
 

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, blargg_dir
+from .conftest import REPO, blargg_dir
 
 
 @pytest.mark.slow

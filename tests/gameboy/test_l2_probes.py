@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from emurust.reference import compare_episode
-from parity import random_script
+from .parity import random_script
 
 PROBES = ["probe_halt_ei", "probe_lcd_onoff", "probe_stat_sample", "probe_timer", "probe_stat_irq", "probe_dma_joypad"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from emurust.reference import compare_episode, pyboy_boot_rom
-from parity import CATCH_MASKS, catch_player, random_script
+from .parity import CATCH_MASKS, catch_player, random_script
 
 CASES = [
     # id, rom, script, kwargs

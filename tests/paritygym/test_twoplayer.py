@@ -10,7 +10,7 @@ import pytest
 import paritygym
 from paritygym.testing import check_env
 from paritygym.twoplayer import OPPONENT_HEURISTIC
-from toy_envs import Nim, NimEnv
+from ..toy_envs import Nim, NimEnv
 
 
 def test_nim_env_passes_conformance():

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pong_helpers import HI, LO, assert_same, make_state, step_both
+from .pong_helpers import HI, LO, assert_same, make_state, step_both
 
 f32 = np.float32
 

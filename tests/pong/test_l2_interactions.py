@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pong_helpers import HI, LO, assert_same, make_state, step_both
+from .pong_helpers import HI, LO, assert_same, make_state, step_both
 
 f32 = np.float32
 

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from tcg_scenarios import both, card, coins, legal, make_game, mon, side, values_mod
+from .tcg_scenarios import both, card, coins, legal, make_game, mon, side, values_mod
 from tcgjax import spec
 from tcgjax.cards import ABILITY_KINDS, ATTACK_EFFECT_KINDS, TRAINER_KINDS, TYPE_INDEX
 from tcgjax.reference.state import ActiveEffects

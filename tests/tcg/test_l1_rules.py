@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tcg_scenarios import both, card, coins, legal, make_game, mon, side, values_mod
+from .tcg_scenarios import both, card, coins, legal, make_game, mon, side, values_mod
 from tcgjax import spec
 from tcgjax.cards import TYPE_INDEX
 from tcgjax.decks import shipped_decks

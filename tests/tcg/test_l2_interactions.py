@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tcg_scenarios import both, card, coins, legal, make_game, mon, side
+from .tcg_scenarios import both, card, coins, legal, make_game, mon, side
 from tcgjax import spec
 from tcgjax.reference.state import ActiveEffects
 
@@ -137,7 +137,7 @@ def test_ability_knock_out_then_attack_the_new_active(runner):
 
 @pytest.mark.rule("KO-3", "card:random_opponent_hits")
 def test_draco_meteor_knocks_out_several(runner):
-    from tcg_scenarios import values_mod
+    from .tcg_scenarios import values_mod
     game = make_game(me=side(active=mon("Dratini", "Dragonair", "Dragonite", energy="WLLL")),
                      opp=side(active=mon("Rattata"), bench=[mon("Pidgey"), mon("Snorlax")]))
     game = both(runner, values_mod(game, [(3, 0), (3, 1), (3, 1), (3, 1)]), [ATTACK(0)])

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from toy_envs import register_toys
+from ..toy_envs import register_toys
 
 
 @pytest.fixture(scope="session", autouse=True)
