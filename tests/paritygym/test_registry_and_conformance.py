@@ -86,3 +86,14 @@ def test_vector_env_same_seed_same_trajectory():
 
     assert np.array_equal(run(3), run(3))
     assert not np.array_equal(run(3), run(4))
+
+
+def test_every_registered_env_has_a_conformance_test():
+    """Each env's own test folder runs check_env on it (compiled once there, not again here)."""
+    from pathlib import Path
+
+    sources = [p.read_text() for p in Path(__file__).parents[1].rglob("test_*.py")]
+    checked = {env_id for env_id in paritygym.registered_envs()
+               if any("check_env" in s and f'"{env_id}"' in s for s in sources)}
+    missing = [i for i in paritygym.registered_envs() if not i.startswith("Toy") and i not in checked]
+    assert not missing, f"registered envs without a check_env test: {missing}"
