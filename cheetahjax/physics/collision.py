@@ -1,10 +1,10 @@
 """Narrow-phase collision: candidate contacts for every geom pair the model can ever pair.
 
-Each supported pair type has a function that returns a fixed number of candidate contacts
-(static shapes), each with its signed distance; whether a candidate becomes a constraint is
-decided later from its distance and the pair's margin. ``COLLISION_FUNCTIONS`` is the dispatch
-table; adding a geom pair type means adding an entry (and its key in
-model.SUPPORTED_COLLISION_PAIRS). Arrays are batch-last.
+Each supported pair type has a function that computes, for all pairs of that type at once, a
+fixed number of candidate contacts per pair (static shapes) with their signed distances; whether
+a candidate becomes a constraint is decided later from its distance and the pair's margin.
+``COLLISION_FUNCTIONS`` is the dispatch table; adding a geom pair type means adding an entry
+(and its key in model.SUPPORTED_COLLISION_PAIRS). Arrays are batch-last.
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ from flax import struct
 
 from cheetahjax.physics.kinematics import Kinematics
 from cheetahjax.physics.model import GEOM_CAPSULE, GEOM_PLANE, PlanarModel
+from cheetahjax.physics.spatial import lead
 
 Array = jnp.ndarray
 
 
 @struct.dataclass
 class Contacts:
-    """Candidate contacts in pair order (MuJoCo's geom1 < geom2 order within a pair)."""
+    """Candidate contacts in pair order, and within a pair in the collision function's order."""
 
     dist: Array      # (ncand, ...)       signed distance, negative = penetration (MuJoCo contact.dist)
     pos: Array       # (ncand, 3, ...)    contact point (MuJoCo contact.pos)
@@ -32,18 +33,22 @@ class Contacts:
     pair: tuple[int, ...] = struct.field(pytree_node=False)  # index into model.contact_pairs
 
 
-def _geom_frame_axis(model: PlanarModel, kin: Kinematics, geom: int) -> tuple[Array, Array, Array]:
-    """3D z axis of a geom's frame: (x, z) from the kinematics, y constant in a planar model."""
-    index = int(np.searchsorted(model.maps.collision_geoms, geom))
-    axis = kin.geom_axis[index]
-    return axis[0], jnp.full_like(axis[0], model.geom_rot[geom][1, 2]), axis[1]
+class _GeomData:
+    """The kinematics of a list of collision geoms as 3-vectors of (n, ...) arrays."""
 
-
-def _geom_center(model: PlanarModel, kin: Kinematics, geom: int) -> tuple[tuple, tuple]:
-    index = int(np.searchsorted(model.maps.collision_geoms, geom))
-    center, rel = kin.geom_center[index], kin.geom_center_rel[index]
-    y = jnp.full_like(center[0], model.body_y[model.geom_body[geom]] + model.geom_offset[geom][1])
-    return (center[0], y, center[1]), (rel[0], rel[1])
+    def __init__(self, model: PlanarModel, kin: Kinematics, geoms: np.ndarray):
+        index = np.searchsorted(model.maps.collision_geoms, geoms)
+        dtype = kin.geom_center.dtype
+        center, rel, axis = kin.geom_center[index], kin.geom_center_rel[index], kin.geom_axis[index]
+        ndim = center.ndim - 1
+        y = lead(model.body_y[np.asarray(model.geom_body)[geoms]] + model.geom_offset[geoms, 1], ndim, dtype)
+        self.center = (center[:, 0], jnp.broadcast_to(y, center[:, 0].shape), center[:, 1])
+        self.center_rel = (rel[:, 0], rel[:, 1])
+        axis_y = lead(model.geom_rot[geoms, 1, 2], ndim, dtype)
+        self.axis = (axis[:, 0], jnp.broadcast_to(axis_y, axis[:, 0].shape), axis[:, 1])
+        self.size = model.geom_size[geoms]
+        self.ndim = ndim
+        self.dtype = dtype
 
 
 def _dot(a: tuple, b: tuple) -> Array:
@@ -54,15 +59,13 @@ def _cross(a: tuple, b: tuple) -> tuple:
     return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
 
 
-def plane_capsule(model: PlanarModel, kin: Kinematics, plane: int, capsule: int) -> tuple:
-    """Two candidates: one per end sphere of the capsule, the +half-length end first."""
-    normal = _geom_frame_axis(model, kin, plane)
-    plane_point, _ = _geom_center(model, kin, plane)
-    axis = _geom_frame_axis(model, kin, capsule)
-    center, center_rel = _geom_center(model, kin, capsule)
-    dtype = normal[0].dtype
-    radius = np.asarray(model.geom_size[capsule, 0], dtype)
-    half_length = np.asarray(model.geom_size[capsule, 1], dtype)
+def plane_capsule(model: PlanarModel, kin: Kinematics, planes: np.ndarray, capsules: np.ndarray) -> tuple:
+    """For each (plane, capsule) pair two candidates, one per end sphere, the +half-length end
+    first. Returns (dist (n, 2, ...), pos (n, 2, 3, ...), pos_rel (n, 2, 2, ...), frame (n, 2, 3, 3, ...))."""
+    plane, capsule = _GeomData(model, kin, planes), _GeomData(model, kin, capsules)
+    normal, axis = plane.axis, capsule.axis
+    radius = lead(capsule.size[:, 0], capsule.ndim, capsule.dtype)
+    half_length = lead(capsule.size[:, 1], capsule.ndim, capsule.dtype)
     # Friction directions: the capsule axis projected on the plane (in-plane fallback if vertical).
     along = _dot(axis, normal)
     projected = tuple(a - along * n for a, n in zip(axis, normal))
@@ -72,19 +75,19 @@ def plane_capsule(model: PlanarModel, kin: Kinematics, plane: int, capsule: int)
     fallback = (normal[2], jnp.zeros_like(normal[0]), -normal[0])
     tangent1 = tuple(jnp.where(ok, p / safe, f) for p, f in zip(projected, fallback))
     tangent2 = _cross(normal, tangent1)
-    frame = jnp.stack([jnp.stack(normal), jnp.stack(tangent1), jnp.stack(tangent2)])
+    frame = jnp.stack([jnp.stack(normal, 1), jnp.stack(tangent1, 1), jnp.stack(tangent2, 1)], 1)  # (n, 3, 3, ...)
     dists, points, points_rel = [], [], []
     for end in (1.0, -1.0):
-        sphere = tuple(c + end * half_length * a for c, a in zip(center, axis))
-        dist = _dot(tuple(s - p for s, p in zip(sphere, plane_point)), normal) - radius
+        sphere = tuple(c + end * half_length * a for c, a in zip(capsule.center, axis))
+        dist = _dot(tuple(s - p for s, p in zip(sphere, plane.center)), normal) - radius
         # Midway between the sphere's deepest point and the plane.
         depth = 0.5 * dist + radius
         dists.append(dist)
-        points.append(jnp.stack([s - n * depth for s, n in zip(sphere, normal)]))
-        rel_x = center_rel[0] + end * half_length * axis[0] - normal[0] * depth
-        rel_z = center_rel[1] + end * half_length * axis[2] - normal[2] * depth
-        points_rel.append(jnp.stack([rel_x, rel_z]))
-    return jnp.stack(dists), jnp.stack(points), jnp.stack(points_rel), jnp.stack([frame, frame])
+        points.append(jnp.stack([s - n * depth for s, n in zip(sphere, normal)], 1))
+        rel_x = capsule.center_rel[0] + end * half_length * axis[0] - normal[0] * depth
+        rel_z = capsule.center_rel[1] + end * half_length * axis[2] - normal[2] * depth
+        points_rel.append(jnp.stack([rel_x, rel_z], 1))
+    return jnp.stack(dists, 1), jnp.stack(points, 1), jnp.stack(points_rel, 1), jnp.stack([frame, frame], 1)
 
 
 def plane_capsule_tangent2_leaves_plane(model: PlanarModel, plane: int, capsule: int) -> bool:
@@ -93,27 +96,33 @@ def plane_capsule_tangent2_leaves_plane(model: PlanarModel, plane: int, capsule:
     return model.geom_rot[plane][1, 2] == 0.0 and model.geom_rot[capsule][1, 2] == 0.0
 
 
-def tangent2_leaves_plane(model: PlanarModel, pair: int) -> bool:
-    g1, g2 = model.contact_pairs[pair]
-    return COLLISION_FUNCTIONS[(model.geom_type[g1], model.geom_type[g2])][2](model, g1, g2)
-
-
 # (geom type 1, geom type 2) -> (candidates per pair, collision function, tangent2-leaves-plane test)
 COLLISION_FUNCTIONS: dict[tuple[int, int], tuple[int, Callable, Callable]] = {
     (GEOM_PLANE, GEOM_CAPSULE): (2, plane_capsule, plane_capsule_tangent2_leaves_plane),
 }
 
 
+def tangent2_leaves_plane(model: PlanarModel, pair: int) -> bool:
+    g1, g2 = model.contact_pairs[pair]
+    return COLLISION_FUNCTIONS[(model.geom_type[g1], model.geom_type[g2])][2](model, g1, g2)
+
+
 def collide(model: PlanarModel, kin: Kinematics) -> Contacts:
-    parts, pair_of = [], []
-    for index, (g1, g2) in enumerate(model.contact_pairs):
-        count, function, _ = COLLISION_FUNCTIONS[(model.geom_type[g1], model.geom_type[g2])]
-        parts.append(function(model, kin, g1, g2))
-        pair_of.extend([index] * count)
-    if not parts:
-        batch = kin.cdof.shape[2:]
-        dtype = kin.cdof.dtype
+    pairs = model.contact_pairs
+    if not pairs:
+        batch, dtype = kin.cdof.shape[2:], kin.cdof.dtype
         return Contacts(dist=jnp.zeros((0,) + batch, dtype), pos=jnp.zeros((0, 3) + batch, dtype),
                         pos_rel=jnp.zeros((0, 2) + batch, dtype), frame=jnp.zeros((0, 3, 3) + batch, dtype), pair=())
+    types = [(model.geom_type[g1], model.geom_type[g2]) for g1, g2 in pairs]
+    parts, pair_of = [], []
+    for pair_type in sorted(set(types)):
+        count, function, _ = COLLISION_FUNCTIONS[pair_type]
+        members = [k for k, t in enumerate(types) if t == pair_type]
+        out = function(model, kin, np.array([pairs[k][0] for k in members]), np.array([pairs[k][1] for k in members]))
+        parts.append(tuple(x.reshape((len(members) * count,) + x.shape[2:]) for x in out))
+        pair_of.extend(k for k in members for _ in range(count))
     dist, pos, pos_rel, frame = (jnp.concatenate(x) for x in zip(*parts))
-    return Contacts(dist=dist, pos=pos, pos_rel=pos_rel, frame=frame, pair=tuple(pair_of))
+    order = np.argsort(np.asarray(pair_of), kind="stable")  # back to pair order
+    if not np.array_equal(order, np.arange(len(order))):
+        dist, pos, pos_rel, frame = dist[order], pos[order], pos_rel[order], frame[order]
+    return Contacts(dist=dist, pos=pos, pos_rel=pos_rel, frame=frame, pair=tuple(np.asarray(pair_of)[order].tolist()))

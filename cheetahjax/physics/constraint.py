@@ -10,7 +10,7 @@ Rows come in two kinds, with static structure and masked by ``enabled``:
   pyramidal contact has 4 edge rows n +- mu t1, n +- mu t2. When t2 is perpendicular to the
   plane of motion (e.g. capsule axis and plane normal in the x-z plane) both t2 edges equal n:
   they are kept as one row counted twice (``multiplicity``), which is the same cost function.
-  Body rows are edge-major: every candidate's edge 0, then edge 1, and so on.
+  Body rows are sorted by body, then candidate contact, then edge.
 
 Writing contact Jacobians through the body's motion subspace lets the solver apply J, J^T and
 J^T D J with tree sums (dynamics.joint_space_values) instead of dense nefc x nv products.
@@ -23,11 +23,11 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from cheetahjax.physics import spatial
+from cheetahjax.physics import spatial, treeops
 from cheetahjax.physics.collision import Contacts, tangent2_leaves_plane
 from cheetahjax.physics.kinematics import Kinematics, body_motion
 from cheetahjax.physics.model import MAXIMP, MINIMP, MINVAL, PlanarModel
-from cheetahjax.physics.spatial import lead, matmul_const, sum_axis, unstack
+from cheetahjax.physics.spatial import lead, sum_axis, unstack
 
 Array = jnp.ndarray
 
@@ -64,16 +64,6 @@ class ConstraintRows:
         mult = np.asarray(self.multiplicity, dtype=float)
         return self.D if np.all(mult == 1) else lead(mult, self.D.ndim, self.D.dtype) * self.D
 
-    def _dof_matrix(self, model: PlanarModel) -> np.ndarray:
-        out = np.zeros((model.nv, self.num_dof_rows))
-        out[np.asarray(self.dof_row_dof), np.arange(self.num_dof_rows)] = 1.0
-        return out
-
-    def _body_matrix(self, model: PlanarModel) -> np.ndarray:
-        out = np.zeros((model.nbody, len(self.body_row_body)))
-        out[np.asarray(self.body_row_body), np.arange(len(self.body_row_body))] = 1.0
-        return out
-
     def dense_jacobian(self, model: PlanarModel, cdof: Array) -> Array:
         """The Jacobian as a dense (nrows, nv, ...) array (MuJoCo's efc_J), for tests and diagnostics."""
         eye = jnp.eye(model.nv, dtype=cdof.dtype).reshape((model.nv, model.nv) + (1,) * (cdof.ndim - 2))
@@ -107,11 +97,11 @@ class ConstraintRows:
         n_dof = self.num_dof_rows
         out = jnp.zeros((model.nv,) + f.shape[1:], f.dtype)
         if n_dof:
-            out = out + matmul_const(self._dof_matrix(model), self.dof_row_sign * f[:n_dof])
+            out = out + treeops.segment_sum(self.dof_row_sign * f[:n_dof], np.asarray(self.dof_row_dof), model.nv)
         if self.body_row_body:
             maps = model.maps
-            wrench = matmul_const(self._body_matrix(model), self.body_row_psi * f[n_dof:, None])
-            subtree_wrench = matmul_const(maps.subtree, wrench)
+            wrench = treeops.segment_sum(self.body_row_psi * f[n_dof:, None], np.asarray(self.body_row_body), model.nbody)
+            subtree_wrench = treeops.subtree_sum(model, wrench)
             out = out + sum_axis(cdof * subtree_wrench[maps.dof_body], 1)
         return out
 
@@ -121,11 +111,11 @@ class ConstraintRows:
         n_dof = self.num_dof_rows
         diag = jnp.zeros((model.nv,) + weight.shape[1:], weight.dtype)
         if n_dof:
-            diag = diag + matmul_const(self._dof_matrix(model), weight[:n_dof])  # sign^2 = 1
+            diag = diag + treeops.segment_sum(weight[:n_dof], np.asarray(self.dof_row_dof), model.nv)  # sign^2 = 1
         body_sym = jnp.zeros((model.nbody, 6) + weight.shape[1:], weight.dtype)
         if self.body_row_body:
             outer = jnp.stack(spatial.sym_outer(weight[n_dof:], unstack(self.body_row_psi)), 1)
-            body_sym = matmul_const(self._body_matrix(model), outer)
+            body_sym = treeops.segment_sum(outer, np.asarray(self.body_row_body), model.nbody)
         return body_sym, diag
 
 
@@ -213,10 +203,14 @@ def make_constraints(model: PlanarModel, qpos: Array, qvel: Array, kin: Kinemati
             edge_psi.append(jnp.stack([n[keep] - mu2[keep] * t[keep] for n, t in zip(normal, t2)], 1))
             edges.append([(3,)] * len(keep))
             row_cand.append(keep)
-        psi_rows = jnp.concatenate(edge_psi)
         row_edges = [e for group in edges for e in group]
         row_cand = np.concatenate(row_cand)
         row_body = cand_body[row_cand]
+        # Sort the rows by body (then contact, edge) so that per-body sums are contiguous slices.
+        order = np.lexsort(([e[0] for e in row_edges], row_cand, row_body))
+        psi_rows = jnp.concatenate(edge_psi)[order]
+        row_edges = [row_edges[i] for i in order]
+        row_cand, row_body = row_cand[order], row_body[order]
         row_mult = [len(e) for e in row_edges]
         # Per-candidate quantities, repeated for the edges (d is shared by a contact's rows).
         contact_pos = contacts.dist[row_cand]

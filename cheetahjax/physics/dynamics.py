@@ -10,10 +10,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from cheetahjax.physics import spatial
+from cheetahjax.physics import spatial, treeops
 from cheetahjax.physics.kinematics import Kinematics
 from cheetahjax.physics.model import PlanarModel
-from cheetahjax.physics.spatial import lead, matmul_const, sum_axis, unstack
+from cheetahjax.physics.spatial import lead, sum_axis, unstack
 
 Array = jnp.ndarray
 
@@ -26,7 +26,7 @@ def joint_space_values(model: PlanarModel, cdof: Array, body_sym: Array) -> Arra
     constraint terms gives the Newton Hessian.
     """
     maps = model.maps
-    composite = matmul_const(maps.subtree, body_sym)                                  # (nbody, 6, ...)
+    composite = treeops.subtree_sum(model, body_sym)                                 # (nbody, 6, ...)
     force = spatial.sym_times(unstack(composite[maps.dof_body]), unstack(cdof))       # 3 x (nv, ...)
     cdof_j = cdof[maps.pattern_j]
     return sum(force[k][maps.pattern_i] * cdof_j[:, k] for k in range(3))
@@ -50,11 +50,8 @@ def pattern_matvec(model: PlanarModel, values: Array, x: Array) -> Array:
     lower = values * x[maps.pattern_j]                                  # entry (i, j) times x_j -> row i
     off = maps.pattern_i != maps.pattern_j
     upper = values[off] * x[maps.pattern_i[off]]                        # entry (j, i) times x_i -> row j
-    scatter_lower = np.zeros((model.nv, len(maps.pattern_i)))
-    scatter_lower[maps.pattern_i, np.arange(len(maps.pattern_i))] = 1.0
-    scatter_upper = np.zeros((model.nv, int(off.sum())))
-    scatter_upper[maps.pattern_j[off], np.arange(int(off.sum()))] = 1.0
-    return matmul_const(scatter_lower, lower) + matmul_const(scatter_upper, upper)
+    return (treeops.segment_sum(lower, maps.pattern_i, model.nv)
+            + treeops.segment_sum(upper, maps.pattern_j[off], model.nv))
 
 
 def mass_values(model: PlanarModel, kin: Kinematics) -> Array:
@@ -71,13 +68,13 @@ def bias_force(model: PlanarModel, kin: Kinematics, cvel: Array, cdof_dot: Array
     dtype = qvel.dtype
     # Gravity enters as a fictitious upward acceleration of the world.
     gravity_acc = lead(np.concatenate([[0.0], -model.gravity_xz]), cvel.ndim - 1, dtype)
-    acc = gravity_acc + matmul_const(maps.body_chain, cdof_dot * qvel[:, None])       # (nbody, 3, ...)
+    acc = gravity_acc + treeops.body_chain_sum(model, cdof_dot * qvel[:, None])      # (nbody, 3, ...)
     inertia = unstack(kin.body_inertia)
     velocity = unstack(cvel)
     momentum = spatial.inertia_times_motion(inertia, velocity)
     body_force = [a + b for a, b in zip(spatial.inertia_times_motion(inertia, unstack(acc)),
                                         spatial.cross_force(velocity, momentum))]
-    subtree_force = matmul_const(maps.subtree, jnp.stack(body_force, 1))
+    subtree_force = treeops.subtree_sum(model, jnp.stack(body_force, 1))
     return sum_axis(kin.cdof * subtree_force[maps.dof_body], 1)
 
 
@@ -101,6 +98,5 @@ def actuator_force(model: PlanarModel, ctrl: Array) -> Array:
     force = c(model.actuator_gain) * u
     force = jnp.where(c(model.actuator_forcelimited).astype(bool),
                       jnp.clip(force, c(model.actuator_forcerange[:, 0]), c(model.actuator_forcerange[:, 1])), force)
-    transmission = np.zeros((model.nv, model.nu))
-    transmission[np.asarray(model.actuator_dof, dtype=int), np.arange(model.nu)] = model.actuator_gear
-    return matmul_const(transmission, force)
+    gear = lead(model.actuator_gear, ctrl.ndim, dtype)
+    return treeops.segment_sum(gear * force, np.asarray(model.actuator_dof, dtype=int), model.nv)

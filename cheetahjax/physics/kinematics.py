@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from cheetahjax.physics import spatial
+from cheetahjax.physics import spatial, treeops
 from cheetahjax.physics.model import PlanarModel
 from cheetahjax.physics.spatial import lead, matmul_const
 
@@ -104,14 +104,14 @@ def poses(model: PlanarModel, qpos: Array) -> Poses:
 def body_motion(model: PlanarModel, cdof: Array, rates: Array) -> Array:
     """Motion vector of every body (nbody, 3, ...) when the dofs move at ``rates`` (nv, ...):
     cvel for qvel; the world and static bodies get 0. This is x -> S_b x for all bodies."""
-    return matmul_const(model.maps.body_chain, cdof * rates[:, None])
+    return treeops.body_chain_sum(model, cdof * rates[:, None])
 
 
 def com_velocity(model: PlanarModel, cdof: Array, qvel: Array) -> tuple[Array, Array]:
     """(cvel (nbody, 3, ...), cdof_dot (nv, 3, ...)) as MuJoCo's mj_comVel: cdof_dot_j = v x cdof_j
     where v is the motion of dof j's parent dof (the body's velocity before dof j's own part)."""
     rates = cdof * qvel[:, None]
-    before = matmul_const(model.maps.dof_strict_chain, rates)
-    cvel = matmul_const(model.maps.body_chain, rates)
+    before = treeops.dof_strict_chain_sum(model, rates)
+    cvel = treeops.body_chain_sum(model, rates)
     cdof_dot = jnp.stack(spatial.cross_motion(spatial.unstack(before), spatial.unstack(cdof)), 1)
     return cvel, cdof_dot

@@ -88,18 +88,27 @@ def step(model: PlanarModel, state: PhysicsState, ctrl: Array, max_iterations: i
 
 
 def make_multi_step(model: PlanarModel, num_steps: int, max_iterations: int = 50) -> Callable:
-    """``fn(state, ctrl) -> state`` running ``num_steps`` steps with the same ctrl.
+    """``fn(state, ctrl) -> (state, displacement)`` running ``num_steps`` steps with the same ctrl.
+
+    ``displacement`` is the change of qpos, summed from the steps' increments h * qvel (the
+    same number as qpos_after - qpos_before, without the cancellation that subtraction suffers
+    in float32 once positions are large).
 
     Works on one environment (qpos (nq,)) or batch-last arrays; under ``jax.vmap`` the mapped
-    axis is moved last (and unbatched arguments broadcast) before running.
+    axis is moved last (and unbatched arguments broadcast) before running, so the engine always
+    sees the batch as its trailing axis.
     """
 
     @jax.custom_batching.custom_vmap
-    def multi_step(state: PhysicsState, ctrl: Array) -> PhysicsState:
-        def one(s, _):
-            return step(model, s, ctrl, max_iterations), None
+    def multi_step(state: PhysicsState, ctrl: Array) -> tuple[PhysicsState, Array]:
+        h = jnp.asarray(model.timestep, state.qvel.dtype)
 
-        return jax.lax.scan(one, state, None, length=num_steps)[0]
+        def one(carry, _):
+            s, displacement = carry
+            s = step(model, s, ctrl, max_iterations)
+            return (s, displacement + h * s.qvel), None
+
+        return jax.lax.scan(one, (state, jnp.zeros_like(state.qpos)), None, length=num_steps)[0]
 
     @multi_step.def_vmap
     def _batched(axis_size, in_batched, state, ctrl):
