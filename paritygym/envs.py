@@ -5,7 +5,7 @@ from paritygym.registry import register
 register(
     "Pong-v0",
     "pongjax.env:Pong",
-    reference="C implementation of PufferLib 3.0 Pong rules (pongjax/reference/pong.c), compiled -O3",
+    reference="C implementation of PufferLib 3.0 Pong rules (pongjax/csrc/pong.c), compiled -O3",
     parity="L1-L3 exact (bit-identical float32) vs the C reference; see docs/envs/pong.md",
     docs="docs/envs/pong.md",
     reference_bench="pongjax.reference:bench_reference",
@@ -24,6 +24,17 @@ register(
     docs="docs/envs/gameboy.md",
     reference_bench="emurust.bench:reference_bench",
     verify="emurust.verify:verify",
+)
+
+register(
+    "HalfCheetah-v0",
+    "cheetahjax.env:HalfCheetah",
+    reference="MuJoCo 4.0.0 C engine running Gymnasium's HalfCheetah-v5 (half_cheetah.xml, frame_skip 5)",
+    parity="one step vs MuJoCo <=1e-10 (float64) / <=1e-3 (float32); L3 rollouts measured; see docs/envs/halfcheetah.md",
+    docs="docs/envs/halfcheetah.md",
+    reference_bench="cheetahjax.bench:reference_bench",
+    verify="cheetahjax.verify:verify",
+    render="cheetahjax.render:render_state",
 )
 
 register(

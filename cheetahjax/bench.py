@@ -1,0 +1,206 @@
+"""Throughput of HalfCheetah on this machine: our engine, MuJoCo C through Gymnasium, MJX on the
+same model, and Brax's `halfcheetah` (generalized backend). One env step = 5 physics steps.
+
+    python -m cheetahjax.bench                           # all systems, default batches
+    python -m cheetahjax.bench --batches 128,1024 --systems ours,mjx
+
+`reference_bench` is the `paritygym bench HalfCheetah-v0 --reference` hook (MuJoCo C through
+Gymnasium, one process or one per core). Compile time is measured apart from run time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+TARGET_SECONDS = 3.0  # run each measurement about this long
+
+
+# ---------------------------------------------------------------------------------------------
+# MuJoCo C through Gymnasium (the paritygym reference hook)
+# ---------------------------------------------------------------------------------------------
+
+def _gymnasium_worker(args: tuple) -> tuple[int, float]:
+    num_envs, steps, seed, barrier = args
+    from cheetahjax.reference import make_gymnasium_env
+
+    envs = [make_gymnasium_env() for _ in range(num_envs)]
+    for i, env in enumerate(envs):
+        env.reset(seed=seed * 100_000 + i)
+    rng = np.random.default_rng(seed)
+    actions = rng.uniform(-1, 1, (64, 6)).astype(np.float32)
+    for env in envs:  # warm up
+        env.step(actions[0])
+    if barrier is not None:
+        barrier.wait()
+    start = time.perf_counter()
+    for t in range(steps):
+        a = actions[t % 64]
+        for env in envs:
+            _, _, terminated, truncated, _ = env.step(a)
+            if terminated or truncated:
+                env.reset()
+    return num_envs * steps, time.perf_counter() - start
+
+
+def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
+    """Gymnasium HalfCheetah-v5 env steps/s: ``batch_size`` envs stepped in turn with random
+    actions, split over ``num_procs`` processes. ``num_steps`` is capped so that a measurement
+    takes a few seconds (the per-env cost does not depend on the batch)."""
+    steps = max(2, min(num_steps, 40_000 // max(1, batch_size // max(1, num_procs))))
+    if num_procs <= 1:
+        done, elapsed = _gymnasium_worker((batch_size, steps, 0, None))
+        return done / elapsed
+    per_proc = [batch_size // num_procs + (1 if i < batch_size % num_procs else 0) for i in range(num_procs)]
+    per_proc = [n for n in per_proc if n > 0]
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager:
+        barrier = manager.Barrier(len(per_proc))
+        with ctx.Pool(len(per_proc)) as pool:
+            results = pool.map(_gymnasium_worker, [(n, steps, i, barrier) for i, n in enumerate(per_proc)])
+    return sum(r[0] for r in results) / max(r[1] for r in results)
+
+
+# ---------------------------------------------------------------------------------------------
+# JAX systems: a scan of env steps under jit, random actions
+# ---------------------------------------------------------------------------------------------
+
+def _time_jax(make_run: Callable[[int], Callable], init: Any, batch: int) -> dict[str, float]:
+    """Compile and time ``run(state, key) -> state`` (a scan of `chunk` env steps)."""
+    import jax
+
+    chunk = 32
+    run = jax.jit(make_run(chunk))
+    t0 = time.perf_counter()
+    compiled = run.lower(init, jax.random.key(0)).compile()
+    compile_s = time.perf_counter() - t0
+    state = jax.block_until_ready(compiled(init, jax.random.key(1)))
+    calls, elapsed, key = 0, 0.0, 2
+    while elapsed < TARGET_SECONDS or calls < 2:
+        t = time.perf_counter()
+        state = jax.block_until_ready(compiled(state, jax.random.key(key)))
+        elapsed += time.perf_counter() - t
+        calls += 1
+        key += 1
+    return {"steps_per_second": batch * chunk * calls / elapsed, "compile_seconds": compile_s}
+
+
+def ours_bench(batch_size: int, precision: str = "float32") -> dict[str, float]:
+    import jax
+    import jax.numpy as jnp
+
+    import paritygym
+
+    env, params = paritygym.make("HalfCheetah-v0", precision=precision)
+    keys = jax.random.split(jax.random.key(0), batch_size)
+    _, states = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))(keys, params)
+
+    def make_run(chunk):
+        def run(states, key):
+            def body(states, k):
+                k_act, k_step = jax.random.split(k)
+                actions = jax.random.uniform(k_act, (batch_size, 6), jnp.float32, -1.0, 1.0)
+                step_keys = jax.random.split(k_step, batch_size)
+                _, states, _, _, _, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(step_keys, states, actions, params)
+                return states, None
+
+            return jax.lax.scan(body, states, jax.random.split(key, chunk))[0]
+
+        return run
+
+    return _time_jax(make_run, states, batch_size)
+
+
+def mjx_bench(batch_size: int) -> dict[str, float]:
+    """MJX (mujoco-mjx) on Gymnasium's half_cheetah.xml: 5 mjx.step per env step, vmapped."""
+    import jax
+    import jax.numpy as jnp
+    from mujoco import mjx
+
+    from cheetahjax.data.generate import compile_half_cheetah
+
+    mx = mjx.put_model(compile_half_cheetah())
+    data = jax.vmap(lambda _: mjx.make_data(mx))(jnp.arange(batch_size))
+
+    def make_run(chunk):
+        def run(data, key):
+            def body(data, k):
+                ctrl = jax.random.uniform(k, (batch_size, 6), jnp.float32, -1.0, 1.0)
+                data = data.replace(ctrl=ctrl)
+                for _ in range(5):
+                    data = jax.vmap(mjx.step, in_axes=(None, 0))(mx, data)
+                return data, None
+
+            return jax.lax.scan(body, data, jax.random.split(key, chunk))[0]
+
+        return run
+
+    return _time_jax(make_run, data, batch_size)
+
+
+def brax_bench(batch_size: int) -> dict[str, float]:
+    """Brax's `halfcheetah` (generalized backend; its own XML and solver settings)."""
+    import jax
+    import jax.numpy as jnp
+    from brax import envs
+
+    env = envs.get_environment("halfcheetah", backend="generalized")
+    states = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), batch_size))
+
+    def make_run(chunk):
+        def run(states, key):
+            def body(states, k):
+                actions = jax.random.uniform(k, (batch_size, env.action_size), jnp.float32, -1.0, 1.0)
+                return jax.vmap(env.step)(states, actions), None
+
+            return jax.lax.scan(body, states, jax.random.split(key, chunk))[0]
+
+        return run
+
+    return _time_jax(make_run, states, batch_size)
+
+
+SYSTEMS = {
+    "ours": ours_bench,
+    "mjx": mjx_bench,
+    "brax": brax_bench,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batches", default="1,32,128,512,1024,2048,8192")
+    parser.add_argument("--systems", default="ours,mjx,brax,mujoco")
+    parser.add_argument("--out", default="runs/bench/halfcheetah_systems.json")
+    args = parser.parse_args(argv)
+    batches = [int(b) for b in args.batches.split(",")]
+    systems = args.systems.split(",")
+    rows = []
+    for batch in batches:
+        for system in systems:
+            if system == "mujoco":
+                cores = os.cpu_count() or 1
+                for procs in sorted({1, cores}):
+                    sps = reference_bench(batch, 1000, procs)
+                    rows.append(dict(system=f"mujoco-c x{procs}", batch=batch, steps_per_second=sps, compile_seconds=None))
+            else:
+                rows.append(dict(system=system, batch=batch, **SYSTEMS[system](batch)))
+            r = rows[-1]
+            comp = f"  (compile {r['compile_seconds']:.1f}s)" if r["compile_seconds"] is not None else ""
+            print(f"{r['system']:<14} batch {batch:>6}: {r['steps_per_second']:>12,.0f} env steps/s{comp}", flush=True)
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"machine_cpus": os.cpu_count(), "rows": rows}, f, indent=1)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""`HalfCheetah-v0`: Gymnasium's HalfCheetah-v5 task on the JAX planar physics engine
+(see docs/envs/halfcheetah.md).
+
+The dynamics are MuJoCo's (Euler with implicit damping, soft contacts and limits, Newton solver)
+re-implemented in `cheetahjax.physics`; the task is Gymnasium's: 17 observations (qpos[1:],
+qvel), reward = forward velocity - 0.1 * |action|^2, no termination, truncation at 1000 steps,
+reset noise U(-0.1, 0.1) on qpos and 0.1 N(0, 1) on qvel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+from gymnax.environments import environment, spaces
+
+from cheetahjax.data import half_cheetah_model
+from cheetahjax.physics.model import PlanarModel
+from cheetahjax.physics.step import PhysicsState, make_multi_step
+
+PRECISIONS = ("float32", "float64")
+
+
+@struct.dataclass
+class EnvState:
+    physics: PhysicsState  # qpos (9,), qvel (9,), qacc_warmstart (9,)
+    time: jax.Array        # agent steps in this episode (for truncation)
+
+
+@struct.dataclass
+class EnvParams:
+    max_steps_in_episode: int = 1000
+    forward_reward_weight: float = 1.0
+    ctrl_cost_weight: float = 0.1
+    reset_noise_scale: float = 0.1
+
+
+class HalfCheetah(environment.Environment):
+    """Gymnasium HalfCheetah-v5 on the JAX engine.
+
+    Args:
+        precision: "float32" (default, fast) or "float64" (needs ``jax.config.update(
+            "jax_enable_x64", True)`` or ``with jax.enable_x64(True)`` when the env is used).
+        frame_skip: physics steps (of 0.01 s) per agent step; Gymnasium uses 5.
+        solver_iterations: cap on Newton iterations per physics step (MuJoCo: 100); the solver
+            stops earlier, as soon as its answer is exact.
+
+    Actions: 6 motor commands; like MuJoCo, values outside [-1, 1] are clamped by the actuators
+    while the control cost uses the action as given. A non-finite action is treated as all
+    zeros (MuJoCo zeroes the controls on a NaN; Gymnasium's reward would be NaN).
+    """
+
+    def __init__(self, precision: str = "float32", frame_skip: int = 5, solver_iterations: int = 50,
+                 model: PlanarModel | None = None):
+        super().__init__()
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+        if not isinstance(frame_skip, int) or isinstance(frame_skip, bool) or frame_skip < 1:
+            raise ValueError(f"frame_skip must be a positive int, got {frame_skip!r}")
+        if not isinstance(solver_iterations, int) or isinstance(solver_iterations, bool) or solver_iterations < 1:
+            raise ValueError(f"solver_iterations must be a positive int, got {solver_iterations!r}")
+        self.precision = precision
+        self.dtype = np.dtype(precision)
+        self.frame_skip = frame_skip
+        self.model = (model or half_cheetah_model()).astype(self.dtype)
+        self.dt = float(self.model.timestep) * frame_skip
+        self._multi_step = make_multi_step(self.model, frame_skip, solver_iterations)
+
+    def _check_precision(self) -> None:
+        if self.dtype == np.float64 and not jax.config.jax_enable_x64:
+            raise RuntimeError("HalfCheetah(precision='float64') needs 64-bit JAX: call "
+                               "jax.config.update('jax_enable_x64', True) or use `with jax.enable_x64(True):`")
+
+    @property
+    def default_params(self) -> EnvParams:
+        return EnvParams()
+
+    @property
+    def name(self) -> str:
+        return "HalfCheetah-v0"
+
+    @property
+    def num_actions(self) -> int:
+        return self.model.nu
+
+    def action_space(self, params: EnvParams | None = None) -> spaces.Box:
+        return spaces.Box(-1.0, 1.0, (self.model.nu,), jnp.float32)
+
+    def observation_space(self, params: EnvParams | None = None) -> spaces.Box:
+        return spaces.Box(-jnp.inf, jnp.inf, (self.model.nq - 1 + self.model.nv,), self.dtype)
+
+    def get_obs(self, state: EnvState, params: EnvParams | None = None, key: Any = None) -> jax.Array:
+        return jnp.concatenate([state.physics.qpos[1:], state.physics.qvel])
+
+    def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[jax.Array, EnvState]:
+        self._check_precision()
+        k_pos, k_vel = jax.random.split(key)
+        noise = jnp.asarray(params.reset_noise_scale, self.dtype)
+        qpos = jnp.asarray(self.model.qpos0, self.dtype) + jax.random.uniform(
+            k_pos, (self.model.nq,), self.dtype, -noise, noise)
+        qvel = noise * jax.random.normal(k_vel, (self.model.nv,), self.dtype)
+        physics = PhysicsState(qpos=qpos, qvel=qvel, qacc_warmstart=jnp.zeros(self.model.nv, self.dtype))
+        state = EnvState(physics=physics, time=jnp.int32(0))
+        return self.get_obs(state), state
+
+    def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
+        self._check_precision()
+        action = jnp.asarray(action, jnp.float32).reshape(self.model.nu)
+        action = jnp.where(jnp.all(jnp.isfinite(action)), action, 0.0)
+        physics, displacement = self._multi_step(state.physics, action.astype(self.dtype))
+        x_velocity = displacement[0] / self.dt
+        reward_forward = params.forward_reward_weight * x_velocity
+        # Gymnasium squares and sums the float32 action in float32, left to right; so do we, so that
+        # the float64 reward matches to rounding rather than to float32's 1e-7. (In float64 mode the
+        # squares are formed exactly in float64 and rounded once, which keeps XLA from fusing them
+        # into multiply-adds with a different rounding.)
+        if self.dtype == np.float64:
+            wide = action.astype(jnp.float64)
+            squares = (wide * wide).astype(jnp.float32)
+        else:
+            squares = action * action
+        total = squares[0]
+        for i in range(1, self.model.nu):
+            total = total + squares[i]
+        reward_ctrl = -(jnp.asarray(params.ctrl_cost_weight, jnp.float32) * total)
+        reward = (reward_forward + reward_ctrl.astype(self.dtype)).astype(self.dtype)
+        new_state = EnvState(physics=physics, time=state.time + 1)
+        info = {"x_position": physics.qpos[0], "x_velocity": x_velocity, "reward_forward": reward_forward,
+                "reward_ctrl": reward_ctrl}
+        return self.get_obs(new_state), new_state, reward, jnp.bool_(False), info
+
+    def is_terminated(self, state: EnvState, params: EnvParams) -> jax.Array:
+        return jnp.bool_(False)  # HalfCheetah never terminates; it is truncated at max_steps_in_episode
