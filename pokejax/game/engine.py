@@ -876,6 +876,9 @@ def use_move_once(st: BattleState, move, called, on):
     refund_t = called & on & act.transformed[0] & (act.base_moves[0][slot] != 0)
     st = set_active(st, 0, refund_t, base_pp=act.base_pp[0].at[slot].set((act.base_pp[0][slot] + 1) % 64))
     st = set_side(st, 0, on, last_move=move, last_enemy_move=move)
+    # the opponent now knows this move of the set (not for calls or a Transform copy)
+    seen = on & ~called & ~act.transformed[0] & (act.base_moves[0] == move)
+    st = set_active(st, 0, jnp.any(seen), base_revealed=act.base_revealed[0] | seen)
     st = set_active(st, 0, on & (~MOVE_TWO_TURN[move] | (act.two_turn_move[0] != 0)), last_move=move)
 
     # TryMove: charging turn of a two-turn move; Wrap-family moves cancel the foe's recharge
@@ -1055,11 +1058,15 @@ def switch_in(st: BattleState, new_slot, on) -> BattleState:
                         sleep_turns=put(team.sleep_turns, act.sleep_turns[0]),
                         status_by_foe=put(team.status_by_foe, act.status_by_foe[0]),
                         fainted=put(team.fainted, act.fainted[0]), pp=team.pp.at[0, old].set(
-                            _w(on, act.base_pp[0], team.pp[0, old])))
+                            _w(on, act.base_pp[0], team.pp[0, old])),
+                        revealed_moves=team.revealed_moves.at[0, old].set(
+                            _w(on, act.base_revealed[0], team.revealed_moves[0, old])))
+    team = team.replace(revealed=team.revealed.at[0, new_slot].set(team.revealed[0, new_slot] | on))
     st = st.replace(team=team)
     st = set_active(st, 0, on, slot=new_slot, hp=team.hp[0, new_slot], status=team.status[0, new_slot],
                     sleep_turns=team.sleep_turns[0, new_slot], status_by_foe=team.status_by_foe[0, new_slot],
-                    fainted=False, base_moves=team.moves[0, new_slot], base_pp=team.pp[0, new_slot])
+                    fainted=False, base_moves=team.moves[0, new_slot], base_pp=team.pp[0, new_slot],
+                    base_revealed=team.revealed_moves[0, new_slot])
     st = reset_volatiles(st, 0, on)
     # insertChoice(runSwitch) refreshes the incoming Pokémon's cached speed
     return set_active(st, 0, on, speed=st.active.modified[0, T.SPE])
@@ -1169,7 +1176,8 @@ def synced_team(st: BattleState) -> Team:
                         sleep_turns=over(team.sleep_turns, act.sleep_turns),
                         status_by_foe=over(team.status_by_foe, act.status_by_foe),
                         fainted=over(team.fainted, act.fainted),
-                        pp=_w(idx[..., None], act.base_pp[:, None, :], team.pp))
+                        pp=_w(idx[..., None], act.base_pp[:, None, :], team.pp),
+                        revealed_moves=_w(idx[..., None], act.base_revealed[:, None, :], team.revealed_moves))
 
 
 def no_progress_possible(st: BattleState):

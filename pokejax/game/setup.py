@@ -106,7 +106,8 @@ def initial_state(teams: TeamArrays, rng_state, trace_capacity: int = 0) -> Batt
     pp = jnp.where(moves != 0, jnp.asarray(_T.move_maxpp)[moves], 0)
     team = Team(species=species, level=level, ivs=ivs, evs=evs, stats=stats, moves=moves, pp=pp,
                 hp=stats[..., 0], status=jnp.zeros((2, 6), jnp.int32), sleep_turns=jnp.zeros((2, 6), jnp.int32),
-                status_by_foe=jnp.zeros((2, 6), bool), fainted=~exists, size=size)
+                status_by_foe=jnp.zeros((2, 6), bool), fainted=~exists, size=size,
+                revealed=jnp.zeros((2, 6), bool), revealed_moves=jnp.zeros((2, 6, 4), bool))
     active = Active.zeros()
     side = Side.zeros()
     for i in (0, 1):

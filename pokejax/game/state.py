@@ -42,6 +42,8 @@ class Team:
     status_by_foe: jnp.ndarray  # [2,6] bool: the status came from the opponent (Sleep Clause)
     fainted: jnp.ndarray      # [2,6] bool
     size: jnp.ndarray         # [2] number of Pokémon on each team (1-6)
+    revealed: jnp.ndarray     # [2,6] bool: has been in battle (the opponent has seen it)
+    revealed_moves: jnp.ndarray  # [2,6,4] bool: the opponent has seen it use this move slot
 
 
 class _Packed:
@@ -142,7 +144,8 @@ class Active(_Packed):
 
     persistent while in battle (written back to ``Team`` on switch-out):
       slot (team index), hp, status, sleep_turns (statusState.time), status_by_foe, fainted,
-      base_moves [4] and base_pp [4] (the set's move slots)
+      base_moves [4] and base_pp [4] (the set's move slots), base_revealed [4] (slots the opponent
+      has seen used)
     volatile, reset by switching or fainting (``VOLATILE_START`` onwards):
       species (current, Transform), types [2], stored [5] / modified [5] stats (atk def spa spd spe;
       gen 1 reads modifiedStats), boosts [7] (+ accuracy, evasion), speed (Showdown's cached
@@ -159,7 +162,7 @@ class Active(_Packed):
     data: jnp.ndarray
     FIELDS = (
         ("slot", 1), ("hp", 1), ("status", 1), ("sleep_turns", 1), ("status_by_foe", 1), ("fainted", 1),
-        ("base_moves", 4), ("base_pp", 4),
+        ("base_moves", 4), ("base_pp", 4), ("base_revealed", 4),
         # ---- volatile from here
         ("species", 1), ("types", 2), ("stored", 5), ("modified", 5), ("boosts", 7), ("speed", 1),
         ("transformed", 1), ("moves", 4), ("pp", 4), ("virtual", 4), ("last_move", 1), ("sub_hp", 1),
@@ -172,7 +175,7 @@ class Active(_Packed):
         ("reflect", 1), ("light_screen", 1), ("mist", 1), ("focus_energy", 1), ("minimize", 1),
         ("defense_curl", 1), ("toxic_counter", 1), ("has_toxic_counter", 1), ("maybe_locked", 1),
     )
-    BOOL = frozenset({"status_by_foe", "fainted", "transformed", "virtual", "sub_fainted", "must_recharge", "rage",
+    BOOL = frozenset({"status_by_foe", "fainted", "base_revealed", "transformed", "virtual", "sub_fainted", "must_recharge", "rage",
                       "invulnerable", "trapped_maybe_locked", "leech_seed", "reflect", "light_screen", "mist",
                       "focus_energy", "minimize", "defense_curl", "has_toxic_counter", "maybe_locked"})
 

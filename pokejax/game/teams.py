@@ -150,81 +150,103 @@ def random_set(state, pool_index):
     return state, species, level, moves, ivs, evs
 
 
+def _empty_team():
+    return dict(species=jnp.zeros(6, jnp.int32), level=jnp.zeros(6, jnp.int32), moves=jnp.zeros((6, 4), jnp.int32),
+                ivs=jnp.zeros((6, 6), jnp.int32), evs=jnp.zeros((6, 6), jnp.int32))
+
+
+def _team_gen_start(state, battle_has_ditto):
+    state, _ = prng.random_int(state, 15)   # the type draw (unused outside monotype)
+    return dict(state=state, out=_empty_team(), size=jnp.zeros((), jnp.int32),
+                pool=jnp.arange(POOL_SIZE, dtype=jnp.int32), n_left=jnp.asarray(POOL_SIZE, jnp.int32),
+                rejected=jnp.zeros(POOL_SIZE, jnp.int32), n_rejected=jnp.zeros((), jnp.int32),
+                type_count=jnp.zeros(15, jnp.int32), weak_count=jnp.zeros(6, jnp.int32),
+                max_level=jnp.zeros((), jnp.int32), has_ditto=jnp.asarray(battle_has_ditto))
+
+
+def _team_gen_running(c):
+    return (c["size"] < 6) & ((c["n_left"] > 0) | (c["n_rejected"] > 0))
+
+
+def _team_gen_pick(c):
+    """One draw of the generator: from the species pool while it lasts (with the checks), then
+    from the rejects (no checks). A single ``random_set`` serves both."""
+    t = _TAB
+    from_pool = c["n_left"] > 0
+    n = jnp.where(from_pool, c["n_left"], c["n_rejected"])
+    state, idx = prng.random_int(c["state"], jnp.maximum(n, 1))
+    pool, rejected = c["pool"], c["rejected"]
+    p = jnp.where(from_pool, pool[idx], rejected[idx])
+    pool = jnp.where(from_pool, pool.at[idx].set(pool[c["n_left"] - 1]), pool)
+    rejected = jnp.where(from_pool, rejected, rejected.at[idx].set(rejected[c["n_rejected"] - 1]))
+    n_rejected = c["n_rejected"] - (~from_pool).astype(jnp.int32)
+    species = t["species"][p]
+    types = M.SPECIES_TYPES[species]
+    real_type = types != T.TYPE_NONE
+    type_count, weak_count = c["type_count"], c["weak_count"]
+    ditto_skip = (species == _DITTO) & c["has_ditto"]
+    type_skip = jnp.any(real_type & (type_count[jnp.clip(types, 0, 14)] >= 2))
+    weak = t["weak"][p]
+    weak_skip = jnp.any(weak & (weak_count >= 2))
+    level_skip = (t["levels"][p] == 100) & (c["max_level"] >= 1)
+    reject = from_pool & ~ditto_skip & (type_skip | weak_skip | level_skip)
+    accept = ~from_pool | (~ditto_skip & ~reject)
+    rejected = rejected.at[n_rejected].set(jnp.where(reject, p, rejected[n_rejected]))
+    n_rejected = n_rejected + reject.astype(jnp.int32)
+    # randomSet's draws happen only for an accepted species
+    new_state, species_, level, moves, ivs, evs = random_set(state, p)
+    state = jnp.where(accept, new_state, state)
+    k = c["size"]
+    out = c["out"]
+    upd = dict(species=out["species"].at[k].set(species_), level=out["level"].at[k].set(level),
+               moves=out["moves"].at[k].set(moves), ivs=out["ivs"].at[k].set(ivs), evs=out["evs"].at[k].set(evs))
+    out = jax.tree_util.tree_map(lambda a, b: jnp.where(accept, a, b), upd, out)
+    counted = accept & from_pool
+    for j in range(2):
+        type_count = type_count.at[jnp.clip(types[j], 0, 14)].add((counted & real_type[j]).astype(jnp.int32))
+    return dict(state=state, out=out, size=k + accept.astype(jnp.int32), pool=pool,
+                n_left=c["n_left"] - from_pool.astype(jnp.int32), rejected=rejected, n_rejected=n_rejected,
+                type_count=type_count, weak_count=weak_count + (counted & weak).astype(jnp.int32),
+                max_level=c["max_level"] + (counted & (t["levels"][p] == 100)).astype(jnp.int32),
+                has_ditto=c["has_ditto"] | (counted & (species == _DITTO)))
+
+
+def _finish(c):
+    return c["state"], TeamArrays(size=c["size"], **c["out"]), c["has_ditto"]
+
+
 def random_team(state, battle_has_ditto=False):
     """Showdown's gen-1 ``randomTeam`` on a team-generator PRNG state. Returns
     (state, TeamArrays, battle_has_ditto): pass the flag on to the second player's team, as
     Showdown's shared generator object does (only one Ditto per battle)."""
-    t = _TAB
-    state, _ = prng.random_int(state, 15)   # the (unused outside monotype) type draw
-    battle_has_ditto = jnp.asarray(battle_has_ditto)
-    out = dict(species=jnp.zeros(6, jnp.int32), level=jnp.zeros(6, jnp.int32), moves=jnp.zeros((6, 4), jnp.int32),
-               ivs=jnp.zeros((6, 6), jnp.int32), evs=jnp.zeros((6, 6), jnp.int32))
-
-    def put(out, k, set_):
-        _, species, level, moves, ivs, evs = set_
-        return dict(species=out["species"].at[k].set(species), level=out["level"].at[k].set(level),
-                    moves=out["moves"].at[k].set(moves), ivs=out["ivs"].at[k].set(ivs),
-                    evs=out["evs"].at[k].set(evs))
-
-    def cond(c):
-        _, _, size, _, n_left, *_ = c
-        return (n_left > 0) & (size < 6)
-
-    def body(c):
-        state, out, size, pool, n_left, rejected, n_rejected, type_count, weak_count, max_level, has_ditto = c
-        state, idx = prng.random_int(state, n_left)
-        p = pool[idx]
-        pool = pool.at[idx].set(pool[n_left - 1])
-        species = t["species"][p]
-        types = M.SPECIES_TYPES[species]
-        real_type = types != T.TYPE_NONE
-        ditto_skip = (species == _DITTO) & has_ditto
-        type_skip = jnp.any(real_type & (type_count[jnp.clip(types, 0, 14)] >= 2))
-        weak = t["weak"][p]
-        weak_skip = jnp.any(weak & (weak_count >= 2))
-        level_skip = (t["levels"][p] == 100) & (max_level >= 1)
-        reject = ~ditto_skip & (type_skip | weak_skip | level_skip)
-        accept = ~ditto_skip & ~reject
-        rejected = rejected.at[n_rejected].set(jnp.where(reject, p, rejected[n_rejected]))
-        n_rejected = n_rejected + reject.astype(jnp.int32)
-        # randomSet's draws happen only for an accepted species
-        new_state, *set_ = random_set(state, p)
-        state = jax.tree_util.tree_map(lambda a, b: jnp.where(accept, a, b), new_state, state)
-        out = jax.tree_util.tree_map(lambda a, b: jnp.where(accept, a, b), put(out, size, (None, *set_)), out)
-        for k in range(2):
-            type_count = type_count.at[jnp.clip(types[k], 0, 14)].add((accept & real_type[k]).astype(jnp.int32))
-        weak_count = weak_count + (accept & weak).astype(jnp.int32)
-        max_level = max_level + (accept & (t["levels"][p] == 100)).astype(jnp.int32)
-        has_ditto = has_ditto | (accept & (species == _DITTO))
-        return (state, out, size + accept.astype(jnp.int32), pool, n_left - 1, rejected, n_rejected, type_count,
-                weak_count, max_level, has_ditto)
-
-    carry = (state, out, jnp.zeros((), jnp.int32), jnp.arange(POOL_SIZE, dtype=jnp.int32), jnp.asarray(POOL_SIZE),
-             jnp.zeros(POOL_SIZE, jnp.int32), jnp.zeros((), jnp.int32), jnp.zeros(15, jnp.int32),
-             jnp.zeros(6, jnp.int32), jnp.zeros((), jnp.int32), battle_has_ditto)
-    state, out, size, _, _, rejected, n_rejected, _, _, _, has_ditto = jax.lax.while_loop(cond, body, carry)
-
-    # not enough Pokémon passed the checks: fill up from the rejects
-    def fill_cond(c):
-        _, _, size, _, n_rejected = c
-        return (size < 6) & (n_rejected > 0)
-
-    def fill_body(c):
-        state, out, size, rejected, n_rejected = c
-        state, idx = prng.random_int(state, n_rejected)
-        p = rejected[idx]
-        rejected = rejected.at[idx].set(rejected[n_rejected - 1])
-        state, *set_ = random_set(state, p)
-        return state, put(out, size, (None, *set_)), size + 1, rejected, n_rejected - 1
-
-    state, out, size, _, _ = jax.lax.while_loop(fill_cond, fill_body, (state, out, size, rejected, n_rejected))
-    return state, TeamArrays(size=size, **out), has_ditto
+    c = jax.lax.while_loop(_team_gen_running, _team_gen_pick, _team_gen_start(state, battle_has_ditto))
+    return _finish(c)
 
 
 def random_teams(key):
-    """Two random-battle teams from a JAX key (p1's generator state, then p2's on the same
-    generator object, as Showdown). Returns stacked TeamArrays ([2, 6, ...])."""
+    """Two random-battle teams from a JAX key: p1's generator state, then p2's on the same
+    generator object (the Ditto flag carries over), as Showdown does. Stacked TeamArrays
+    ([2, 6, ...]). One loop generates both, so ``random_set`` is compiled once."""
     k1, k2 = jax.random.split(key)
-    _, team1, ditto = random_team(prng.seed_from_key(k1), False)
-    _, team2, _ = random_team(prng.seed_from_key(k2), ditto)
+    second_seed = prng.seed_from_key(k2)
+
+    def cond(carry):
+        c, team, _ = carry
+        return (team == 0) | _team_gen_running(c)
+
+    def body(carry):
+        c, team, first = carry
+        done_first = (team == 0) & ~_team_gen_running(c)
+        # switch to the second team: keep the Ditto flag, reseed, restart the pool
+        restarted = _team_gen_start(second_seed, c["has_ditto"])
+        first = jax.tree_util.tree_map(lambda a, b: jnp.where(done_first, a, b), c["out"] | {"size": c["size"]}, first)
+        c = jax.tree_util.tree_map(lambda a, b: jnp.where(done_first, a, b), restarted, c)
+        team = jnp.where(done_first, 1, team)
+        c = jax.tree_util.tree_map(lambda a, b: jnp.where(_team_gen_running(c), a, b), _team_gen_pick(c), c)
+        return c, team, first
+
+    first0 = _empty_team() | {"size": jnp.zeros((), jnp.int32)}
+    c, _, first = jax.lax.while_loop(cond, body, (_team_gen_start(prng.seed_from_key(k1), False), jnp.asarray(0), first0))
+    team1 = TeamArrays(**first)
+    team2 = TeamArrays(size=c["size"], **c["out"])
     return jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), team1, team2)
