@@ -210,7 +210,8 @@ def lockstep(precision: str, policy: str, episodes: int, steps: int, seed: int) 
 
 def verify(level: int = 3, episodes: int = 100, seed: int = 0) -> list[Any]:
     """`paritygym verify HalfCheetah-v0`: level 1/2 one-step checks from MuJoCo states along
-    trajectories; level 3 lockstep rollouts of ``episodes`` x 1000 steps per policy and precision."""
+    trajectories; level 3 lockstep rollouts of ``episodes`` x 1000 steps per policy and precision;
+    level 4 the shipped PPO policy's return on both backends (``episodes`` per backend)."""
     from paritygym.verify import ParityReport
 
     policies = [p for p in POLICIES if p != "trained" or trained_policy() is not None]
@@ -227,9 +228,11 @@ def verify(level: int = 3, episodes: int = 100, seed: int = 0) -> list[Any]:
                     tolerance=f"{tol:g} abs", details=worst,
                     failure=None if max(worst.values()) <= tol else f"max error {max(worst.values()):.3g}"))
         return reports
+    if level == 4:
+        return verify_l4(episodes=episodes, seed=seed)
     if level != 3:
         return [ParityReport("HalfCheetah-v0", level, f"level {level}", passed=False,
-                             failure="levels 1-3 only (L4 not implemented for HalfCheetah)")]
+                             failure=f"no level {level}: levels are 1-4")]
     for precision in ("float64", "float32"):
         for policy in policies:
             run = lockstep(precision, policy, episodes, 1000, seed)
@@ -285,3 +288,64 @@ def mujoco_sensitivity(policy: str, episodes: int, steps: int, seed: int, precis
             ref.close()
         first.append(step)
     return np.asarray(first)
+
+
+# ---------------------------------------------------------------------------------------------
+# L4: the same trained policy on both backends
+# ---------------------------------------------------------------------------------------------
+
+L4_MARGIN = 100.0  # episode return (issue 8: HalfCheetah 100)
+
+
+def l4_backends():
+    """(ours, reference) vector-env factories (num_envs, seed) -> gymnasium VectorEnv."""
+    import gymnasium
+
+    import paritygym
+    from cheetahjax.reference import make_gymnasium_env
+
+    def ours(n: int, seed: int):
+        return paritygym.make_vec("HalfCheetah-v0", num_envs=n, seed=seed)
+
+    def reference(n: int, seed: int):
+        return gymnasium.vector.SyncVectorEnv([make_gymnasium_env for _ in range(n)])
+
+    return ours, reference
+
+
+def verify_l4(episodes: int = 32, seed: int = 0, alpha: float = 0.05) -> list[Any]:
+    """L4: the PPO policy trained in cheetahjax and shipped in cheetahjax/data (made by
+    `python examples/ppo_halfcheetah.py`) acts greedily for ``episodes`` full episodes on each
+    backend; a Welch TOST (margin L4_MARGIN return) judges whether its mean return is the same.
+
+    Training on the reference (Gymnasium + MuJoCo C, ~10K steps/s on one core) for the 5M steps
+    the shipped policy took is not affordable here, so only the JAX-trained direction is run.
+    """
+    from paritygym.train import load_checkpoint
+    from paritygym.train.transfer import evaluate_on_vector_env
+    from paritygym.verify import ParityReport, tost
+
+    from cheetahjax.data import DATA_DIR
+
+    if episodes < 2:
+        raise ValueError(f"L4 needs at least 2 episodes per backend, got {episodes}")
+    _, params, learner = load_checkpoint(DATA_DIR / "ppo_policy.msgpack")
+    metrics = {"return": lambda reward, info: reward}
+    returns = {}
+    for name, factory in zip(("ours", "reference"), l4_backends()):
+        venv = factory(min(episodes, 32), seed)
+        try:
+            returns[name] = evaluate_on_vector_env(learner, params, venv, episodes, metrics, seed=seed,
+                                                   greedy=True)["return"]
+        finally:
+            venv.close()
+    result = tost(returns["ours"], returns["reference"], L4_MARGIN, alpha)
+    return [ParityReport(
+        env_id="HalfCheetah-v0", level=4, name="shipped PPO policy (trained on cheetahjax): ours vs MuJoCo C",
+        passed=result.equivalent, episodes=episodes, steps=2 * episodes * 1000,
+        tolerance=f"TOST on mean return, margin +-{L4_MARGIN:g}, alpha {alpha}",
+        details={"summary": result.describe(), "mean_return_ours": float(returns["ours"].mean()),
+                 "mean_return_reference": float(returns["reference"].mean()),
+                 "std_return_ours": float(returns["ours"].std(ddof=1)),
+                 "std_return_reference": float(returns["reference"].std(ddof=1))},
+        failure=None if result.equivalent else result.describe())]

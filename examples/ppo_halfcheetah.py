@@ -4,6 +4,10 @@ curve and a checkpoint under runs/ppo_halfcheetah/.
     python examples/ppo_halfcheetah.py                 # defaults below
     python examples/ppo_halfcheetah.py --help          # every PPO option
 
+A full run (the defaults: 64 envs x 128 steps, 12-minute budget) on 2 shared CPU cores reached
+5.2M steps and a mean training return of 1476 (greedy evaluation about 1540, on this engine and on
+MuJoCo C alike: `paritygym verify HalfCheetah-v0 --level 4`).
+
 The policy shipped in cheetahjax/data/ppo_policy.msgpack (used by the parity tests as the
 "trained policy") was made with this script: copy checkpoint.msgpack and checkpoint.config.json
 there as ppo_policy.msgpack / ppo_policy.config.json.
@@ -33,12 +37,15 @@ DEFAULTS = PPOConfig(
 
 
 def main(argv=None):
-    config, _ = parse_config(DEFAULTS, __doc__, argv)
+    config, args = parse_config(DEFAULTS, __doc__, argv, extra=[
+        ("--eval-episodes", dict(type=int, default=16, help="greedy evaluation episodes of the saved policy (0: none)"))])
     result = train(config)
     if result.out_dir is None:
         return result
+    if args.eval_episodes < 1:
+        return result
     _, params, ppo = load_checkpoint(result.out_dir / "checkpoint.msgpack")
-    scores = evaluate(ppo, params, num_episodes=16, seed=12345, greedy=True)
+    scores = evaluate(ppo, params, num_episodes=args.eval_episodes, seed=12345, greedy=True)
     print(f"evaluation of the saved policy (greedy) over {len(scores['return'])} episodes: "
           f"mean return {scores['return'].mean():.1f}")
     return result
