@@ -21,10 +21,24 @@ I32 = jnp.int32
 TRUE = jnp.bool_(True)
 
 
-def merge(gate, new: GameState, old: GameState) -> GameState:
-    """`new` where gate, else `old`; fields `new` did not replace are taken as they are.
+def materialize(flag):
+    """The same boolean, computed once per game instead of once per element of every field it
+    gates. XLA's CPU fusion copies cheap per-game computations (compares, ands) into each kernel
+    that updates a batched field and re-evaluates them for every element; an integer division
+    counts as expensive, and expensive producers are not fused into consumers that reuse their
+    elements (broadcasts), so the flag is stored once. The divisor is 1 at run time but not a
+    compile-time constant (the simplifier would remove a division by 1)."""
+    if isinstance(flag, bool):
+        return flag
+    flag = jnp.asarray(flag)
+    one = 1 + (flag.astype(jnp.int32) < 0).astype(jnp.int32)  # 1 (a bool is never negative)
+    return (flag.astype(jnp.int32) // one).astype(bool)
 
-    """
+
+def merge(gate, new: GameState, old: GameState) -> GameState:
+    """`new` where gate, else `old`; fields `new` did not replace are taken as they are."""
+    gate = materialize(gate)
+
     def pick(n, o):
         return o if n is o else jnp.where(gate, n, o)
     return jax.tree_util.tree_map(pick, new, old)

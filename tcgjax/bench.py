@@ -1,0 +1,144 @@
+"""Throughput of the two-player core (game actions/s), apart from the single-agent env.
+
+`paritygym bench TCGPocketA1-v0` counts *agent steps* of the single-agent env: one agent action plus
+every opponent action up to the agent's next decision. This module counts *game actions*: one
+legal action of whichever player decides, for every game of the batch at every step, with finished
+games replaced by new ones. It is the cost of the rules engine itself (and of the legal mask that
+random play needs), the number to compare with the reference engine's game actions/s.
+
+    python -m tcgjax.bench --batch 1 64 1024 4096 --seconds 3 --reference
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tcgjax import spec
+from tcgjax.game import card_tables
+from tcgjax.game.step import _legal_for_seat0, new_game, step
+from tcgjax.game.state import rotate
+
+
+def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MAX_TURNS):
+    """(reset, run): `reset(key)` starts `batch` games; `run(key, states)` plays `scan_length` random
+    legal actions in every game (finished games restart) and returns (states, finished games)."""
+    from tcgjax.env import make_game_params
+
+    tables = card_tables()
+    params = make_game_params()
+    pool = params.deck_cards.shape[0]
+
+    def start(key):
+        k_seed, k_decks = jax.random.split(key)
+        decks = jax.random.randint(k_decks, (2,), 0, pool)
+        return new_game(tables, jax.random.bits(k_seed, dtype=jnp.uint32), params.deck_cards[decks],
+                        params.deck_energy[decks])
+
+    def one_game_action(state, fresh, key):
+        mask = _legal_for_seat0(tables, rotate(state, state.decider))
+        logits = jnp.where(mask, 0.0, -jnp.inf)
+        action = jax.random.categorical(key, jnp.where(mask.any(), logits, 0.0)).astype(jnp.int32)
+        new = step(tables, state, action, max_turns, mask)
+        done = new.game_over
+        return jax.tree_util.tree_map(lambda f, s: jnp.where(done, f, s), fresh, new), done
+
+    def reset(key):
+        return jax.vmap(start)(jax.random.split(key, batch))
+
+    def run(key, states):
+        # New games for the games that end during this call, one batch per call: a game almost
+        # always lasts longer than scan_length actions (a rare one that ends twice restarts the
+        # same new game, which is still a legal game).
+        k_fresh, k_actions = jax.random.split(key)
+        fresh = reset(k_fresh)
+
+        def body(states, k):
+            states, done = jax.vmap(one_game_action)(states, fresh, jax.random.split(k, batch))
+            return states, done.sum()
+
+        states, finished = jax.lax.scan(body, states, jax.random.split(k_actions, scan_length))
+        return states, finished.sum()
+
+    return jax.jit(reset), jax.jit(run, donate_argnums=1)
+
+
+def bench_core(batch: int, seconds: float = 2.0, scan_length: int = 16) -> dict:
+    """Game actions/s of the batched core with random legal play, and the compile time."""
+    reset, run = core_programs(batch, scan_length)
+    key = jax.random.key(0)
+    states = reset(key)
+    start = time.perf_counter()
+    compiled = run.lower(key, states).compile()
+    compile_s = time.perf_counter() - start
+    states, finished = compiled(jax.random.fold_in(key, 0), states)  # warm-up
+    jax.block_until_ready(finished)
+    calls, games, start = 0, 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        calls += 1
+        states, finished = compiled(jax.random.fold_in(key, calls), states)
+        games += int(finished)
+    elapsed = time.perf_counter() - start
+    actions = calls * scan_length * batch
+    return {"batch": batch, "actions_per_s": actions / elapsed, "games_per_s": games / elapsed,
+            "compile_s": compile_s, "seconds": elapsed}
+
+
+def _reference_actions(num_actions: int, seed: int) -> tuple[int, float]:
+    """Game actions of the reference engine with random legal play on both sides, timed."""
+    from tcgjax.decks import shipped_decks
+    from tcgjax.reference import Game
+
+    rng = np.random.default_rng(seed)
+    decks = list(shipped_decks().values())
+
+    def new_game_ref():
+        return Game.new([decks[rng.integers(len(decks))], decks[rng.integers(len(decks))]], int(rng.integers(2**32)))
+
+    game = new_game_ref()
+    start = time.perf_counter()
+    for _ in range(num_actions):
+        game.step(int(rng.choice(np.flatnonzero(game.legal_actions()))))
+        if game.done:
+            game = new_game_ref()
+    return num_actions, time.perf_counter() - start
+
+
+def _worker(args):
+    return _reference_actions(*args)
+
+
+def bench_reference_core(num_actions: int = 20_000, num_procs: int = 1) -> float:
+    """Game actions/s of the reference engine (random play), over `num_procs` processes."""
+    if num_procs <= 1:
+        n, s = _reference_actions(num_actions, 1)
+        return n / s
+    import multiprocessing
+    with multiprocessing.get_context("spawn").Pool(num_procs) as pool:
+        results = pool.map(_worker, [(num_actions // num_procs, 100 + i) for i in range(num_procs)])
+    return sum(r[0] for r in results) / max(r[1] for r in results)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, nargs="+", default=[1024])
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--scan-length", type=int, default=16)
+    parser.add_argument("--reference", action="store_true", help="also time the reference (1 process, 1 per core)")
+    args = parser.parse_args(argv)
+    for batch in args.batch:
+        r = bench_core(batch, args.seconds, args.scan_length)
+        print(f"jax core   batch {batch:>6}: {r['actions_per_s']:>12,.0f} game actions/s  "
+              f"{r['games_per_s']:>9,.1f} games/s  (compile {r['compile_s']:.1f} s)", flush=True)
+    if args.reference:
+        import os
+        for procs in sorted({1, os.cpu_count() or 1}):
+            print(f"reference x{procs}:            {bench_reference_core(20_000, procs):>12,.0f} game actions/s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
