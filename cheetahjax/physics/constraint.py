@@ -7,9 +7,11 @@ Rows come in two kinds, with static structure and masked by ``enabled``:
   stands for MuJoCo's lower/upper pair; otherwise both rows are kept.
 - body rows, Jacobian ``psi . S_body`` where S_body maps joint rates to the body's planar motion
   vector and psi a planar force direction (contacts of a moving body with a static geom). A
-  pyramidal contact has 4 edge rows n +- mu t1, n +- mu t2. When t2 is perpendicular to the
-  plane of motion (e.g. capsule axis and plane normal in the x-z plane) both t2 edges equal n:
-  they are kept as one row counted twice (``multiplicity``), which is the same cost function.
+  pyramidal contact has 4 edge rows n +- mu t1, n +- mu t2. When a tangent is perpendicular to
+  the plane of motion (t2 for a capsule on a plane, both in the x-z plane; t1 for the sphere
+  contacts, whose frame MuJoCo builds from the world y axis) both of its edges equal n: they are
+  kept as one row counted twice (``multiplicity``), which is the same cost function. The moving
+  geom may be either geom of the pair (the Jacobian then changes sign).
   Body rows are sorted by body, then candidate contact, then edge.
 
 Writing contact Jacobians through the body's motion subspace lets the solver apply J, J^T and
@@ -24,7 +26,7 @@ import numpy as np
 from flax import struct
 
 from cheetahjax.physics import spatial, treeops
-from cheetahjax.physics.collision import Contacts, tangent2_leaves_plane
+from cheetahjax.physics.collision import Contacts, out_of_plane_tangent
 from cheetahjax.physics.kinematics import Kinematics, body_motion
 from cheetahjax.physics.model import MAXIMP, MINIMP, MINVAL, PlanarModel
 from cheetahjax.physics.spatial import lead, sum_axis, unstack
@@ -186,23 +188,30 @@ def make_constraints(model: PlanarModel, qpos: Array, qvel: Array, kin: Kinemati
     cand_pair = np.asarray(contacts.pair, dtype=int)
     ncand = len(cand_pair)
     if ncand:
-        cand_body = np.array([model.geom_body[model.contact_pairs[p][1]] for p in cand_pair])
-        planar = np.array([tangent2_leaves_plane(model, p) for p in cand_pair])
+        # The moving geom's body carries the contact; MuJoCo's Jacobian is J(geom2) - J(geom1), so a
+        # contact whose first geom moves enters with the opposite sign.
+        moving = np.array([model.pair_moving[p] for p in cand_pair])
+        cand_body = np.array([model.geom_body[model.contact_pairs[p][m]] for p, m in zip(cand_pair, moving)])
+        flat = np.array([out_of_plane_tangent(model, p) for p in cand_pair])
         mu1, mu2 = c(model.pair_friction[cand_pair, 0]), c(model.pair_friction[cand_pair, 1])
         rel_x, rel_z = contacts.pos_rel[:, 0], contacts.pos_rel[:, 1]
         frame = contacts.frame
+        side = c(np.where(moving == 1, 1.0, -1.0))
         # psi of the normal and the two tangents: each 3 x (ncand, ...)
-        normal, t1, t2 = (spatial.point_direction(frame[:, k, 0], frame[:, k, 2], rel_x, rel_z) for k in range(3))
+        normal, t1, t2 = (tuple(side * v for v in spatial.point_direction(frame[:, k, 0], frame[:, k, 2], rel_x, rel_z))
+                          for k in range(3))
+        # A tangent perpendicular to the plane has psi = 0: its two edges both equal n and are kept as
+        # one row counted twice.
         edge_psi = [jnp.stack([n + mu1 * t for n, t in zip(normal, t1)], 1),
-                    jnp.stack([n - mu1 * t for n, t in zip(normal, t1)], 1),
-                    jnp.stack([n + mu2 * t for n, t in zip(normal, t2)], 1)]  # = n where t2 leaves the plane
-        edges = [[(0,)] * ncand, [(1,)] * ncand, [(2, 3) if pl else (2,) for pl in planar]]
-        row_cand = [np.arange(ncand)] * 3
-        if not planar.all():
-            keep = np.flatnonzero(~planar)
-            edge_psi.append(jnp.stack([n[keep] - mu2[keep] * t[keep] for n, t in zip(normal, t2)], 1))
-            edges.append([(3,)] * len(keep))
-            row_cand.append(keep)
+                    jnp.stack([n + mu2 * t for n, t in zip(normal, t2)], 1)]
+        edges = [[(0, 1) if f == 1 else (0,) for f in flat], [(2, 3) if f == 2 else (2,) for f in flat]]
+        row_cand = [np.arange(ncand)] * 2
+        for tangent, mu, tangent_index, minus_edge in ((t1, mu1, 1, 1), (t2, mu2, 2, 3)):
+            keep = np.flatnonzero(flat != tangent_index)
+            if len(keep):
+                edge_psi.append(jnp.stack([n[keep] - mu[keep] * t[keep] for n, t in zip(normal, tangent)], 1))
+                edges.append([(minus_edge,)] * len(keep))
+                row_cand.append(keep)
         row_edges = [e for group in edges for e in group]
         row_cand = np.concatenate(row_cand)
         row_body = cand_body[row_cand]
@@ -217,7 +226,7 @@ def make_constraints(model: PlanarModel, qpos: Array, qvel: Array, kin: Kinemati
         row_pair = cand_pair[row_cand]
         contact_margin = (model.pair_margin - model.pair_gap)[row_pair]
         contact_solref, contact_solimp = model.pair_solref[row_pair], model.pair_solimp[row_pair]
-        static_body = np.array([model.geom_body[model.contact_pairs[p][0]] for p in row_pair])
+        static_body = np.array([model.geom_body[model.contact_pairs[p][1 - model.pair_moving[p]]] for p in row_pair])
         tran = model.body_invweight0[row_body, 0] + model.body_invweight0[static_body, 0]
         mu0 = model.pair_friction[row_pair, 0]
         # Approximate diagonal of A for a pyramid edge, and the pyramid's R scaling 2 mu^2.

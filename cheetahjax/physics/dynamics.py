@@ -86,8 +86,11 @@ def passive_force(model: PlanarModel, qpos: Array, qvel: Array) -> Array:
     return -stiffness * (qpos - spring_ref) - lead(model.dof_damping, qvel.ndim, dtype) * qvel
 
 
-def actuator_force(model: PlanarModel, ctrl: Array) -> Array:
-    """Generalized force of the actuators (MuJoCo qfrc_actuator) for fixed-gain motors on joints.
+def actuator_force(model: PlanarModel, ctrl: Array, qpos: Array | None = None, qvel: Array | None = None) -> Array:
+    """Generalized force of the actuators (MuJoCo qfrc_actuator) for fixed-gain actuators on joints:
+    motors (force = gain u) and position servos (affine bias: force = gain u + b0 + b1 length +
+    b2 velocity, with length = gear q and velocity = gear qvel). ``qpos``/``qvel`` are needed only
+    when the model has biased actuators.
 
     Out-of-range controls are clamped to ctrlrange where ctrllimited, as MuJoCo does.
     """
@@ -96,7 +99,14 @@ def actuator_force(model: PlanarModel, ctrl: Array) -> Array:
     u = jnp.where(c(model.actuator_ctrllimited).astype(bool),
                   jnp.clip(ctrl, c(model.actuator_ctrlrange[:, 0]), c(model.actuator_ctrlrange[:, 1])), ctrl)
     force = c(model.actuator_gain) * u
+    gear = lead(model.actuator_gear, ctrl.ndim, dtype)
+    if any(model.actuator_has_bias):
+        dofs = np.asarray(model.actuator_dof, dtype=int)
+        length, velocity = gear * qpos[dofs], gear * qvel[dofs]
+        bias = c(model.actuator_biasprm[:, 0]) + c(model.actuator_biasprm[:, 1]) * length
+        if np.any(model.actuator_biasprm[:, 2]):
+            bias = bias + c(model.actuator_biasprm[:, 2]) * velocity
+        force = force + jnp.where(c(model.actuator_has_bias), bias, 0.0)
     force = jnp.where(c(model.actuator_forcelimited).astype(bool),
                       jnp.clip(force, c(model.actuator_forcerange[:, 0]), c(model.actuator_forcerange[:, 1])), force)
-    gear = lead(model.actuator_gear, ctrl.ndim, dtype)
     return treeops.segment_sum(gear * force, np.asarray(model.actuator_dof, dtype=int), model.nv)

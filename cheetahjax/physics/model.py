@@ -36,6 +36,7 @@ TRN_JOINT = 0
 DYN_NONE = 0
 GAIN_FIXED = 0
 BIAS_NONE = 0
+BIAS_AFFINE = 1
 DSBL_FILTERPARENT = 1 << 10
 DSBL_WARMSTART = 1 << 9
 
@@ -47,7 +48,11 @@ MINMU = 1e-5
 
 # Geom-type pairs the collision module can handle (lower type first, as MuJoCo orders pairs).
 # Extending the engine to a new pair means adding a function in collision.py and a key here.
-SUPPORTED_COLLISION_PAIRS = {(GEOM_PLANE, GEOM_CAPSULE)}
+SUPPORTED_COLLISION_PAIRS = {(GEOM_PLANE, GEOM_CAPSULE), (GEOM_PLANE, GEOM_SPHERE), (GEOM_SPHERE, GEOM_CAPSULE),
+                             (GEOM_SPHERE, GEOM_BOX)}
+# Which geom of a supported pair may move (1: the first, 2: the second); the other must be static.
+MOVING_GEOM_OF_PAIR = {(GEOM_PLANE, GEOM_CAPSULE): 2, (GEOM_PLANE, GEOM_SPHERE): 2, (GEOM_SPHERE, GEOM_CAPSULE): 1,
+                       (GEOM_SPHERE, GEOM_BOX): 1}
 
 GEOM_TYPE_NAMES = {GEOM_PLANE: "plane", GEOM_HFIELD: "hfield", GEOM_SPHERE: "sphere", GEOM_CAPSULE: "capsule",
                    GEOM_ELLIPSOID: "ellipsoid", GEOM_CYLINDER: "cylinder", GEOM_BOX: "box"}
@@ -183,6 +188,33 @@ def _mix_contact_parameters(f: dict[str, Any], g1: int, g2: int) -> dict[str, An
     return dict(condim=out_condim, friction=friction5, solref=ref, solimp=imp, margin=margin, gap=gap)
 
 
+def _require_planar_pair(a: dict[str, np.ndarray], body_y: np.ndarray, g1: int, g2: int) -> None:
+    """A contact between two geoms of a planar model stays in the x-z plane (normal with no y part)
+    when the shapes are arranged symmetrically about the plane of motion: checked per shape."""
+    for g in (g1, g2):
+        gtype = int(a["geom_type"][g])
+        rot = _quat_to_mat(a["geom_quat"][g])
+        y = body_y[int(a["geom_bodyid"][g])] + float(a["geom_pos"][g][1])
+        where = f"geom {g} ({GEOM_TYPE_NAMES.get(gtype, gtype)})"
+        if gtype == GEOM_PLANE:
+            _require(abs(rot[1, 2]) < 1e-12, f"{where}: plane normal leaves the x-z plane")
+        elif gtype == GEOM_BOX:
+            half_x, half_y, half_z = (float(v) for v in a["geom_size"][g])
+            _require(abs(rot[1, 1] - 1.0) < 1e-12 and abs(y) < 1e-12,
+                     f"{where}: boxes must be rotated about y only and centred on y = 0")
+            # A sphere centre deep inside a box leaves through the nearest face; the y faces must
+            # never be the nearest, or the contact normal would leave the plane.
+            _require(half_y > min(half_x, half_z),
+                     f"{where}: the half-size along y must exceed the smaller in-plane half-size")
+        elif gtype == GEOM_CAPSULE:
+            along_y = abs(abs(rot[1, 2]) - 1.0) < 1e-12
+            _require((abs(rot[1, 2]) < 1e-12 and abs(y) < 1e-12)
+                     or (along_y and abs(y) <= float(a["geom_size"][g][1])),
+                     f"{where}: capsules must lie in the plane y = 0 or cross it along y")
+        elif gtype == GEOM_SPHERE:
+            _require(abs(y) < 1e-12, f"{where}: spheres must be centred on y = 0")
+
+
 @struct.dataclass
 class PlanarModel:
     """Constants of a planar tree of rigid bodies (motion in the x-z plane, rotation about y).
@@ -210,10 +242,12 @@ class PlanarModel:
     geom_type: tuple[int, ...] = struct.field(pytree_node=False)
     geom_body: tuple[int, ...] = struct.field(pytree_node=False)
     contact_pairs: tuple[tuple[int, int], ...] = struct.field(pytree_node=False)  # (geom1, geom2), type1 <= type2
+    pair_moving: tuple[int, ...] = struct.field(pytree_node=False)  # 0 or 1: which geom of the pair moves
     pair_condim: tuple[int, ...] = struct.field(pytree_node=False)
     actuator_dof: tuple[int, ...] = struct.field(pytree_node=False)
     actuator_ctrllimited: tuple[bool, ...] = struct.field(pytree_node=False)
     actuator_forcelimited: tuple[bool, ...] = struct.field(pytree_node=False)
+    actuator_has_bias: tuple[bool, ...] = struct.field(pytree_node=False)  # affine bias (position actuators)
     implicit_damping: bool = struct.field(pytree_node=False)  # Euler integrates dof damping implicitly
     warmstart: bool = struct.field(pytree_node=False)
     body_names: tuple[str, ...] = struct.field(pytree_node=False)
@@ -255,6 +289,7 @@ class PlanarModel:
     pair_gap: np.ndarray            # (npair,)
     actuator_gear: np.ndarray       # (nu,)
     actuator_gain: np.ndarray       # (nu,)  gainprm[0] of a fixed-gain actuator
+    actuator_biasprm: np.ndarray    # (nu, 3) affine bias b0 + b1 length + b2 velocity (0 for motors)
     actuator_ctrlrange: np.ndarray  # (nu, 2)
     actuator_forcerange: np.ndarray  # (nu, 2)
     impratio: np.ndarray            # ()
@@ -371,7 +406,7 @@ class PlanarModel:
         geom_body = tuple(int(b) for b in a["geom_bodyid"])
         weld = [int(w) for w in a["body_weldid"]]
         filter_parent = not (int(opt["disableflags"]) & DSBL_FILTERPARENT)
-        pairs, pair_params = [], []
+        pairs, pair_moving, pair_params = [], [], []
         for g1 in range(ngeom):
             for g2 in range(g1 + 1, ngeom):
                 if not ((a["geom_contype"][g1] & a["geom_conaffinity"][g2])
@@ -388,11 +423,17 @@ class PlanarModel:
                 _require(types in SUPPORTED_COLLISION_PAIRS,
                          f"geoms {first} and {second}: no collision function for "
                          f"{GEOM_TYPE_NAMES.get(types[0], types[0])}-{GEOM_TYPE_NAMES.get(types[1], types[1])}")
-                _require(body_last_dof[geom_body[first]] < 0,
-                         f"geoms {first} and {second}: contacts between two moving bodies are not supported yet")
+                moving = MOVING_GEOM_OF_PAIR[types]
+                static = second if moving == 1 else first
+                _require(body_last_dof[geom_body[static]] < 0,
+                         f"geoms {first} and {second}: the {GEOM_TYPE_NAMES[geom_type[static]]} must be static "
+                         "(contacts between two moving bodies, or a moving "
+                         f"{GEOM_TYPE_NAMES[geom_type[static]]}, are not supported yet)")
+                _require_planar_pair(a, body_y, first, second)
                 params = _mix_contact_parameters(f, first, second)
                 _require(params["condim"] == 3, f"geoms {first} and {second}: only condim 3 contacts are supported")
                 pairs.append((first, second))
+                pair_moving.append(moving - 1)
                 pair_params.append(params)
 
         # -- actuators -------------------------------------------------------------------------
@@ -401,7 +442,13 @@ class PlanarModel:
             _require(int(a["actuator_trntype"][k]) == TRN_JOINT, f"actuator {k}: only joint transmission")
             _require(int(a["actuator_dyntype"][k]) == DYN_NONE, f"actuator {k}: activation dynamics unsupported")
             _require(int(a["actuator_gaintype"][k]) == GAIN_FIXED, f"actuator {k}: only fixed gain")
-            _require(int(a["actuator_biastype"][k]) == BIAS_NONE, f"actuator {k}: only motors (no bias)")
+            _require(int(a["actuator_biastype"][k]) in (BIAS_NONE, BIAS_AFFINE),
+                     f"actuator {k}: only motors and affine bias (position actuators) are supported")
+            if int(a["actuator_biastype"][k]) == BIAS_AFFINE:
+                # Euler integrates only joint damping implicitly: a velocity term (kv) would be explicit
+                # in MuJoCo too, but it is not covered by the L1 tests, so refuse it for now.
+                _require(float(a["actuator_biasprm"][k][2]) == 0.0,
+                         f"actuator {k}: velocity bias (kv) is not supported; use joint damping")
             actuator_dof.append(int(a["actuator_trnid"][k][0]))
 
         damping = a["dof_damping"].astype(np.float64)
@@ -413,10 +460,11 @@ class PlanarModel:
             body_parent=body_parent, body_root=body_root, body_joints=body_joints,
             body_last_dof=tuple(body_last_dof), jnt_type=jnt_type,
             jnt_body=tuple(int(b) for b in a["jnt_bodyid"]), dof_parent=dof_parent, dof_body=dof_body,
-            limited_joints=limited, geom_type=geom_type, geom_body=geom_body, contact_pairs=tuple(pairs),
+            limited_joints=limited, geom_type=geom_type, geom_body=geom_body, contact_pairs=tuple(pairs), pair_moving=tuple(pair_moving),
             pair_condim=tuple(p["condim"] for p in pair_params), actuator_dof=tuple(actuator_dof),
             actuator_ctrllimited=tuple(bool(x) for x in a["actuator_ctrllimited"]),
             actuator_forcelimited=tuple(bool(x) for x in a["actuator_forcelimited"]),
+            actuator_has_bias=tuple(int(t) == BIAS_AFFINE for t in a["actuator_biastype"]),
             implicit_damping=bool(np.any(damping > 0)),
             warmstart=not (int(opt["disableflags"]) & DSBL_WARMSTART),
             body_names=names("body", nbody), jnt_names=names("jnt", njnt), geom_names=names("geom", ngeom),
@@ -443,6 +491,7 @@ class PlanarModel:
             pair_gap=np.array([p["gap"] for p in pair_params]),
             actuator_gear=a["actuator_gear"].astype(np.float64)[:, 0],
             actuator_gain=a["actuator_gainprm"].astype(np.float64)[:, 0],
+            actuator_biasprm=a["actuator_biasprm"].astype(np.float64).reshape(nu, -1)[:, :3],
             actuator_ctrlrange=a["actuator_ctrlrange"].astype(np.float64),
             actuator_forcerange=a["actuator_forcerange"].astype(np.float64),
             impratio=np.asarray(float(opt["impratio"])), meaninertia=np.asarray(float(f["stat_meaninertia"])),

@@ -52,7 +52,7 @@ def forward(model: PlanarModel, qpos: Array, qvel: Array, ctrl: Array, qacc_warm
     cvel, cdof_dot = kinematics.com_velocity(model, kin.cdof, qvel)
     bias = dynamics.bias_force(model, kin, cvel, cdof_dot, qvel)
     passive = dynamics.passive_force(model, qpos, qvel)
-    actuation = dynamics.actuator_force(model, ctrl)
+    actuation = dynamics.actuator_force(model, ctrl, qpos, qvel)
     smooth = passive - bias + actuation
     contacts = collision.collide(model, kin)
     rows = constraint.make_constraints(model, qpos, qvel, kin, contacts)
