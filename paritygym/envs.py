@@ -47,3 +47,14 @@ register(
     reference_bench="tcgjax.reference.env:bench_reference",
     verify="tcgjax.verify:verify",
 )
+
+register(
+    "PokemonGen1Random-v0",
+    "pokejax.env:PokemonGen1RandomEnv",
+    reference="Pokémon Showdown 0.11.11 (npm, pinned), format gen1randombattle, driven by a node bridge in the tests",
+    parity="L3 turn-for-turn identical (full state + PRNG state after every decision) on 100 random battles "
+    "(1,000 slow); see docs/envs/pokemon.md",
+    docs="docs/envs/pokemon.md",
+    reference_bench="pokejax.bench:reference_bench",
+    verify="pokejax.verify:verify",
+)

@@ -1,0 +1,353 @@
+"""Gen 1 random battles as RL environments.
+
+``PokemonGen1Random`` is the two-player functional core (``paritygym.twoplayer.TwoPlayerGame``):
+``step(key, state, actions[2])``, per-player observations, +1/-1/0 rewards, legal-action masks.
+``PokemonGen1RandomEnv`` is the single-agent gymnax env against a built-in opponent (uniform
+random legal, or the max-damage heuristic), registered as ``PokemonGen1Random-v0``.
+
+Actions (both players): 0-3 use move slot 0-3, 4-9 switch to team slot 0-5 (team order as
+generated). A forced move (recharge, Thrash/Rage/charge/Bide/Wrap locks, "Fight" while asleep,
+frozen or partially trapped, Struggle) is action 0. A player who must not act this step
+(the other side is replacing a fainted Pokémon) has an all-False mask and its action is ignored.
+
+Observation (float32[OBS_SIZE], what that player may know; layout in ``obs_layout()`` and
+docs/envs/pokemon.md): both teams per slot (own in full; the opponent's only once revealed:
+species and level once seen, HP as Showdown's percentage, status, moves once used), both active
+Pokémon's visible battle state (stages, confusion, substitute, screens, locks, ...), and the
+request. ``params.full_observation`` shows the opponent as fully as one's own side.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+from gymnax.environments import spaces
+
+from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentParams, SingleAgentState,
+                                 TwoPlayerGame, first_legal_action, random_legal_action)
+from pokejax import prng
+from pokejax.data import tables as T
+from pokejax.game import engine, mechanics as M, setup, teams
+from pokejax.game.state import REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, WINNER_TIE, BattleState
+
+_T = T.load()
+NUM_ACTIONS = engine.NUM_ACTIONS
+
+# ---------------------------------------------------------------------------------------------
+# observation layout
+# ---------------------------------------------------------------------------------------------
+MON_FIELDS = (
+    ("present", 1), ("active", 1), ("fainted", 1), ("species", 1), ("level", 1), ("hp_fraction", 1),
+    ("status", 7), ("base_stats", 6), ("types", 16), ("stats", 6),
+)
+MOVE_FIELDS = (("known", 1), ("move", 1), ("type", 16), ("category", 3), ("power", 1), ("accuracy", 1),
+               ("pp_fraction", 1), ("priority", 1))
+ACTIVE_FIELDS = (
+    ("boosts", 7), ("stats", 5), ("confused", 1), ("substitute", 1), ("reflect", 1), ("light_screen", 1),
+    ("mist", 1), ("focus_energy", 1), ("leech_seed", 1), ("must_recharge", 1), ("locked", 1), ("trapped", 1),
+    ("transformed", 1), ("disabled_slot", 4), ("toxic_counter", 1),
+)
+GLOBAL_FIELDS = (("move_request", 1), ("switch_request", 1), ("must_act", 1), ("opponent_must_act", 1),
+                 ("turn", 1))
+MON_SIZE = sum(n for _, n in MON_FIELDS)
+MOVE_SIZE = sum(n for _, n in MOVE_FIELDS)
+SLOT_SIZE = MON_SIZE + 4 * MOVE_SIZE
+ACTIVE_SIZE = sum(n for _, n in ACTIVE_FIELDS) + 4 * MOVE_SIZE
+GLOBAL_SIZE = sum(n for _, n in GLOBAL_FIELDS)
+OBS_SIZE = 2 * 6 * SLOT_SIZE + 2 * ACTIVE_SIZE + GLOBAL_SIZE
+
+
+def obs_layout() -> list[tuple[str, int, int]]:
+    """(name, start, length) of every block of the observation vector."""
+    out, pos = [], 0
+    for who in ("own", "opponent"):
+        for k in range(6):
+            for name, n in MON_FIELDS:
+                out.append((f"{who}.team[{k}].{name}", pos, n))
+                pos += n
+            for j in range(4):
+                for name, n in MOVE_FIELDS:
+                    out.append((f"{who}.team[{k}].moves[{j}].{name}", pos, n))
+                    pos += n
+    for who in ("own", "opponent"):
+        for name, n in ACTIVE_FIELDS:
+            out.append((f"{who}.active.{name}", pos, n))
+            pos += n
+        for j in range(4):
+            for name, n in MOVE_FIELDS:
+                out.append((f"{who}.active.moves[{j}].{name}", pos, n))
+                pos += n
+    for name, n in GLOBAL_FIELDS:
+        out.append((f"global.{name}", pos, n))
+        pos += n
+    assert pos == OBS_SIZE
+    return out
+
+
+_MOVE_TYPE = jnp.asarray(_T.move_type)
+_MOVE_CATEGORY = jnp.asarray(_T.move_category)
+_MOVE_POWER = jnp.asarray(_T.move_power)
+_MOVE_ACCURACY = jnp.asarray(_T.move_accuracy)
+_MOVE_MAXPP = jnp.asarray(_T.move_maxpp)
+_MOVE_PRIORITY = jnp.asarray(_T.move_priority)
+_F = jnp.float32
+
+
+def _move_features(moves, pp, known, show_pp):
+    """[..., 4] moves -> [..., 4, MOVE_SIZE]."""
+    known = known & (moves != 0)
+    acc = _MOVE_ACCURACY[moves]
+    feats = [
+        known[..., None].astype(_F), (moves / 165.0)[..., None].astype(_F),
+        jax.nn.one_hot(_MOVE_TYPE[moves], 16, dtype=_F), jax.nn.one_hot(_MOVE_CATEGORY[moves], 3, dtype=_F),
+        (_MOVE_POWER[moves] / 255.0)[..., None].astype(_F),
+        jnp.where(acc < 0, 1.0, acc / 255.0)[..., None].astype(_F),
+        jnp.where(show_pp, pp / jnp.maximum(_MOVE_MAXPP[moves], 1), 0.0)[..., None].astype(_F),
+        _MOVE_PRIORITY[moves][..., None].astype(_F),
+    ]
+    return jnp.where(known[..., None], jnp.concatenate(feats, axis=-1), 0.0)
+
+
+def _team_features(st: BattleState, side, visible_all):
+    """[6, SLOT_SIZE] for ``side`` (traced index); ``visible_all``: own side or full observation."""
+    team = engine.synced_team(st)
+    pick = lambda x: x[side]
+    species, level, hp, status = pick(team.species), pick(team.level), pick(team.hp), pick(team.status)
+    stats, fainted = pick(team.stats), pick(team.fainted)
+    exists = jnp.arange(6) < pick(team.size)
+    seen = exists & (visible_all | pick(team.revealed))
+    is_active = jnp.arange(6) == st.active.slot[side]
+    max_hp = jnp.maximum(stats[:, 0], 1)
+    exact = hp / max_hp
+    percent = jnp.ceil(100.0 * hp / max_hp)   # HP Percentage Mod: what the opponent sees
+    percent = jnp.where((percent == 100) & (hp < max_hp), 99, percent) / 100.0
+    types = M.SPECIES_TYPES[species]
+    mon = jnp.concatenate([
+        seen[:, None].astype(_F), (is_active & seen)[:, None].astype(_F), (fainted & seen)[:, None].astype(_F),
+        (species / 151.0)[:, None], (level / 100.0)[:, None],
+        jnp.where(visible_all, exact, percent)[:, None],
+        jax.nn.one_hot(jnp.where(fainted, 0, status), 7, dtype=_F),
+        M.SPECIES_BASE[species] / 255.0,
+        jnp.clip(jax.nn.one_hot(types[:, 0], 16, dtype=_F) + jax.nn.one_hot(types[:, 1], 16, dtype=_F), 0, 1),
+        jnp.where(visible_all, stats / 999.0, 0.0),
+    ], axis=-1).astype(_F)
+    mon = jnp.where(seen[:, None], mon, 0.0)
+    moves = _move_features(pick(team.moves), pick(team.pp), visible_all | pick(team.revealed_moves), visible_all)
+    return jnp.concatenate([mon, moves.reshape(6, 4 * MOVE_SIZE)], axis=-1)
+
+
+def _active_features(st: BattleState, side, visible_all):
+    a = jax.tree_util.tree_map(lambda x: x[side], st.active)
+    flags = [a.confusion > 0, a.sub_hp > 0, a.reflect, a.light_screen, a.mist, a.focus_energy, a.leech_seed,
+             a.must_recharge,
+             (a.locked_move != 0) | a.rage | (a.two_turn_move != 0) | (a.bide_time > 0) | (a.trap_lock_move != 0),
+             a.trapped > 0, a.transformed]
+    disabled = jnp.where(a.disable_move != 0, jax.nn.one_hot(a.disable_slot, 4, dtype=_F), 0.0)
+    head = jnp.concatenate([
+        a.boosts / 6.0, jnp.where(visible_all, a.modified / 999.0, 0.0),
+        jnp.stack(flags).astype(_F), disabled, (a.toxic_counter / 16.0)[None],
+    ]).astype(_F)
+    # the active's current move slots (Transform, Mimic) are shown to its own player only
+    moves = _move_features(a.moves, a.pp, jnp.broadcast_to(visible_all, (4,)), visible_all)
+    return jnp.concatenate([head, moves.reshape(-1)])
+
+
+def observe(st: BattleState, player, full: bool | jax.Array = False) -> jax.Array:
+    """float32[OBS_SIZE]: what ``player`` (0 or 1, may be traced) may know of the battle."""
+    player = jnp.asarray(player, jnp.int32)
+    foe = 1 - player
+    full = jnp.asarray(full, bool)
+    own_team = _team_features(st, player, jnp.asarray(True))
+    foe_team = _team_features(st, foe, full)
+    acting = must_act(st)
+    glob = jnp.stack([st.request == REQUEST_MOVE, st.request == REQUEST_SWITCH, acting[player], acting[foe],
+                      jnp.asarray(False)]).astype(_F).at[4].set(st.turn / 1000.0)
+    obs = jnp.concatenate([own_team.reshape(-1), foe_team.reshape(-1),
+                           _active_features(st, player, jnp.asarray(True)), _active_features(st, foe, full), glob])
+    return jnp.clip(obs, -1.0, 1.0)   # PP underflow (63), long Toxic counters and custom levels saturate
+
+
+def must_act(st: BattleState) -> jax.Array:
+    """bool[2]: which players choose an action in the next step."""
+    live = st.request != REQUEST_ENDED
+    return live & ((st.request == REQUEST_MOVE) | ((st.request == REQUEST_SWITCH) & st.side.switch_flag))
+
+
+def legal_mask(st: BattleState, player) -> jax.Array:
+    """bool[NUM_ACTIONS]: ``player``'s legal actions (all False when it does not act this step)."""
+    masks = jnp.stack([engine.legal_actions(st, 0), engine.legal_actions(st, 1)])
+    return masks[player] & must_act(st)[player]
+
+
+def legal_or_first(st: BattleState, actions) -> jax.Array:
+    """int32[2]: each player's action, an illegal (or out-of-range) one replaced by its lowest
+    legal action, so that the engine only ever sees choices Showdown would accept."""
+    actions = jnp.asarray(actions, jnp.int32)
+    masks = jnp.stack([legal_mask(st, 0), legal_mask(st, 1)])
+    in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+    ok = in_range & jnp.take_along_axis(masks, jnp.clip(actions, 0, NUM_ACTIONS - 1)[:, None], axis=1)[:, 0]
+    return jnp.where(ok, actions, jnp.argmax(masks, axis=1).astype(jnp.int32))
+
+
+# ---------------------------------------------------------------------------------------------
+# the max-damage opponent
+# ---------------------------------------------------------------------------------------------
+
+def expected_damage(st: BattleState, player) -> jax.Array:
+    """float[4]: expected damage of each of ``player``'s active move slots on the foe's active
+    (average roll, no crit, times accuracy); 0 for moves that deal no direct damage."""
+    me = jax.tree_util.tree_map(lambda x: x[player], st.active)
+    foe = jax.tree_util.tree_map(lambda x: x[1 - player], st.active)
+    level = st.team.level[player, me.slot]
+    moves = me.moves
+    mtype = _MOVE_TYPE[moves]
+    special = _MOVE_CATEGORY[moves] == T.CATEGORY_SPECIAL
+    attack = jnp.where(special, me.modified[T.SPA], me.modified[T.ATK])
+    defense = jnp.where(special, foe.modified[T.SPD], foe.modified[T.DEF])
+    defense = jnp.where(jnp.where(special, foe.light_screen, foe.reflect), defense * 2, defense)
+    selfdestruct = engine.MOVE_SELFDESTRUCT[moves] & ~special
+    d = M.base_damage(level, _MOVE_POWER[moves], attack, defense, False, selfdestruct)
+    d = M.modify_by_type(d, mtype, jnp.broadcast_to(me.types, (4, 2)), jnp.broadcast_to(foe.types, (4, 2)))
+    d = jnp.where(d > 1, d * 236.0 / 255.0, d.astype(_F))
+    fixed = engine.MOVE_FIXED[moves]
+    d = jnp.where(fixed == -1, level.astype(_F), jnp.where(fixed > 0, fixed.astype(_F), d))
+    d = jnp.where(engine.MOVE_EFFECT[moves] == T.Effect.SUPER_FANG, jnp.maximum(foe.hp // 2, 1).astype(_F), d)
+    immune = ~engine.MOVE_IGNORE_IMMUNITY[moves] & M.is_immune(mtype, jnp.broadcast_to(foe.types, (4, 2)))
+    damaging = (_MOVE_POWER[moves] > 0) | (fixed != 0) | (engine.MOVE_EFFECT[moves] == T.Effect.SUPER_FANG)
+    damaging = damaging & (engine.MOVE_EFFECT[moves] != T.Effect.COUNTER) & (engine.MOVE_EFFECT[moves] != T.Effect.OHKO)
+    acc = _MOVE_ACCURACY[moves]
+    hit = jnp.where(acc < 0, 1.0, acc / 256.0)
+    return jnp.where(damaging & ~immune & (moves != 0), d * hit, 0.0)
+
+
+def max_damage_action(key, st: BattleState, player) -> jax.Array:
+    """The heuristic opponent: the legal move with the highest expected damage; a random legal
+    action when no legal move deals damage (including forced switches)."""
+    mask = legal_mask(st, player)
+    dmg = jnp.where(mask[:4], expected_damage(st, player), -1.0)
+    best = jnp.argmax(dmg).astype(jnp.int32)
+    return jnp.where(dmg[best] > 0, best, random_legal_action(key, mask))
+
+
+# ---------------------------------------------------------------------------------------------
+# the two-player core and the single-agent env
+# ---------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _jitted_new_battle():
+    return jax.jit(setup.new_battle)
+
+
+@struct.dataclass
+class PokemonParams:
+    max_turns: int = 1000           # turn cap: a battle still running after this turn is truncated
+    full_observation: bool = False  # show the opponent's side in full
+
+
+class PokemonGen1Random(TwoPlayerGame):
+    """Gen 1 random battles (Showdown's gen1randombattle) between two players."""
+
+    num_actions = NUM_ACTIONS
+
+    @property
+    def default_params(self) -> PokemonParams:
+        return PokemonParams()
+
+    def init(self, key, params: PokemonParams) -> BattleState:
+        k_teams, k_battle = jax.random.split(key)
+        return setup.new_battle(teams.random_teams(k_teams), prng.seed_from_key(k_battle))
+
+    def init_from_packed(self, p1: str, p2: str, seed) -> BattleState:
+        """Team injection (parity runs): the battle Showdown starts between two packed teams at a
+        battle seed (four 16-bit words). Host-side: parses the teams, then one jitted start."""
+        teams_ = setup.stack_teams(setup.from_packed(p1), setup.from_packed(p2))
+        return _jitted_new_battle()(teams_, prng.seed_from_showdown(list(seed)))
+
+    def step(self, key, state: BattleState, actions, params: PokemonParams):
+        over = self.is_over(state, params)
+        new = engine.step(state, legal_or_first(state, actions))
+        new = jax.tree_util.tree_map(lambda a, b: jnp.where(over, b, a), new, state)
+        ended = (new.request == REQUEST_ENDED) & ~over
+        win = jnp.where(new.winner == WINNER_TIE, 0.0, jnp.where(jnp.arange(2) == new.winner, 1.0, -1.0))
+        rewards = jnp.where(ended & (new.winner >= 0), win, 0.0).astype(jnp.float32)
+        return new, rewards, self.is_terminated(new), self.is_truncated(new, params)
+
+    def acting(self, state: BattleState, params: PokemonParams) -> jax.Array:
+        return must_act(state) & ~self.is_truncated(state, params)
+
+    def legal_action_mask(self, state: BattleState, player, params: PokemonParams) -> jax.Array:
+        return legal_mask(state, player)
+
+    def observe(self, state: BattleState, player, params: PokemonParams) -> jax.Array:
+        return observe(state, player, params.full_observation)
+
+    def observation_space(self, params: PokemonParams) -> spaces.Box:
+        return spaces.Box(-1.0, 1.0, (OBS_SIZE,), jnp.float32)
+
+    def is_terminated(self, state: BattleState) -> jax.Array:
+        return state.request == REQUEST_ENDED
+
+    def is_truncated(self, state: BattleState, params: PokemonParams | None = None) -> jax.Array:
+        cap = (params or self.default_params).max_turns
+        return (state.request != REQUEST_ENDED) & (state.turn > cap)
+
+    def is_over(self, state: BattleState, params: PokemonParams | None = None) -> jax.Array:
+        return self.is_terminated(state) | self.is_truncated(state, params)
+
+    def heuristic_action(self, key, state: BattleState, player, params: PokemonParams) -> jax.Array:
+        return max_damage_action(key, state, player)
+
+
+class PokemonGen1RandomEnv(SingleAgentEnv):
+    """One player of ``PokemonGen1Random`` against a built-in opponent (``params.opponent``:
+    0 uniform random legal, 1 max damage).
+
+    The battle step appears once in the compiled program: the opponent's lone replacements
+    (the agent's attack fainted its Pokémon) run in the same loop as the joint step."""
+
+    def __init__(self, opponents=()):
+        super().__init__(PokemonGen1Random(), opponents)
+
+    @property
+    def default_params(self) -> SingleAgentParams:
+        return SingleAgentParams(game=PokemonParams(), opponent=OPPONENT_RANDOM)
+
+    def reset_env(self, key, params: SingleAgentParams):
+        k_side, k_game = jax.random.split(key)
+        agent = jnp.where(params.agent_side < 0, jax.random.bernoulli(k_side).astype(jnp.int32),
+                          params.agent_side).astype(jnp.int32)
+        game_state = self.game.init(k_game, params.game)
+        state = SingleAgentState(game=game_state, agent=agent, truncated=jnp.asarray(False), time=jnp.int32(0))
+        return self.game.observe(game_state, agent, params.game), state
+
+    def step_env(self, key, state: SingleAgentState, action, params: SingleAgentParams):
+        agent, opp = state.agent, 1 - state.agent
+        mask = self.game.legal_action_mask(state.game, agent, params.game)
+        action = jnp.asarray(action, jnp.int32)
+        legal = (action >= 0) & (action < NUM_ACTIONS) & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
+        action = jnp.where(legal, action, first_legal_action(mask))
+
+        def cond(carry):
+            _, game, _, first = carry
+            acting = self.game.acting(game, params.game)
+            return first | (~self.game.is_over(game, params.game) & ~acting[agent] & acting[opp])
+
+        def body(carry):
+            key, game, reward, first = carry
+            key, k_opp, k_step = jax.random.split(key, 3)
+            acting = self.game.acting(game, params.game)
+            opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, game, opp, params), 0)
+            mine = jnp.where(first, action, 0)
+            actions = jnp.zeros(2, jnp.int32).at[agent].set(mine).at[opp].set(opp_action)
+            game, rewards, _, _ = self.game.step(k_step, game, actions, params.game)
+            return key, game, reward + rewards[agent], jnp.asarray(False)
+
+        _, game, reward, _ = jax.lax.while_loop(cond, body, (key, state.game, jnp.float32(0.0), jnp.asarray(True)))
+        new_state = SingleAgentState(game=game, agent=agent, truncated=self.game.is_truncated(game, params.game),
+                                     time=state.time + 1)
+        info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(game, agent, params.game)}
+        return (self.game.observe(game, agent, params.game), new_state, reward, self.game.is_terminated(game), info)

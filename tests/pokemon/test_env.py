@@ -1,0 +1,230 @@
+"""The RL env PokemonGen1Random-v0: registration, random play through the single-agent env (both
+built-in opponents, one compiled program), rewards, masks, the turn cap, illegal actions, hidden
+information in the observation, team injection, and (slow) paritygym's conformance checker.
+
+The battle engine itself is verified against Showdown in test_l3_battles.py; the env's core step
+is that engine step after ``legal_or_first`` (checked here to be the identity on legal choices)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import paritygym
+from paritygym.testing import check_env
+from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM
+from pokejax import env as penv
+from pokejax.game import engine
+from pokejax.game.state import REQUEST_ENDED
+from paritygym.verify import compare_trajectories
+from pokejax.reference import engine_record, showdown_record
+
+ENV_ID = "PokemonGen1Random-v0"
+BATCH = 16
+
+
+@pytest.fixture(scope="session")
+def batched():
+    """The env, its params and its reset/step/mask/observe, vmapped over BATCH and jitted once."""
+    env, params = paritygym.make(ENV_ID)
+    reset = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))
+    step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+    mask = jax.jit(jax.vmap(env.action_mask, in_axes=(0, None)))
+    game = env.game
+
+    def views(state, player, full):
+        return (penv.observe(state, player, full), penv.legal_mask(state, player),
+                penv.max_damage_action(jax.random.key(0), state, player), penv.expected_damage(state, player))
+
+    observe = jax.jit(jax.vmap(views, in_axes=(0, 0, None)))
+    return env, params, reset, step, mask, observe, game
+
+
+def _random_legal(rng, masks):
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks], np.int32)
+
+
+def _play(batched, params, steps, seed):
+    """Random legal play of the agent; returns per-step arrays and every game state seen."""
+    env, _, reset, step, mask, _, _ = batched
+    key = jax.random.key(seed)
+    obs, state = reset(jax.random.split(key, BATCH), params)
+    rng = np.random.default_rng(seed)
+    out = {"obs": [np.asarray(obs)], "reward": [], "terminated": [], "truncated": [], "illegal": [], "states": [state]}
+    for t in range(steps):
+        masks = np.asarray(mask(state, params))
+        assert masks.any(axis=1).all(), "the agent has no legal action in a running episode"
+        actions = _random_legal(rng, masks)
+        obs, state, reward, terminated, truncated, info = step(jax.random.split(jax.random.fold_in(key, t), BATCH),
+                                                               state, actions, params)
+        out["obs"].append(np.asarray(obs))
+        out["reward"].append(np.asarray(reward))
+        out["terminated"].append(np.asarray(terminated))
+        out["truncated"].append(np.asarray(truncated))
+        out["illegal"].append(np.asarray(info["illegal_action"]))
+        out["states"].append(state)
+    return {k: (np.stack(v) if k != "states" else v) for k, v in out.items()}
+
+
+def test_registered():
+    env, params = paritygym.make(ENV_ID)
+    assert isinstance(env, penv.PokemonGen1RandomEnv) and env.num_actions == 10
+    assert env.observation_space(params).shape == (penv.OBS_SIZE,)
+    spec = paritygym.spec(ENV_ID)
+    assert spec.reference_bench == "pokejax.bench:reference_bench" and spec.verify == "pokejax.verify:verify"
+    _, p = paritygym.make(ENV_ID, opponent=OPPONENT_HEURISTIC, game=penv.PokemonParams(max_turns=50))
+    assert p.opponent == OPPONENT_HEURISTIC and p.game.max_turns == 50
+    with pytest.raises(TypeError, match="max_turn"):
+        paritygym.make(ENV_ID, max_turn=5)
+
+
+def test_observation_layout_covers_the_vector():
+    layout = penv.obs_layout()
+    assert layout[0][1] == 0 and layout[-1][1] + layout[-1][2] == penv.OBS_SIZE
+    assert all(a[1] + a[2] == b[1] for a, b in zip(layout, layout[1:]))
+    assert len({name for name, _, _ in layout}) == len(layout)
+
+
+@pytest.mark.parametrize("opponent", [OPPONENT_RANDOM, OPPONENT_HEURISTIC])
+def test_random_play(batched, opponent):
+    """Whole battles: finite in-bounds observations, legal actions accepted, rewards +1/-1 only when
+    a battle ends, episodes end and restart (autoreset)."""
+    _, params, *_ = batched
+    params = params.replace(opponent=opponent)
+    run = _play(batched, params, 150, seed=opponent)
+    assert np.isfinite(run["obs"]).all() and (np.abs(run["obs"]) <= 1).all()
+    assert not run["illegal"].any()
+    ended = run["terminated"] | run["truncated"]
+    assert run["terminated"].sum() >= BATCH, "too few battles ended in 150 steps"
+    assert set(np.unique(run["reward"])) <= {-1.0, 0.0, 1.0}
+    assert (run["reward"][~ended] == 0).all()
+    assert (run["reward"][run["terminated"]] != 0).mean() > 0.9   # ties are rare
+    if opponent == OPPONENT_HEURISTIC:
+        # the max-damage bot beats a uniformly random agent most of the time
+        results = run["reward"][run["terminated"]]
+        assert (results == -1).mean() > 0.6, results
+
+
+def test_same_key_same_trajectory(batched):
+    _, params, *_ = batched
+    a = _play(batched, params, 20, seed=5)
+    b = _play(batched, params, 20, seed=5)
+    for k in ("obs", "reward", "terminated"):
+        assert np.array_equal(a[k], b[k])
+    c = _play(batched, params, 20, seed=6)
+    assert not np.array_equal(a["obs"], c["obs"])
+
+
+def test_turn_cap_truncates_with_zero_reward(batched):
+    _, params, *_ = batched
+    params = params.replace(game=params.game.replace(max_turns=3))
+    run = _play(batched, params, 12, seed=3)
+    turns = np.stack([np.asarray(s.game.turn) for s in run["states"]])
+    assert run["truncated"].any()
+    assert (run["reward"][run["truncated"] & ~run["terminated"]] == 0).all()
+    # every state carried on (after autoreset) is within the cap
+    assert (turns <= 4).all()
+
+
+def test_illegal_action_replaced_by_first_legal(batched):
+    env, params, reset, step, mask, *_ = batched
+    keys = jax.random.split(jax.random.key(11), BATCH)
+    obs, state = reset(keys, params)
+    masks = np.asarray(mask(state, params))
+    bad = np.full(BATCH, 99, np.int32)
+    first = masks.argmax(axis=1).astype(np.int32)
+    out_bad = step(keys, state, bad, params)
+    out_first = step(keys, state, first, params)
+    assert np.asarray(out_bad[5]["illegal_action"]).all()
+    assert not np.asarray(out_first[5]["illegal_action"]).any()
+    assert np.array_equal(np.asarray(out_bad[0]), np.asarray(out_first[0]))
+
+
+def test_legal_or_first_keeps_legal_choices(batched):
+    _, params, *_ , observe, game = batched
+    run = _play(batched, params, 30, seed=8)
+    checked = 0
+    legal_or_first = jax.jit(jax.vmap(penv.legal_or_first))
+    masks_of = jax.jit(jax.vmap(lambda s: jnp.stack([penv.legal_mask(s, 0), penv.legal_mask(s, 1)])))
+    rng = np.random.default_rng(0)
+    for st in run["states"][::5]:
+        g = st.game
+        masks = np.asarray(masks_of(g))
+        acts = np.array([[rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in pair] for pair in masks], np.int32)
+        kept = np.asarray(legal_or_first(g, acts))
+        acting = masks.any(axis=2)
+        assert np.array_equal(kept[acting], acts[acting])
+        checked += acting.sum()
+    assert checked > 0
+
+
+def test_hidden_information(batched):
+    """Own team in full; the opponent's Pokémon only once they have been in battle, its moves
+    only once used, its HP as a percentage; ``full`` shows everything."""
+    _, params, *_, observe, game = batched
+    run = _play(batched, params, 25, seed=4)
+    layout = {name: (start, n) for name, start, n in penv.obs_layout()}
+
+    def field(obs, name):
+        s, n = layout[name]
+        return obs[..., s:s + n]
+
+    seen_hidden = 0
+    for st in run["states"][::4]:
+        g = st.game
+        players = np.zeros(BATCH, np.int32)
+        obs, masks, _, _ = observe(g, players, False)
+        full, *_ = observe(g, players, True)
+        obs, full = np.asarray(obs), np.asarray(full)
+        revealed = np.asarray(g.team.revealed)[:, 1]
+        size = np.asarray(g.team.size)[:, 1]
+        for k in range(6):
+            present = field(obs, f"opponent.team[{k}].present")[:, 0]
+            assert np.array_equal(present == 1, revealed[:, k] & (k < size)), k
+            hidden = ~revealed[:, k] & (k < size)
+            seen_hidden += hidden.sum()
+            assert (field(obs, f"opponent.team[{k}].species")[hidden] == 0).all()
+            assert (field(full, f"opponent.team[{k}].species")[hidden] > 0).all()
+            assert (field(obs, f"opponent.team[{k}].stats") == 0).all()   # exact stats never shown
+            own = field(obs, f"own.team[{k}].species")[:, 0]
+            assert ((own > 0) == (k < np.asarray(g.team.size)[:, 0])).all()
+            assert np.array_equal(field(obs, f"own.team[{k}].present"), field(full, f"own.team[{k}].present"))
+    assert seen_hidden > 0
+
+
+def test_heuristic_picks_a_legal_max_damage_move(batched):
+    _, params, *_, observe, game = batched
+    run = _play(batched, params, 20, seed=9)
+    for st in run["states"][::3]:
+        g = st.game
+        for p in (0, 1):
+            _, masks, action, dmg = observe(g, np.full(BATCH, p, np.int32), False)
+            masks, action, dmg = np.asarray(masks), np.asarray(action), np.asarray(dmg)
+            live = masks.any(axis=1)
+            assert masks[live, action[live]].all()
+            moves_dmg = np.where(masks[:, :4], dmg, -1)
+            attack = live & (moves_dmg.max(axis=1) > 0)
+            assert np.array_equal(action[attack], moves_dmg[attack].argmax(axis=1))
+
+
+def test_team_injection_matches_showdown(showdown):
+    """``init_from_packed``: the battle Showdown starts from the same packed teams and seed."""
+    for k in range(3):
+        seeds = [[k, 1, 2, 3], [k, 4, 5, 6]]
+        teams = [showdown.generate_team(s)["packed"] for s in seeds]
+        battle_seed = [k + 7, 8, 9, 10]
+        reply = showdown.start(battle_seed, p1_team=teams[0], p2_team=teams[1])
+        try:
+            st = penv.PokemonGen1Random().init_from_packed(teams[0], teams[1], battle_seed)
+            cmp = compare_trajectories([engine_record(st)], [showdown_record(reply)])
+            assert cmp.matched, cmp.first_divergence
+        finally:
+            showdown.destroy(reply["id"])
+
+
+@pytest.mark.slow
+def test_conformance():
+    report = check_env(ENV_ID, num_envs=2, num_steps=16)
+    assert report.episodes_ended > 0
