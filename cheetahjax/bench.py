@@ -185,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for batch in batches:
         for system in systems:
+            first_new = len(rows)
             if system == "mujoco":
                 cores = os.cpu_count() or 1
                 for procs in sorted({1, cores}):
@@ -192,9 +193,9 @@ def main(argv: list[str] | None = None) -> int:
                     rows.append(dict(system=f"mujoco-c x{procs}", batch=batch, steps_per_second=sps, compile_seconds=None))
             else:
                 rows.append(dict(system=system, batch=batch, **SYSTEMS[system](batch)))
-            r = rows[-1]
-            comp = f"  (compile {r['compile_seconds']:.1f}s)" if r["compile_seconds"] is not None else ""
-            print(f"{r['system']:<14} batch {batch:>6}: {r['steps_per_second']:>12,.0f} env steps/s{comp}", flush=True)
+            for r in rows[first_new:]:
+                comp = f"  (compile {r['compile_seconds']:.1f}s)" if r["compile_seconds"] is not None else ""
+                print(f"{r['system']:<14} batch {batch:>6}: {r['steps_per_second']:>12,.0f} env steps/s{comp}", flush=True)
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w") as f:
         json.dump({"machine_cpus": os.cpu_count(), "rows": rows}, f, indent=1)

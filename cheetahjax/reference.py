@@ -15,13 +15,26 @@ import numpy as np
 from paritygym.verify import Record
 
 
-def make_gymnasium_env(**kwargs: Any):
-    """``gymnasium.make("HalfCheetah-v5")`` without the settotalmass deprecation notice."""
-    import gymnasium
+def _forward_mujoco_warning(message: str) -> None:
+    # MuJoCo 4 deprecates Gymnasium's `settotalmass` attribute and says so on every model load;
+    # that notice is dropped, any other MuJoCo warning is raised as a Python warning.
+    if "settotalmass" not in message:
+        warnings.warn(f"MuJoCo: {message}", RuntimeWarning, stacklevel=2)
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return gymnasium.make("HalfCheetah-v5", **kwargs)
+
+def make_gymnasium_env(**kwargs: Any):
+    """``gymnasium.make("HalfCheetah-v5")`` without the settotalmass deprecation notices."""
+    import gymnasium
+    import mujoco
+
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(_forward_mujoco_warning)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return gymnasium.make("HalfCheetah-v5", **kwargs)
+    finally:
+        mujoco.set_mju_user_warning(previous)
 
 
 class MujocoHalfCheetah:
