@@ -87,7 +87,32 @@ def step(model: PlanarModel, state: PhysicsState, ctrl: Array, max_iterations: i
     return euler(model, state, fwd)
 
 
-def make_multi_step(model: PlanarModel, num_steps: int, max_iterations: int = 50) -> Callable:
+def _in_chunks(fn: Callable, args: tuple, size: int, chunk: int):
+    """``fn(*args)`` on batch-last ``args`` of batch ``size``, run as a sequential loop over
+    batch slices of ``chunk`` environments (the last slice padded with copies of environment 0).
+
+    Environments are independent, so the result is the same; but each slice's working set stays
+    in cache, and the solver's while loop stops per slice instead of waiting for the slowest
+    environment of the whole batch."""
+    if size <= chunk:
+        return fn(*args)
+    count = -(-size // chunk)
+    pad = count * chunk - size
+
+    def split(x):
+        if pad:
+            x = jnp.concatenate([x, jnp.broadcast_to(x[..., :1], x.shape[:-1] + (pad,))], axis=-1)
+        return jnp.moveaxis(x.reshape(x.shape[:-1] + (count, chunk)), -2, 0)
+
+    def merge(x):
+        return jnp.moveaxis(x, 0, -2).reshape(x.shape[1:-1] + (count * chunk,))[..., :size]
+
+    out = jax.lax.map(lambda a: fn(*a), jax.tree.map(split, args))
+    return jax.tree.map(merge, out)
+
+
+def make_multi_step(model: PlanarModel, num_steps: int, max_iterations: int = 50,
+                    batch_chunk: int = 256) -> Callable:
     """``fn(state, ctrl) -> (state, displacement)`` running ``num_steps`` steps with the same ctrl.
 
     ``displacement`` is the change of qpos, summed from the steps' increments h * qvel (the
@@ -96,7 +121,8 @@ def make_multi_step(model: PlanarModel, num_steps: int, max_iterations: int = 50
 
     Works on one environment (qpos (nq,)) or batch-last arrays; under ``jax.vmap`` the mapped
     axis is moved last (and unbatched arguments broadcast) before running, so the engine always
-    sees the batch as its trailing axis.
+    sees the batch as its trailing axis. Batches larger than ``batch_chunk`` run slice by slice
+    (see ``_in_chunks``).
     """
 
     @jax.custom_batching.custom_vmap
@@ -118,7 +144,7 @@ def make_multi_step(model: PlanarModel, num_steps: int, max_iterations: int = 50
 
         state_batched, ctrl_batched = in_batched
         state = jax.tree.map(to_last, state, state_batched)
-        out = multi_step(state, to_last(ctrl, ctrl_batched))
+        out = _in_chunks(multi_step, (state, to_last(ctrl, ctrl_batched)), axis_size, batch_chunk)
         out = jax.tree.map(lambda x: jnp.moveaxis(x, -1, 0), out)
         return out, jax.tree.map(lambda _: True, out)
 
