@@ -40,18 +40,30 @@ SUMMIT_X = 14.0
 SUMMIT_Z = 3.7
 
 
+def constant(table, dtype):
+    """A module table as a JAX constant of ``dtype``, from a fresh numpy copy. (JAX caches the
+    conversion of a numpy array per object; a table first used in 32-bit mode and then inside
+    ``jax.enable_x64`` code would come back as float32 and fail to lower.)"""
+    import jax.numpy as jnp
+
+    return jnp.asarray(np.array(table, dtype=dtype))
+
+
 def progress(x, z):
     """Arc length (m) along ROUTE of the point of the route nearest to the pot's centre (x, z)."""
     import jax.numpy as jnp
 
     px, pz = jnp.asarray(x)[..., None], jnp.asarray(z)[..., None]
-    ax, az = ROUTE[:-1, 0], ROUTE[:-1, 1]
-    t = ((px - ax) * _SEGMENT[:, 0] + (pz - az) * _SEGMENT[:, 1]) / _SEGMENT_LENGTH ** 2
+    dtype = jnp.result_type(px.dtype, jnp.float32)
+    route, segment = constant(ROUTE, dtype), constant(_SEGMENT, dtype)
+    length, start = constant(_SEGMENT_LENGTH, dtype), constant(_SEGMENT_START, dtype)
+    ax, az = route[:-1, 0], route[:-1, 1]
+    t = ((px - ax) * segment[:, 0] + (pz - az) * segment[:, 1]) / length ** 2
     t = jnp.clip(t, 0.0, 1.0)
-    dx, dz = px - (ax + t * _SEGMENT[:, 0]), pz - (az + t * _SEGMENT[:, 1])
+    dx, dz = px - (ax + t * segment[:, 0]), pz - (az + t * segment[:, 1])
     dist2 = dx * dx + dz * dz
     best = jnp.argmin(dist2, axis=-1)
-    along = _SEGMENT_START + t * _SEGMENT_LENGTH
+    along = start + t * length
     return jnp.take_along_axis(along, best[..., None], axis=-1)[..., 0]
 
 
