@@ -1,0 +1,320 @@
+"""Specialists per course section, distilled into one student (DAgger), on Climb-v0.
+
+    python examples/climb_distill.py                       # defaults below (about an hour on 2 CPU cores)
+    python examples/climb_distill.py --specialist-seconds 60 --dagger-iterations 3 --eval-episodes 100
+
+1. Specialists: one PPO policy per section (``start_section = k``: episodes start at that
+   section's start), trained with paritygym's PPO for a time budget each.
+2. Distillation: the student (same MLP shape) is rolled out from the course start; every visited
+   state is labelled by the specialist responsible for the section the pot is in (by course
+   progress), and the student minimises KL(specialist || student) between the Gaussian policies
+   on the aggregated states (DAgger). In early iterations the specialist acts with probability
+   beta = 0.5 ** iteration, so that the student sees the states its teachers reach.
+3. Evaluation from the course start, greedy, in climbjax (vmapped) and in MuJoCo C (the same
+   student in numpy driving ``climbjax.reference.MujocoClimb``): success rate (summit reached),
+   mean final height and progress; TOST on the mean final height (L4, margin 0.25 m).
+
+Writes under --out-dir: specialist_<k>/ (PPO metrics, curve, checkpoint), dagger.json,
+curves.png (specialists' training returns and the student's DAgger loss and success), climb.gif
+(the student's greedy episode from the course start, with MuJoCo-free rendering) and report.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import pathlib
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+import paritygym
+from climbjax import course
+from climbjax.reference import MujocoClimb
+from paritygym.train import PPOConfig, load_checkpoint, train
+from paritygym.train import networks as nets
+from paritygym.train.ppo import PPO
+from paritygym.verify import tost
+
+OBS_PROGRESS = 14  # index of course progress in the observation (docs/envs/climb.md)
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out-dir", default="runs/climb_distill")
+    p.add_argument("--specialist-seconds", type=float, default=600.0, help="PPO wall-time budget per section")
+    p.add_argument("--specialist-steps", type=int, default=450, help="episode length of specialist training (15 s)")
+    p.add_argument("--num-envs", type=int, default=64)
+    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--dagger-iterations", type=int, default=6)
+    p.add_argument("--dagger-envs", type=int, default=64)
+    p.add_argument("--dagger-steps", type=int, default=600, help="student rollout length per iteration (20 s)")
+    p.add_argument("--dagger-epochs", type=int, default=200, help="Adam steps on the aggregate per iteration")
+    p.add_argument("--episode-steps", type=int, default=1800, help="evaluation episode length (60 s)")
+    p.add_argument("--eval-episodes", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--specialists-from", default=None,
+                   help="reuse the specialists saved by an earlier run in this folder (skip step 1)")
+    return p.parse_args(argv)
+
+
+# ---- specialists ------------------------------------------------------------------------------
+
+def load_specialists(folder: pathlib.Path) -> tuple[list, list, list]:
+    learners, params, histories = [], [], []
+    for section in range(course.NUM_SECTIONS):
+        _, p, learner = load_checkpoint(folder / f"specialist_{section}" / "checkpoint.msgpack")
+        learners.append(learner)
+        params.append(p)
+        histories.append(json.loads((folder / f"specialist_{section}" / "metrics.json").read_text())["history"])
+    return learners, params, histories
+
+
+def train_specialists(args, out: pathlib.Path) -> tuple[list, list, list]:
+    learners, params, histories = [], [], []
+    for section in range(course.NUM_SECTIONS):
+        config = PPOConfig(env_id="Climb-v0", env_kwargs=dict(start_section=section,
+                                                             max_steps_in_episode=args.specialist_steps),
+                           num_envs=args.num_envs, num_steps=128, total_timesteps=10**9, update_epochs=10,
+                           num_minibatches=16, learning_rate=3e-4, ent_coef=0.0, hidden=args.hidden, layers=2,
+                           seed=args.seed + section, time_budget_s=args.specialist_seconds,
+                           out_dir=str(out / f"specialist_{section}"))
+        print(f"== specialist for section {section} ({args.specialist_seconds:.0f} s budget)", flush=True)
+        result = train(config)
+        learners.append(PPO(config))
+        params.append(result.params)
+        histories.append(result.history)
+    return learners, params, histories
+
+
+# ---- distillation -----------------------------------------------------------------------------
+
+def gaussian_kl(mean_p, log_std_p, mean_q, log_std_q):
+    """KL(p || q) of diagonal Gaussians, summed over action dimensions."""
+    var_p, var_q = jnp.exp(2 * log_std_p), jnp.exp(2 * log_std_q)
+    return jnp.sum(log_std_q - log_std_p + (var_p + (mean_p - mean_q) ** 2) / (2 * var_q) - 0.5, axis=-1)
+
+
+def make_dagger(env, env_params, network, specialists_params, args):
+    """Jitted (student_params, key, beta) -> (obs [T, N, obs], done [T, N]) rollouts from the course start."""
+    n, steps = args.dagger_envs, args.dagger_steps
+    starts = jnp.asarray(course.progress(course.SECTION_STARTS[1:, 0], course.SECTION_STARTS[1:, 1]))
+
+    def teacher_dist(obs):
+        section = jnp.sum(obs[:, OBS_PROGRESS, None] >= starts, axis=-1)
+        outs = [network.apply(p, obs)[0] for p in specialists_params]
+        mean = jnp.stack([o[0] for o in outs])[section, jnp.arange(obs.shape[0])]
+        log_std = jnp.stack([o[1] for o in outs])[section, jnp.arange(obs.shape[0])]
+        return mean, log_std
+
+    @jax.jit
+    def rollout(student, key, beta):
+        k_reset, k_run = jax.random.split(key)
+        obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k_reset, n), env_params)
+
+        def step(carry, key):
+            obs, state = carry
+            k_a, k_b, k_env = jax.random.split(key, 3)
+            (s_mean, s_log_std), _ = network.apply(student, obs)
+            t_mean, t_log_std = teacher_dist(obs)
+            use_teacher = jax.random.uniform(k_b, (n, 1)) < beta
+            mean = jnp.where(use_teacher, t_mean, s_mean)
+            log_std = jnp.where(use_teacher, t_log_std, s_log_std)
+            action = jnp.clip(mean + jnp.exp(log_std) * jax.random.normal(k_a, mean.shape), -1, 1)
+            obs2, state, _, term, trunc, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                jax.random.split(k_env, n), state, action, env_params)
+            return (obs2, state), (obs, term | trunc)
+
+        return jax.lax.scan(step, (obs, state), jax.random.split(k_run, steps))[1]
+
+    return rollout, teacher_dist
+
+
+def distill(learners, specialists_params, args, out: pathlib.Path):
+    env, env_params = paritygym.make("Climb-v0", start_section=0, max_steps_in_episode=args.episode_steps)
+    network = learners[0].network
+    rollout, teacher_dist = make_dagger(env, env_params, network, specialists_params, args)
+    key = jax.random.key(args.seed + 100)
+    student = network.init(key, jnp.zeros((1, env.observation_space(env_params).shape[0])))
+    optimiser = optax.adam(1e-3)
+    opt_state = optimiser.init(student)
+
+    @jax.jit
+    def fit(student, opt_state, obs, key):
+        t_mean, t_log_std = teacher_dist(obs)
+
+        def loss_fn(p, batch, tm, tl):
+            (mean, log_std), _ = network.apply(p, batch)
+            return jnp.mean(gaussian_kl(tm, tl, mean, log_std))
+
+        def one(carry, k):
+            p, s = carry
+            pick = jax.random.randint(k, (1024,), 0, obs.shape[0])
+            loss, grads = jax.value_and_grad(loss_fn)(p, obs[pick], t_mean[pick], t_log_std[pick])
+            updates, s = optimiser.update(grads, s, p)
+            return (optax.apply_updates(p, updates), s), loss
+
+        (student, opt_state), losses = jax.lax.scan(one, (student, opt_state), jax.random.split(key, args.dagger_epochs))
+        return student, opt_state, losses
+
+    dataset, history = [], []
+    for it in range(args.dagger_iterations):
+        beta = 0.5 ** it
+        key, k_roll, k_fit = jax.random.split(key, 3)
+        obs, _ = rollout(student, k_roll, beta)
+        dataset.append(np.asarray(obs).reshape(-1, obs.shape[-1]))
+        dataset = dataset[-4:]  # aggregate the most recent iterations (bounded memory)
+        data = jnp.asarray(np.concatenate(dataset))
+        student, opt_state, losses = fit(student, opt_state, data, k_fit)
+        reached = float(np.max(np.asarray(obs)[..., OBS_PROGRESS]))
+        history.append(dict(iteration=it, beta=beta, kl=float(losses[-1]), states=int(data.shape[0]),
+                            best_progress=reached))
+        print(f"dagger {it}: beta {beta:.3f} KL {float(losses[-1]):.4f} states {data.shape[0]} "
+              f"best progress {reached:.2f}", flush=True)
+    (out / "dagger.json").write_text(json.dumps(history, indent=1))
+    return env, env_params, network, student, history
+
+
+# ---- evaluation -------------------------------------------------------------------------------
+
+def evaluate_ours(env, env_params, network, student, episodes: int, steps: int, seed: int) -> dict[str, np.ndarray]:
+    @jax.jit
+    def run(key):
+        obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, episodes), env_params)
+
+        def step(carry, key):
+            obs, state, done, summit, height, progress = carry
+            (mean, _), _ = network.apply(student, obs)
+            obs2, state2, _, term, info = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(
+                jax.random.split(key, episodes), state, jnp.clip(mean, -1, 1), env_params)
+            live = ~done
+            keep = lambda new, old: jnp.where(live[:, None] if new.ndim > 1 else live, new, old)
+            return (keep(obs2, obs), jax.tree.map(keep, state2, state), done | term,
+                    summit | (live & term), keep(info["height"], height), keep(info["progress"], progress)), None
+
+        zeros = jnp.zeros(episodes)
+        carry = (obs, state, jnp.zeros(episodes, bool), jnp.zeros(episodes, bool), zeros, zeros)
+        return jax.lax.scan(step, carry, jax.random.split(key, steps))[0]
+
+    _, _, _, summit, height, progress = jax.device_get(run(jax.random.key(seed)))
+    return dict(summit=np.asarray(summit), height=np.asarray(height), progress=np.asarray(progress))
+
+
+def numpy_policy(student):
+    """The student's mean action in numpy (for driving MuJoCo without JAX in the loop)."""
+    layers = jax.device_get(student)["params"]
+
+    def dense(p, x):
+        return x @ np.asarray(p["kernel"]) + np.asarray(p["bias"])
+
+    actor = [layers[k] for k in sorted(layers) if k.startswith("Dense")]
+    head = layers["PolicyHead_0"]
+
+    def act(obs):
+        x = np.asarray(obs, np.float32)
+        for p in actor[::2]:  # actor and critic layers alternate in creation order
+            x = np.tanh(dense(p, x))
+        return np.clip(dense(head["Dense_0"], x), -1, 1).astype(np.float32)
+
+    return act
+
+
+def evaluate_mujoco(student, episodes: int, steps: int, seed: int) -> dict[str, np.ndarray]:
+    act = numpy_policy(student)
+    ref = MujocoClimb(section=0)
+    summit, height, progress = [], [], []
+    for e in range(episodes):
+        rec = ref.reset(seed + e)
+        for _ in range(steps):
+            rec = ref.step(act(rec["obs"].astype(np.float32)))
+            if rec["terminated"]:
+                break
+        summit.append(bool(rec["terminated"]))
+        height.append(float(rec["qpos"][1] + 0.25))
+        progress.append(float(rec["progress"]))
+    return dict(summit=np.array(summit), height=np.array(height), progress=np.array(progress))
+
+
+def check_numpy_policy(network, student, obs_dim: int) -> float:
+    obs = np.random.default_rng(0).normal(size=(16, obs_dim)).astype(np.float32)
+    (mean, _), _ = network.apply(student, jnp.asarray(obs))
+    return float(np.max(np.abs(np.clip(np.asarray(mean), -1, 1) - numpy_policy(student)(obs))))
+
+
+# ---- outputs ----------------------------------------------------------------------------------
+
+def plot(histories, dagger, path: pathlib.Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for k, h in enumerate(histories):
+        xs = [row.get("steps", i) for i, row in enumerate(h)]
+        ys = [row.get("mean_return", np.nan) for row in h]
+        axes[0].plot(xs, ys, label=f"section {k}")
+    axes[0].set_xlabel("env steps"); axes[0].set_ylabel("episode return (progress, m)"); axes[0].legend()
+    axes[0].set_title("specialists (PPO)")
+    axes[1].plot([d["iteration"] for d in dagger], [d["kl"] for d in dagger], "o-", label="KL to teachers")
+    axes[1].plot([d["iteration"] for d in dagger], [d["best_progress"] for d in dagger], "s-", label="best progress (m)")
+    axes[1].set_xlabel("DAgger iteration"); axes[1].legend(); axes[1].set_title("student")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def record_gif(env, env_params, network, student, path: pathlib.Path, steps: int) -> None:
+    import imageio
+
+    from climbjax.render import render_qpos
+
+    step = jax.jit(env.step_env)
+    obs, state = env.reset(jax.random.key(7), env_params)
+    frames = [render_qpos(np.asarray(state.physics.qpos))]
+    for t in range(steps):
+        (mean, _), _ = network.apply(student, obs[None])
+        obs, state, _, term, _ = step(jax.random.key(t), state, jnp.clip(mean[0], -1, 1), env_params)
+        if t % 3 == 2:  # 10 frames per second of game time
+            frames.append(render_qpos(np.asarray(state.physics.qpos)))
+        if bool(term):
+            break
+    imageio.mimsave(path, frames, duration=0.1, loop=0)
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    out = pathlib.Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.time()
+    if args.specialists_from:
+        learners, specialists, histories = load_specialists(pathlib.Path(args.specialists_from))
+    else:
+        learners, specialists, histories = train_specialists(args, out)
+    env, env_params, network, student, dagger = distill(learners, specialists, args, out)
+    print(f"numpy student vs JAX student: max |action difference| {check_numpy_policy(network, student, 24):.2e}")
+    print(f"evaluating {args.eval_episodes} episodes from the course start (climbjax, then MuJoCo)...", flush=True)
+    ours = evaluate_ours(env, env_params, network, student, args.eval_episodes, args.episode_steps, args.seed + 1000)
+    theirs = evaluate_mujoco(student, args.eval_episodes, args.episode_steps, args.seed + 1000)
+    l4 = tost(ours["height"], theirs["height"], margin=0.25)
+    report = dict(
+        args=vars(args), wall_seconds=time.time() - start,
+        climbjax=dict(success_rate=float(ours["summit"].mean()), mean_height=float(ours["height"].mean()),
+                      mean_progress=float(ours["progress"].mean())),
+        mujoco=dict(success_rate=float(theirs["summit"].mean()), mean_height=float(theirs["height"].mean()),
+                    mean_progress=float(theirs["progress"].mean())),
+        l4_tost_height=dict(margin_m=0.25, describe=l4.describe(), equivalent=bool(l4.equivalent)),
+        dagger=dagger)
+    (out / "report.json").write_text(json.dumps(report, indent=1))
+    plot(histories, dagger, out / "curves.png")
+    record_gif(env, env_params, network, student, out / "climb.gif", args.episode_steps)
+    print(json.dumps({k: v for k, v in report.items() if k not in ("dagger", "args")}, indent=1))
+    return report
+
+
+if __name__ == "__main__":
+    main()
