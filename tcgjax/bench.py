@@ -77,15 +77,16 @@ def bench_core(batch: int, seconds: float = 2.0, scan_length: int = 16) -> dict:
     compile_s = time.perf_counter() - start
     states, finished = compiled(jax.random.fold_in(key, 0), states)  # warm-up
     jax.block_until_ready(finished)
-    calls, games, start = 0, 0, time.perf_counter()
+    calls, games, start, cpu_start = 0, 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         calls += 1
         states, finished = compiled(jax.random.fold_in(key, calls), states)
         games += int(finished)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     actions = calls * scan_length * batch
+    # actions per CPU second (all threads): comparable between runs on a shared, loaded machine
     return {"batch": batch, "actions_per_s": actions / elapsed, "games_per_s": games / elapsed,
-            "compile_s": compile_s, "seconds": elapsed}
+            "actions_per_cpu_s": actions / cpu, "compile_s": compile_s, "seconds": elapsed}
 
 
 def _reference_actions(num_actions: int, seed: int) -> tuple[int, float]:
@@ -133,7 +134,8 @@ def main(argv=None) -> None:
     for batch in args.batch:
         r = bench_core(batch, args.seconds, args.scan_length)
         print(f"jax core   batch {batch:>6}: {r['actions_per_s']:>12,.0f} game actions/s  "
-              f"{r['games_per_s']:>9,.1f} games/s  (compile {r['compile_s']:.1f} s)", flush=True)
+              f"{r['games_per_s']:>9,.1f} games/s  {r['actions_per_cpu_s']:>10,.0f} per CPU s  "
+              f"(compile {r['compile_s']:.1f} s)", flush=True)
     if args.reference:
         import os
         for procs in sorted({1, os.cpu_count() or 1}):
