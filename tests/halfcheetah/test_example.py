@@ -35,7 +35,7 @@ def test_example_smoke(tmp_path):
 def test_l4_shipped_policy_same_return_on_both_backends():
     from cheetahjax.verify import verify
 
-    (report,) = verify(level=4, episodes=32, seed=0)
+    (report,) = verify(level=4, episodes=64, seed=0)
     print(report.details)
     assert report.passed, report.failure
     # The policy was trained: it runs forward on both backends.
