@@ -147,3 +147,23 @@ def verify(level: int = 3, episodes: int = 8, seed: int = 0) -> list[ParityRepor
             details=dict(horizon_min=int(h.min()), horizon_median=float(np.median(h)), horizon_max=int(h.max()),
                          horizons=h.tolist())))
     return reports
+
+
+def mujoco_sensitivity(episodes: int, steps: int, seed: int, nudge: float = 1e-14) -> np.ndarray:
+    """MuJoCo against itself: the same episodes as ``lockstep`` with the start x moved by ``nudge``.
+    The divergence horizons this gives are the chaos floor our L3 horizons are compared with."""
+    import mujoco
+
+    horizons = []
+    for e in range(episodes):
+        section, episode_seed = e % course.NUM_SECTIONS, seed + e
+        base = reference_episode(section, steps, episode_seed)
+        ref = MujocoClimb(section=section)
+        ref.reset(episode_seed)
+        ref.d.qpos[0] += nudge
+        mujoco.mj_forward(ref.m, ref.d)
+        nudged = np.array([np.concatenate([ref.step(a)["qpos"], ref.d.qvel]) for a in base["action"]])
+        err = np.abs(nudged - np.concatenate([base["qpos"][1:], base["qvel"][1:]], axis=1)).max(axis=1)
+        above = np.flatnonzero(err > DIVERGENCE_THRESHOLD)
+        horizons.append(int(above[0]) if above.size else steps)
+    return np.array(horizons)
