@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Sequence
+from typing import Callable, Sequence
 
 import jax
 import numpy as np
@@ -47,6 +47,11 @@ def compiled_engine(trace_capacity: int = TRACE_CAPACITY):
     return new, step, record
 
 
+# (step index, Showdown's legal choices of both players, rng) -> both actions (None: no choice),
+# or None to stop the battle there
+Policy = Callable[[int, list, np.random.Generator], "list[int | None] | None"]
+
+
 def _random_choice(rng: np.random.Generator, choices: dict) -> int | None:
     options = [m for m in choices["moves"]] + [4 + k for k in choices["switches"]]
     if not options:
@@ -68,8 +73,10 @@ def _draws_text(ours: np.ndarray, theirs: list) -> str:
 
 def play_battle(bridge: ShowdownBridge, battle_seed: Sequence[int], player_seeds: Sequence[Sequence[int]] | None = None,
                 teams: Sequence[str] | None = None, choice_seed: int = 0, max_steps: int = 2000,
-                format: str = "gen1randombattle") -> BattleResult:
-    """One battle in both engines; stops at the first difference."""
+                format: str = "gen1randombattle", policy: Policy | None = None) -> BattleResult:
+    """One battle in both engines; stops at the first difference. ``policy(step, choices, rng)``
+    picks both players' actions from Showdown's legal choices (default: uniformly random); a
+    scripted policy that returns ``max_steps``-long scripts ends the battle early by returning None."""
     new, step, record = compiled_engine()
     player_seeds = [list(s) for s in player_seeds] if player_seeds else [None, None]
     reply = bridge.start(battle_seed, p1_team=teams[0] if teams else None, p2_team=teams[1] if teams else None,
@@ -101,7 +108,13 @@ def play_battle(bridge: ShowdownBridge, battle_seed: Sequence[int], player_seeds
                 result.steps = n
                 result.winner = int(theirs["winner"])
                 return result
-            actions = [_random_choice(rng, reply["choices"][s]) for s in (0, 1)]
+            if policy is None:
+                actions = [_random_choice(rng, reply["choices"][s]) for s in (0, 1)]
+            else:
+                actions = policy(n, reply["choices"], rng)
+                if actions is None:   # the script is over
+                    result.steps = n
+                    return result
             reply = bridge.choose(battle_id, *({"move": a} if a is not None and a < 4 else
                                                ({"switch": a - 4} if a is not None else None) for a in actions))
             log = list(reply["log"])
