@@ -228,3 +228,16 @@ def test_team_injection_matches_showdown(showdown):
 def test_conformance():
     report = check_env(ENV_ID, num_envs=2, num_steps=16)
     assert report.episodes_ended > 0
+
+
+def test_verify_hook_runs_l3():
+    """``paritygym verify PokemonGen1Random-v0``'s hook: L3 on a few battles (the compiled engine
+    of test_l3_battles.py is reused), and a clear refusal of the levels it does not run."""
+    from pokejax.verify import verify
+
+    (report,) = verify(level=3, episodes=2, seed=3)
+    assert report.passed and report.episodes == 2 and report.steps > 10, report
+    (refused,) = verify(level=1, episodes=1)
+    assert not refused.passed and "tests/pokemon" in refused.failure
+    with pytest.raises(ValueError, match="episodes"):
+        verify(level=3, episodes=0)
