@@ -86,6 +86,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if s.verify is None:
         print(f"{args.env} has no verify hook", file=sys.stderr)
         return 2
+    from paritygym.cache import enable_compilation_cache
+
+    enable_compilation_cache()  # verify compiles large programs; a rerun loads them
     reports = load(s.verify)(level=args.level, episodes=args.episodes, seed=args.seed)
     print(format_reports(reports))
     out = pathlib.Path(args.out) if args.out else pathlib.Path("runs/verify") / f"{args.env}-L{args.level}.json"

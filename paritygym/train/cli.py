@@ -40,6 +40,9 @@ def parse_config(defaults: PPOConfig, description: str, argv: Sequence[str] | No
     for flag, kwargs in extra:
         parser.add_argument(flag, **kwargs)
     args = parser.parse_args(argv)
+    from paritygym.cache import enable_compilation_cache
+
+    enable_compilation_cache()  # a rerun of the same example loads its compiled programs
     names = {f.name for f in dataclasses.fields(PPOConfig)}
     config = PPOConfig(**{k: v for k, v in vars(args).items() if k in names})
     return config, args

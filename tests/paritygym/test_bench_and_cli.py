@@ -47,3 +47,15 @@ def test_cli_rejects_unknown_env_and_bad_batches():
         main(["info", "Nope-v0"])
     with pytest.raises(SystemExit):
         main(["bench", "Pong-v0", "--batch", "0,x"])
+
+
+def test_compilation_cache_keeps_a_configured_directory(tmp_path, monkeypatch):
+    import jax
+
+    from paritygym.cache import cache_dir, enable_compilation_cache
+
+    monkeypatch.setenv("PARITYGYM_JAX_CACHE", str(tmp_path / "c"))
+    assert cache_dir() == tmp_path / "c"
+    before = jax.config.jax_compilation_cache_dir
+    assert before, "tests/conftest.py configures a cache directory"
+    assert str(enable_compilation_cache()) == before  # the suite's directory is kept
