@@ -381,10 +381,16 @@ impl Cpu {
         bus.bail = false;
         if self.halt_bug && self.cycles < end {
             self.halt_bug = false;
-            self.step_with::<false>(bus);
+            self.step_with::<false, true>(bus, end);
         }
+        // An EI delay left over from the previous batch (or the HALT-bug step) runs down first.
+        while self.ei_delay != 0 && self.cycles < end && !bus.bail {
+            self.step_checked(bus, end);
+        }
+        // From here on no EI delay is pending at an instruction's start: an EI runs the instruction
+        // after it itself (see the 0xFB arm), so the hot loop does not test the delay every step.
         while self.cycles < end && !bus.bail {
-            self.step(bus);
+            self.step_with::<true, false>(bus, end);
         }
         if self.fault.is_some() {
             // A locked-up CPU lets time pass.
@@ -395,12 +401,24 @@ impl Cpu {
     /// Executes one instruction.
     #[inline(always)]
     pub fn step(&mut self, bus: &mut Bus) {
-        self.step_with::<true>(bus);
+        self.step_with::<true, true>(bus, u64::MAX);
+    }
+
+    /// One instruction with the EI-delay countdown, off the hot loop (kept out of line so the
+    /// interpreter's match is not copied into every caller).
+    #[inline(never)]
+    fn step_checked(&mut self, bus: &mut Bus, end: u64) {
+        self.step_with::<true, true>(bus, end);
     }
 
     /// One instruction; `ADVANCE = false` is the HALT bug's fetch that leaves PC in place.
+    ///
+    /// `EI_CHECK = true` counts down a pending EI delay after the instruction. `EI_CHECK = false`
+    /// may only run when no delay is pending (`ei_delay == 0`): only an EI can then start one, and
+    /// that EI completes its own delay by running the next instruction (with the check) at once if
+    /// the batch (`end`) has room for it, exactly as two consecutive steps of the checked loop would.
     #[inline(always)]
-    fn step_with<const ADVANCE: bool>(&mut self, bus: &mut Bus) {
+    fn step_with<const ADVANCE: bool, const EI_CHECK: bool>(&mut self, bus: &mut Bus, end: u64) {
         let op = bus.read(self.pc, self.cycles);
         if ADVANCE {
             self.pc = self.pc.wrapping_add(1);
@@ -658,6 +676,18 @@ impl Cpu {
             }
             0xFB => {
                 // IME is set after the next instruction (counted down below, so 2 here).
+                if !EI_CHECK {
+                    // No delay was pending: this step's countdown leaves 1, then the next
+                    // instruction runs here if the batch continues (EI writes nothing, so it cannot
+                    // have ended the batch early).
+                    debug_assert!(self.ei_delay == 0);
+                    self.ei_delay = 1;
+                    self.cycles += cycles;
+                    if self.cycles < end && !bus.bail {
+                        self.step_checked(bus, end);
+                    }
+                    return;
+                }
                 if self.ei_delay == 0 {
                     self.ei_delay = 2;
                 }
@@ -672,7 +702,7 @@ impl Cpu {
             }
         }
         self.cycles += cycles;
-        if self.ei_delay != 0 {
+        if EI_CHECK && self.ei_delay != 0 {
             self.ei_delay -= 1;
             if self.ei_delay == 0 {
                 self.ime = true;
