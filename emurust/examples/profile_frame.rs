@@ -32,8 +32,8 @@ fn main() {
                 halted += end - cpu.cycles;
                 cpu.cycles = end;
             } else {
-                bus.bail = false;
-                while cpu.cycles < end && !bus.bail {
+                bus.batch_end = end;
+                while cpu.cycles < bus.batch_end {
                     let op = bus.read(cpu.pc, cpu.cycles);
                     *ops.entry(op).or_insert(0) += 1;
                     cpu.step(bus);

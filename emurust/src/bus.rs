@@ -72,8 +72,9 @@ pub struct Bus {
     pub dma: Dma,
     pub interrupt_flag: u8,
     pub interrupt_enable: u8,
-    /// Set by writes that must end the current CPU batch (see `gameboy.rs`).
-    pub bail: bool,
+    /// Cycle count at which the current CPU batch ends. Writes that can change the schedule end it
+    /// at once by setting 0 (`end_batch`), so the interpreter's loop needs a single comparison.
+    pub batch_end: u64,
     /// Frame sequencer edges are counted up to this cycle count.
     apu_synced_to: u64,
 }
@@ -94,9 +95,21 @@ impl Bus {
             dma: Dma::default(),
             interrupt_flag: 0,
             interrupt_enable: 0,
-            bail: false,
+            batch_end: 0,
             apu_synced_to: 0,
         }
+    }
+
+    /// Ends the current CPU batch after the instruction being executed.
+    #[inline(always)]
+    pub fn end_batch(&mut self) {
+        self.batch_end = 0;
+    }
+
+    /// Whether something asked to end the current CPU batch.
+    #[inline(always)]
+    pub fn batch_ended(&self) -> bool {
+        self.batch_end == 0
     }
 
     #[inline]
@@ -407,7 +420,7 @@ impl Bus {
         match addr >> 12 {
             0x0..=0x7 => {
                 self.cart.write_rom(addr, value, now);
-                self.bail = true;
+                self.end_batch();
             }
             0x8 | 0x9 => self.ppu.vram[(addr & 0x1FFF) as usize] = value,
             0xA | 0xB => self.cart.write_ram(addr, value, now),
@@ -459,7 +472,7 @@ impl Bus {
             0xFF80..=0xFFFE => self.hram[(addr - 0xFF80) as usize] = value,
             0xFFFF => {
                 self.interrupt_enable = value;
-                self.bail = true;
+                self.end_batch();
             }
             _ => self.write_io(addr, value, now, lcd_now),
         }
@@ -467,7 +480,7 @@ impl Bus {
 
     fn write_io(&mut self, addr: u16, value: u8, now: u64, lcd_now: u64) {
         if addr <= 0xFF4B || addr == 0xFF50 {
-            self.bail = true;
+            self.end_batch();
         }
         match addr {
             0xFF00 => self.joypad.write(value, self.pyboy()),
@@ -612,7 +625,7 @@ impl Bus {
         self.serial.load(r)?;
         self.joypad.load(r)?;
         self.apu.load(r)?;
-        self.bail = false;
+        self.batch_end = 0;
         Ok(())
     }
 }

@@ -378,18 +378,18 @@ impl Cpu {
             self.cycles = end;
             return;
         }
-        bus.bail = false;
+        bus.batch_end = end;
         if self.halt_bug && self.cycles < end {
             self.halt_bug = false;
             self.step_with::<false, true>(bus, end);
         }
         // An EI delay left over from the previous batch (or the HALT-bug step) runs down first.
-        while self.ei_delay != 0 && self.cycles < end && !bus.bail {
+        while self.ei_delay != 0 && self.cycles < bus.batch_end {
             self.step_checked(bus, end);
         }
         // From here on no EI delay is pending at an instruction's start: an EI runs the instruction
         // after it itself (see the 0xFB arm), so the hot loop does not test the delay every step.
-        while self.cycles < end && !bus.bail {
+        while self.cycles < bus.batch_end {
             self.step_with::<true, false>(bus, end);
         }
         if self.fault.is_some() {
@@ -401,7 +401,10 @@ impl Cpu {
     /// Executes one instruction.
     #[inline(always)]
     pub fn step(&mut self, bus: &mut Bus) {
-        self.step_with::<true, true>(bus, u64::MAX);
+        // Outside `run_batch` the bus's batch end is whatever the caller set; an IME change
+        // restores it (or ends the batch) as in the loop.
+        let end = bus.batch_end;
+        self.step_with::<true, true>(bus, end);
     }
 
     /// One instruction with the EI-delay countdown, off the hot loop (kept out of line so the
@@ -538,7 +541,7 @@ impl Cpu {
                     bus.write(0xFF04, 0, self.cycles);
                     if bus.joypad.pressed == 0 {
                         self.stopped = true;
-                        bus.bail = true;
+                        bus.end_batch();
                     }
                 }
             }
@@ -594,7 +597,7 @@ impl Cpu {
             0xD9 => {
                 self.pc = self.pop(bus, 4);
                 self.ime = true;
-                bus.bail = Self::pending(bus) != 0;
+                bus.batch_end = if Self::pending(bus) != 0 { 0 } else { end };
             }
             0xC1 => {
                 let v = self.pop(bus, 0);
@@ -683,7 +686,7 @@ impl Cpu {
                     debug_assert!(self.ei_delay == 0);
                     self.ei_delay = 1;
                     self.cycles += cycles;
-                    if self.cycles < end && !bus.bail {
+                    if self.cycles < bus.batch_end {
                         self.step_checked(bus, end);
                     }
                     return;
@@ -697,7 +700,7 @@ impl Cpu {
                 // D3 DB DD E3 E4 EB EC ED F4 FC FD: the SM83 locks up.
                 self.pc = self.pc.wrapping_sub(1);
                 self.fault = Some(CpuFault::IllegalOpcode { opcode: op, pc: self.pc });
-                bus.bail = true;
+                bus.end_batch();
                 return;
             }
         }
@@ -707,7 +710,7 @@ impl Cpu {
             if self.ei_delay == 0 {
                 self.ime = true;
                 // Overrides any earlier reason to end the batch in this step.
-                bus.bail = Self::pending(bus) != 0;
+                bus.batch_end = if Self::pending(bus) != 0 { 0 } else { end };
             }
         }
     }
@@ -717,14 +720,14 @@ impl Cpu {
         if bus.profile == Profile::Hardware && !self.ime && Self::pending(bus) != 0 {
             // HALT bug: no halt, and the next opcode byte is read twice (see `halt_bug`).
             self.halt_bug = true;
-            bus.bail = true;
+            bus.end_batch();
             return;
         }
         // Wait on the HALT opcode itself; waking up moves PC past it (unless EI was still pending).
         self.pc = self.pc.wrapping_sub(1);
         self.halted = true;
         self.halted_during_ei = self.ei_delay != 0;
-        bus.bail = true;
+        bus.end_batch();
     }
 
     #[inline(always)]
