@@ -196,10 +196,11 @@ def make_constraints(model: PlanarModel, qpos: Array, qvel: Array, kin: Kinemati
         mu1, mu2 = c(model.pair_friction[cand_pair, 0]), c(model.pair_friction[cand_pair, 1])
         rel_x, rel_z = contacts.pos_rel[:, 0], contacts.pos_rel[:, 1]
         frame = contacts.frame
-        side = c(np.where(moving == 1, 1.0, -1.0))
         # psi of the normal and the two tangents: each 3 x (ncand, ...)
-        normal, t1, t2 = (tuple(side * v for v in spatial.point_direction(frame[:, k, 0], frame[:, k, 2], rel_x, rel_z))
-                          for k in range(3))
+        normal, t1, t2 = (spatial.point_direction(frame[:, k, 0], frame[:, k, 2], rel_x, rel_z) for k in range(3))
+        if np.any(moving == 0):  # (models where the second geom always moves, like HalfCheetah, skip this)
+            side = c(np.where(moving == 1, 1.0, -1.0))
+            normal, t1, t2 = (tuple(side * v for v in psi) for psi in (normal, t1, t2))
         # A tangent perpendicular to the plane has psi = 0: its two edges both equal n and are kept as
         # one row counted twice.
         edge_psi = [jnp.stack([n + mu1 * t for n, t in zip(normal, t1)], 1),
