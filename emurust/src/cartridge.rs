@@ -269,8 +269,9 @@ pub struct Cartridge {
     mbc3_select: u8,
     rtc: Rtc,
 
-    // Resolved offsets, recomputed on every bank write so reads are one add:
-    // image offsets of the banks seen at 0000-3FFF and 4000-7FFF.
+    // Resolved offsets, recomputed on every bank write so reads are one add: for the 0000-3FFF
+    // and 4000-7FFF windows, the image offset of the bank seen there minus the window's start
+    // (wrapping), so image index = offset + address.
     bank_offsets: [usize; 2],
     ram_offset: usize,
 }
@@ -318,7 +319,7 @@ impl Cartridge {
             mbc1_mode: 0,
             mbc3_select: 0,
             rtc: Rtc::default(),
-            bank_offsets: [0, ROM_BANK],
+            bank_offsets: [0, 0],
             ram_offset: 0,
         };
         cart.update_banks();
@@ -345,17 +346,20 @@ impl Cartridge {
             MapperKind::Mbc5 => (0, (self.rom_bank_low as usize) % count, self.bank_high as usize),
         };
         let rom0 = if self.boot_mapped && rom0 == 0 { self.rom_bank_count } else { rom0 };
-        self.bank_offsets = [rom0 * ROM_BANK, romx * ROM_BANK];
+        self.bank_offsets = [rom0 * ROM_BANK, (romx * ROM_BANK).wrapping_sub(0x4000)];
         self.ram_offset = (ram_bank % self.ram_bank_count) * RAM_BANK;
     }
 
     #[inline(always)]
     pub fn read_rom(&self, addr: u16) -> u8 {
-        let offset = self.bank_offsets[(addr >> 14) as usize & 1];
-        let index = offset + (addr as usize & 0x3FFF);
+        // Callers pass 0000-7FFF; the mask keeps any other address in the ROM windows (and costs
+        // nothing where the compiler already knows the range).
+        let addr = addr as usize & 0x7FFF;
+        let index = self.bank_offsets[addr >> 14].wrapping_add(addr);
         debug_assert!(index < self.rom.len());
         // SAFETY: `update_banks` only produces offsets of whole banks inside the image (bank numbers
-        // are reduced modulo the bank count, the boot bank is the last one), so index < rom.len().
+        // are reduced modulo the bank count, the boot bank is the last one), biased by the window
+        // start that `addr` adds back, so index < rom.len().
         unsafe { *self.rom.get_unchecked(index) }
     }
 
