@@ -528,11 +528,35 @@ def evaluate(ppo: PPO, params: Any, num_episodes: int, seed: int = 0, greedy: bo
     obs, state = jax.vmap(ppo.env.reset, in_axes=(0, None))(keys, ppo.env_params)
     carry = ppo.network.initial_carry(n) if cfg.policy == "gru" else jnp.zeros((n, 1))
 
-    def step(carry_state, key):
+    run_chunk = _evaluation_chunk(ppo, n, greedy)
+    zeros = {k: jnp.zeros(n) for k in ppo.metrics}
+    carry_state = (obs, state, carry, jnp.ones(n, bool), zeros, jnp.zeros(n, bool), zeros)
+    key = jax.random.key(seed + 1)
+    for _ in range(0, max_steps, 256):
+        key, k = jax.random.split(key)
+        carry_state = run_chunk(carry_state, k, params, ppo.env_params)
+        if bool(carry_state[5].all()):
+            break
+    finished = np.asarray(carry_state[5])
+    if not finished.all():
+        print(f"warning: {int((~finished).sum())} of {n} evaluation episodes did not end within {max_steps} steps", file=sys.stderr)
+    return {k: np.asarray(v)[finished] for k, v in carry_state[6].items()}
+
+
+def _evaluation_chunk(ppo: PPO, n: int, greedy: bool):
+    """The jitted 256-step evaluation scan for ``n`` envs. Network and env params are arguments, not
+    constants, so evaluating another checkpoint or against another opponent (a params field) reuses
+    the compiled program; it is cached on ``ppo``."""
+    cache = ppo.__dict__.setdefault("_evaluation_chunks", {})
+    cache_key = (n, greedy, tuple(ppo.metrics.items()))
+    if cache_key in cache:
+        return cache[cache_key]
+
+    def step(carry_state, key, params, env_params):
         obs, state, carry, start, running, finished, totals = carry_state
         k_act, k_env = jax.random.split(key)
         if ppo.has_mask:
-            mask = jax.vmap(ppo.env.action_mask, in_axes=(0, None))(state, ppo.env_params)
+            mask = jax.vmap(ppo.env.action_mask, in_axes=(0, None))(state, env_params)
         else:
             mask = None
         dist, _, carry = ppo.apply(params, _flatten_obs(obs), carry, start)
@@ -541,23 +565,15 @@ def evaluate(ppo: PPO, params: Any, num_episodes: int, seed: int = 0, greedy: bo
         else:
             action, _ = nets.sample_action(k_act, dist, ppo.continuous, mask)
         obs, state, reward, term, trunc, info = jax.vmap(ppo.env.step, in_axes=(0, 0, 0, None))(
-            jax.random.split(k_env, n), state, ppo.env_action(action), ppo.env_params
+            jax.random.split(k_env, n), state, ppo.env_action(action), env_params
         )
         done = term | trunc
         running = {k: running[k] + jnp.where(finished, 0.0, fn(reward.astype(jnp.float32), info)) for k, fn in ppo.metrics.items()}
         totals = {k: jnp.where(done & ~finished, running[k], totals[k]) for k in running}
         return (obs, state, carry, done, running, finished | done, totals), None
 
-    run_chunk = jax.jit(lambda carry_state, k: jax.lax.scan(step, carry_state, jax.random.split(k, 256))[0])
-    zeros = {k: jnp.zeros(n) for k in ppo.metrics}
-    carry_state = (obs, state, carry, jnp.ones(n, bool), zeros, jnp.zeros(n, bool), zeros)
-    key = jax.random.key(seed + 1)
-    for _ in range(0, max_steps, 256):
-        key, k = jax.random.split(key)
-        carry_state = run_chunk(carry_state, k)
-        if bool(carry_state[5].all()):
-            break
-    finished = np.asarray(carry_state[5])
-    if not finished.all():
-        print(f"warning: {int((~finished).sum())} of {n} evaluation episodes did not end within {max_steps} steps", file=sys.stderr)
-    return {k: np.asarray(v)[finished] for k, v in carry_state[6].items()}
+    def chunk(carry_state, k, params, env_params):
+        return jax.lax.scan(lambda c, key: step(c, key, params, env_params), carry_state, jax.random.split(k, 256))[0]
+
+    cache[cache_key] = jax.jit(chunk)
+    return cache[cache_key]

@@ -64,6 +64,11 @@ def test_masked_actions_never_sample_illegal_moves():
     ppo = PPO(config)
     scores = evaluate(ppo, result.params, num_episodes=16)
     assert len(scores["return"]) == 16 and set(np.unique(scores["return"])) <= {-1.0, 1.0}
+    # Another checkpoint and another opponent (a params field) reuse the compiled evaluation.
+    untrained = ppo.init(jax.random.key(1)).train_state.params
+    ppo.env_params = ppo.env_params.replace(opponent=1)
+    again = evaluate(ppo, untrained, num_episodes=16)
+    assert len(again["return"]) == 16 and len(ppo._evaluation_chunks) == 1
 
 
 def test_truncation_bootstraps_and_time_budget_stops(tmp_path):
