@@ -15,13 +15,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
-from gymnax.environments import environment, spaces
+from gymnax.environments import spaces
 
 from cheetahjax.data import half_cheetah_model
 from cheetahjax.physics.model import PlanarModel
-from cheetahjax.physics.step import PhysicsState, make_multi_step
+from cheetahjax.physics.step import PhysicsState
+from cheetahjax.planar_env import PlanarPhysicsEnv
 
-PRECISIONS = ("float32", "float64")
 
 
 @struct.dataclass
@@ -38,7 +38,7 @@ class EnvParams:
     reset_noise_scale: float = 0.1
 
 
-class HalfCheetah(environment.Environment):
+class HalfCheetah(PlanarPhysicsEnv):
     """Gymnasium HalfCheetah-v5 on the JAX engine.
 
     Args:
@@ -53,26 +53,12 @@ class HalfCheetah(environment.Environment):
     zeros (MuJoCo zeroes the controls on a NaN; Gymnasium's reward would be NaN).
     """
 
+    substeps_argument = "frame_skip"
+
     def __init__(self, precision: str = "float32", frame_skip: int = 5, solver_iterations: int = 50,
                  model: PlanarModel | None = None):
-        super().__init__()
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-        if not isinstance(frame_skip, int) or isinstance(frame_skip, bool) or frame_skip < 1:
-            raise ValueError(f"frame_skip must be a positive int, got {frame_skip!r}")
-        if not isinstance(solver_iterations, int) or isinstance(solver_iterations, bool) or solver_iterations < 1:
-            raise ValueError(f"solver_iterations must be a positive int, got {solver_iterations!r}")
-        self.precision = precision
-        self.dtype = np.dtype(precision)
+        super().__init__(model or half_cheetah_model(), precision, frame_skip, solver_iterations)
         self.frame_skip = frame_skip
-        self.model = (model or half_cheetah_model()).astype(self.dtype)
-        self.dt = float(self.model.timestep) * frame_skip
-        self._multi_step = make_multi_step(self.model, frame_skip, solver_iterations)
-
-    def _check_precision(self) -> None:
-        if self.dtype == np.float64 and not jax.config.jax_enable_x64:
-            raise RuntimeError("HalfCheetah(precision='float64') needs 64-bit JAX: call "
-                               "jax.config.update('jax_enable_x64', True) or use `with jax.enable_x64(True):`")
 
     @property
     def default_params(self) -> EnvParams:
@@ -81,13 +67,6 @@ class HalfCheetah(environment.Environment):
     @property
     def name(self) -> str:
         return "HalfCheetah-v0"
-
-    @property
-    def num_actions(self) -> int:
-        return self.model.nu
-
-    def action_space(self, params: EnvParams | None = None) -> spaces.Box:
-        return spaces.Box(-1.0, 1.0, (self.model.nu,), jnp.float32)
 
     def observation_space(self, params: EnvParams | None = None) -> spaces.Box:
         return spaces.Box(-jnp.inf, jnp.inf, (self.model.nq - 1 + self.model.nv,), self.dtype)

@@ -16,15 +16,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
-from gymnax.environments import environment, spaces
+from gymnax.environments import spaces
 
 from cheetahjax.physics import collision, kinematics
 from cheetahjax.physics.model import PlanarModel
-from cheetahjax.physics.step import PhysicsState, make_multi_step
+from cheetahjax.physics.step import PhysicsState
+from cheetahjax.planar_env import PlanarPhysicsEnv
 from climbjax import course, game
 from climbjax.data import course_model
 
-PRECISIONS = ("float32", "float64")
 SUBSTEPS = 8                 # physics steps per agent step: 8 x 1/240 s = 1/30 s
 HEAD_CONTACT_DISTANCE = 0.0  # the head touches terrain when it penetrates (a MuJoCo contact with rows)
 
@@ -44,7 +44,7 @@ class EnvParams:
     summit_bonus: float = 10.0
 
 
-class Climb(environment.Environment):
+class Climb(PlanarPhysicsEnv):
     """The climbing game (Climb-v0).
 
     Args:
@@ -58,26 +58,12 @@ class Climb(environment.Environment):
     """
 
     def __init__(self, precision: str = "float32", solver_iterations: int = 50, model: PlanarModel | None = None):
-        super().__init__()
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-        if not isinstance(solver_iterations, int) or isinstance(solver_iterations, bool) or solver_iterations < 1:
-            raise ValueError(f"solver_iterations must be a positive int, got {solver_iterations!r}")
-        self.precision = precision
-        self.dtype = np.dtype(precision)
         base = model or course_model()
         game.check_joint_names(base)
-        self.model = base.astype(self.dtype)
-        self.dt = float(self.model.timestep) * SUBSTEPS
+        super().__init__(base, precision, SUBSTEPS, solver_iterations)
         self.profile = game.terrain_profile(base)
-        self._multi_step = make_multi_step(self.model, SUBSTEPS, solver_iterations)
         head = base.geom_names.index("head")
         self._head_pairs = np.array([k for k, pair in enumerate(base.contact_pairs) if head in pair])
-
-    def _check_precision(self) -> None:
-        if self.dtype == np.float64 and not jax.config.jax_enable_x64:
-            raise RuntimeError("Climb(precision='float64') needs 64-bit JAX: call "
-                               "jax.config.update('jax_enable_x64', True) or use `with jax.enable_x64(True):`")
 
     @property
     def default_params(self) -> EnvParams:
@@ -86,13 +72,6 @@ class Climb(environment.Environment):
     @property
     def name(self) -> str:
         return "Climb-v0"
-
-    @property
-    def num_actions(self) -> int:
-        return self.model.nu
-
-    def action_space(self, params: EnvParams | None = None) -> spaces.Box:
-        return spaces.Box(-1.0, 1.0, (self.model.nu,), jnp.float32)
 
     def observation_space(self, params: EnvParams | None = None) -> spaces.Box:
         return spaces.Box(-jnp.inf, jnp.inf, (game.OBSERVATION.size,), self.dtype)

@@ -15,6 +15,8 @@ from climbjax import course
 from climbjax.data import course_model
 from climbjax.data.generate import compile_course
 
+from ..mujoco_reference import mujoco_forward  # noqa: F401  (re-exported for the tests here)
+
 POT_Z_OFFSET = 0.25  # the pot body's rest height in course.xml (pot_z is relative to it)
 
 
@@ -44,29 +46,6 @@ def random_states(seed: int, count: int, speed: float = 2.0) -> list[tuple[np.nd
         qvel = speed * rng.standard_normal(5)
         ctrl = rng.uniform(lo - 0.1 * (hi - lo), hi + 0.1 * (hi - lo))
         out.append((qpos, qvel, ctrl))
-    return out
-
-
-def mujoco_forward(m, d, qpos, qvel, ctrl, warmstart=None) -> dict:
-    """mj_forward on the state, then mj_step; copies of what the tests compare."""
-    mujoco.mj_resetData(m, d)
-    d.qpos[:], d.qvel[:], d.ctrl[:] = qpos, qvel, ctrl
-    if warmstart is not None:
-        d.qacc_warmstart[:] = warmstart
-    mujoco.mj_forward(m, d)
-    out = dict(
-        qfrc_actuator=d.qfrc_actuator.copy(), actuator_force=d.actuator_force.copy(), ncon=d.ncon,
-        contact_geom=np.array([d.contact.geom[i] for i in range(d.ncon)]).reshape(-1, 2),
-        contact_pos=d.contact.pos[:d.ncon].copy(), contact_dist=d.contact.dist[:d.ncon].copy(),
-        contact_frame=d.contact.frame[:d.ncon].copy(), contact_friction=d.contact.friction[:d.ncon].copy(),
-        contact_exclude=d.contact.exclude[:d.ncon].copy(), nefc=d.nefc, efc_type=d.efc_type.copy(),
-        efc_id=d.efc_id.copy(), efc_pos=d.efc_pos.copy(),
-        efc_J=d.efc_J.reshape(d.nefc, m.nv).copy() if d.nefc else np.zeros((0, m.nv)),
-        efc_aref=d.efc_aref.copy(), efc_D=d.efc_D.copy(), efc_force=d.efc_force.copy(),
-        qacc_smooth=d.qacc_smooth.copy(), qacc=d.qacc.copy(), qfrc_constraint=d.qfrc_constraint.copy(),
-    )
-    mujoco.mj_step(m, d)
-    out.update(next_qpos=d.qpos.copy(), next_qvel=d.qvel.copy(), next_warmstart=d.qacc_warmstart.copy())
     return out
 
 

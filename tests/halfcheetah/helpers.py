@@ -17,6 +17,8 @@ from cheetahjax.data.generate import compile_half_cheetah
 from cheetahjax.physics import kinematics, step as physics
 from cheetahjax.physics.model import PlanarModel
 
+from ..mujoco_reference import mujoco_forward  # noqa: F401  (re-exported for the tests here)
+
 # Joint ranges of the six leg joints (from the compiled model, not hard-coded).
 _MJ = compile_half_cheetah()
 LEG_RANGES = [tuple(_MJ.jnt_range[j]) for j in range(3, 9)]
@@ -48,33 +50,6 @@ def random_states(seed: int, count: int) -> list[tuple[np.ndarray, np.ndarray, n
         qpos = np.concatenate([[rng.uniform(-5, 5), rng.uniform(-0.75, 0.1), rng.uniform(-math.pi, math.pi)],
                                [rng.uniform(lo - 0.3, hi + 0.3) for lo, hi in LEG_RANGES]])
         out.append((qpos, 3.0 * rng.standard_normal(9), rng.uniform(-1, 1, 6)))
-    return out
-
-
-def mujoco_forward(m, d, qpos, qvel, ctrl, warmstart=None) -> dict:
-    """Run mj_forward on the state, then mj_step; return copies of what the tests compare."""
-    mujoco.mj_resetData(m, d)
-    d.qpos[:], d.qvel[:], d.ctrl[:] = qpos, qvel, ctrl
-    if warmstart is not None:
-        d.qacc_warmstart[:] = warmstart
-    mujoco.mj_forward(m, d)
-    mass = np.zeros((m.nv, m.nv))
-    mujoco.mj_fullM(m, d, mass)
-    out = dict(
-        xpos=d.xpos.copy(), xmat=d.xmat.copy(), xipos=d.xipos.copy(), xanchor=d.xanchor.copy(),
-        geom_xpos=d.geom_xpos.copy(), geom_xmat=d.geom_xmat.copy(), cdof=d.cdof.copy(), cinert=d.cinert.copy(),
-        cvel=d.cvel.copy(), cdof_dot=d.cdof_dot.copy(), mass=mass, qfrc_bias=d.qfrc_bias.copy(),
-        qfrc_passive=d.qfrc_passive.copy(), qfrc_actuator=d.qfrc_actuator.copy(), qacc_smooth=d.qacc_smooth.copy(),
-        ncon=d.ncon, contact_geom=np.array([d.contact.geom[i] for i in range(d.ncon)]).reshape(-1, 2),
-        contact_pos=d.contact.pos[:d.ncon].copy(), contact_dist=d.contact.dist[:d.ncon].copy(),
-        contact_frame=d.contact.frame[:d.ncon].copy(), nefc=d.nefc, efc_type=d.efc_type.copy(),
-        efc_id=d.efc_id.copy(), efc_pos=d.efc_pos.copy(), efc_margin=d.efc_margin.copy(),
-        efc_J=d.efc_J.reshape(d.nefc, m.nv).copy() if d.nefc else np.zeros((0, m.nv)),
-        efc_aref=d.efc_aref.copy(), efc_D=d.efc_D.copy(), efc_R=d.efc_R.copy(), efc_vel=d.efc_vel.copy(),
-        efc_force=d.efc_force.copy(), qacc=d.qacc.copy(), qfrc_constraint=d.qfrc_constraint.copy(),
-    )
-    mujoco.mj_step(m, d)
-    out.update(next_qpos=d.qpos.copy(), next_qvel=d.qvel.copy(), next_warmstart=d.qacc_warmstart.copy())
     return out
 
 
