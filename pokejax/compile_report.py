@@ -1,0 +1,96 @@
+"""Where pokejax's compile time goes: ``python -m pokejax.compile_report``.
+
+For each program it prints the time of JAX's three stages (Python tracing, lowering to
+StableHLO, XLA compilation), both wall-clock and CPU seconds of this process (the machine is
+shared, so CPU seconds are the steadier figure), and the size of the lowered program in
+StableHLO lines. The persistent compilation cache is switched off so that every run compiles.
+
+Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
+
+  env_step      the registered env's ``step`` (gymnax autoreset included), vmapped over ``--batch``
+  engine_step   ``pokejax.game.engine.step`` (one battle decision), vmapped over ``--batch``
+  env_reset     the env's ``reset``, vmapped
+  parts         lowering only (no compile) of the pieces of the env step, for their line counts
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+
+import paritygym
+from pokejax import env as penv
+from pokejax.game import engine, setup, teams
+
+ENV_ID = "PokemonGen1Random-v0"
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def stages(fn: Callable, *args, compile_: bool = True) -> dict:
+    """Trace, lower and (optionally) compile ``jax.jit(fn)(*args)``; times and StableHLO lines."""
+    jitted = jax.jit(fn)
+    traced, t_wall, t_cpu = _timed(lambda: jitted.trace(*args))
+    lowered, l_wall, l_cpu = _timed(traced.lower)
+    row = {"trace_s": t_wall, "trace_cpu_s": t_cpu, "lower_s": l_wall, "lower_cpu_s": l_cpu,
+           "hlo_lines": len(lowered.as_text().splitlines())}
+    if compile_:
+        _, c_wall, c_cpu = _timed(lowered.compile)
+        row.update(compile_s=c_wall, compile_cpu_s=c_cpu)
+    return row
+
+
+def report(programs: list[str], batch: int):
+    """Yields (program name, row of ``stages``) in the order measured."""
+    env, params = paritygym.make(ENV_ID)
+    keys = jax.random.split(jax.random.key(0), batch)
+    actions = jnp.zeros(batch, jnp.int32)
+    # abstract arguments: nothing is executed, so the report measures compilation only
+    states = jax.eval_shape(jax.vmap(env.reset, in_axes=(0, None)), keys, params)[1]
+    if "env_step" in programs:
+        yield "env_step", stages(jax.vmap(env.step, in_axes=(0, 0, 0, None)), keys, states, actions, params)
+    if "engine_step" in programs:
+        two = jnp.zeros((batch, 2), jnp.int32)
+        yield "engine_step", stages(jax.vmap(engine.step), states.game, two)
+    if "env_reset" in programs:
+        yield "env_reset", stages(jax.vmap(env.reset, in_axes=(0, None)), keys, params)
+    if "parts" in programs:
+        game = jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), states.game)
+        key = keys[0]
+        parts: dict[str, tuple[Callable, tuple]] = {
+            "env.reset_env": (env.reset_env, (key, params)),
+            "setup.new_battle": (lambda k: setup.new_battle(teams.random_teams(k), jnp.zeros(2, jnp.uint32)), (key,)),
+            "teams.random_teams": (teams.random_teams, (key,)),
+            "observe": (lambda s: penv.observe(s, 0), (game,)),
+            "max_damage_action": (lambda k, s: penv.max_damage_action(k, s, 0), (key, game)),
+            "legal_mask": (lambda s: penv.legal_mask(s, 0), (game,)),
+        }
+        for name, (fn, args) in parts.items():
+            yield name, stages(fn, *args, compile_=False)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--programs", default="env_step,engine_step")
+    ap.add_argument("--batch", type=int, default=64)
+    args = ap.parse_args(argv)
+    jax.config.update("jax_enable_compilation_cache", False)
+    programs = args.programs.split(",")
+    print(f"{'program':<20} {'HLO lines':>9} {'trace s':>8} {'lower s':>8} {'compile s':>9}   (CPU s: trace lower compile)")
+    for name, row in report(programs, args.batch):
+        comp = f"{row['compile_s']:9.1f}" if "compile_s" in row else f"{'-':>9}"
+        comp_cpu = f"{row['compile_cpu_s']:.1f}" if "compile_cpu_s" in row else "-"
+        print(f"{name:<20} {row['hlo_lines']:>9,} {row['trace_s']:8.1f} {row['lower_s']:8.1f} {comp}"
+              f"   ({row['trace_cpu_s']:.1f} {row['lower_cpu_s']:.1f} {comp_cpu})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
