@@ -136,6 +136,11 @@ impl GameBoy {
                 // wakes the CPU or ends the frame, or a timer/serial event comes first.
                 let device_event = bus.next_device_event();
                 loop {
+                    if !render {
+                        if let Some(last_transition) = bus.ppu.skip_halted_lines(cpu.cycles, device_event) {
+                            cpu.cycles = last_transition;
+                        }
+                    }
                     bus.ppu.skip_unobserved_modes(device_event);
                     let deadline = bus.ppu.next_event();
                     // A halted batch lasts at least 4 cycles; if it would reach a timer/serial

@@ -149,7 +149,7 @@ pub struct Ppu {
     window_triggered: bool,
     /// Window line counter as PyBoy keeps it: advanced *before* each drawn window line, reset to -1
     /// after line 143 is drawn, 0 at power-on (so the first rendered window starts one row down).
-    window_line: i16,
+    pub window_line: i16,
     /// Draw lines during this frame (false while skipping frames).
     pub render_enabled: bool,
     /// Shades 0-3 (after palette mapping), row-major 160x144.
@@ -359,6 +359,41 @@ impl Ppu {
         debug_assert_eq!(rose, 0);
         self.schedule(event, at);
         true
+    }
+
+    /// For a halted CPU, from line `ly`'s mode-3 event (not in the first frame): when nothing can
+    /// observe the lines that follow (no rendering, no mode-0/mode-2 STAT source), jumps to the state
+    /// right after mode 2 of line 143, or of the line before LYC's if the LYC source is on, the
+    /// state the halted loop reaches by taking each line's (skipped) mode 3/0, LY advance and mode 2
+    /// one by one. Only when that loop would take each of them exactly at its scheduled time (`now`
+    /// at least 4 cycles before the first) and all before `limit` (the next timer/serial event).
+    /// Returns the cycle count of the last transition (the new CPU cycle count).
+    pub fn skip_halted_lines(&mut self, now: u64, limit: u64) -> Option<u64> {
+        if self.event != Event::Transfer || self.first_frame || self.render_enabled || self.stat_enables & 0x28 != 0 {
+            return None;
+        }
+        // The LY advance onto LYC's line may raise the STAT interrupt: stop one line before it.
+        let last_line = if self.stat_enables & 0x40 != 0 && self.lyc > self.ly && self.lyc <= 143 { self.lyc - 1 } else { 143 };
+        if last_line <= self.ly {
+            return None;
+        }
+        let first_advance = self.line_start(self.ly) + 452;
+        let last_line_start = self.line_start(last_line);
+        if now + 4 > first_advance || last_line_start >= limit {
+            return None;
+        }
+        // Mode 2 of each skipped line checks WY; each LY advance compares LYC (not the first frame).
+        if self.wy > self.ly && self.wy <= last_line {
+            self.window_triggered = true;
+        }
+        self.ly = last_line;
+        self.lyc_flag = self.ly == self.lyc;
+        self.mode = MODE_OAM;
+        let rose = self.update_stat_line(false);
+        debug_assert_eq!(rose, 0);
+        self.last_tick_at = last_line_start;
+        self.schedule(Event::Transfer, last_line_start + 80);
+        Some(last_line_start)
     }
 
     /// The due transition (see `tick`).
