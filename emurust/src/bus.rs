@@ -165,6 +165,13 @@ impl Bus {
     #[inline(never)]
     fn sync_dma_slow(&mut self, now: u64) {
         let due = (((now - self.dma.start) / 4) + 1).min(160) as u8;
+        if due > self.dma.copied && (0xC000..0xE000).contains(&self.dma.source) {
+            // Work RAM source (the usual shadow OAM): the due bytes in one block.
+            let (from, to) = (self.dma.copied as usize, due as usize);
+            let base = (self.dma.source & 0x1FFF) as usize;
+            self.ppu.write_oam_block(from, &self.wram[base + from..base + to]);
+            self.dma.copied = due;
+        }
         while self.dma.copied < due {
             let i = self.dma.copied as u16;
             let v = self.dma_source_read(self.dma.source.wrapping_add(i), now);

@@ -266,6 +266,16 @@ impl Ppu {
         }
     }
 
+    /// Writes OAM bytes `start..start + values.len()` (DMA), like `write_oam` byte by byte.
+    #[inline]
+    pub fn write_oam_block(&mut self, start: usize, values: &[u8]) {
+        let target = &mut self.oam[start..start + values.len()];
+        if target != values {
+            target.copy_from_slice(values);
+            self.line_sprites_valid = false;
+        }
+    }
+
     fn rebuild_line_sprites(&mut self) {
         let height = if self.lcdc & 0x04 != 0 { 16 } else { 8 };
         self.line_sprite_count.fill(0);
