@@ -258,8 +258,13 @@ class PokemonGen1Random(TwoPlayerGame):
         return PokemonParams()
 
     def init(self, key, params: PokemonParams) -> BattleState:
+        return engine.start_battle(self.init_unstarted(key, params))
+
+    def init_unstarted(self, key, params: PokemonParams) -> BattleState:
+        """A new battle (two random teams, battle seed from the key) before its leads are sent out
+        (request REQUEST_START): the next ``step``, whatever the actions, starts it."""
         k_teams, k_battle = jax.random.split(key)
-        return setup.new_battle(teams.random_teams(k_teams), prng.seed_from_key(k_battle))
+        return setup.initial_state(teams.random_teams(k_teams), prng.seed_from_key(k_battle))
 
     def init_from_packed(self, p1: str, p2: str, seed) -> BattleState:
         """Team injection (parity runs): the battle Showdown starts between two packed teams at a
@@ -307,7 +312,9 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
     0 uniform random legal, 1 max damage).
 
     The battle step appears once in the compiled program: the opponent's lone replacements
-    (the agent's attack fainted its Pokémon) run in the same loop as the joint step."""
+    (the agent's attack fainted its Pokémon) and the start of the next battle after an episode
+    ends (gymnax's autoreset) run in the same loop as the joint step. ``step`` overrides gymnax's
+    to do so; it returns what gymnax's would (``info["final_observation"]`` included)."""
 
     def __init__(self, opponents=()):
         super().__init__(PokemonGen1Random(), opponents)
@@ -316,38 +323,86 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
     def default_params(self) -> SingleAgentParams:
         return SingleAgentParams(game=PokemonParams(), opponent=OPPONENT_RANDOM)
 
-    def reset_env(self, key, params: SingleAgentParams):
+    def _new_episode(self, key, params: SingleAgentParams) -> SingleAgentState:
+        """A new episode whose battle is not started yet (request REQUEST_START)."""
         k_side, k_game = jax.random.split(key)
         agent = jnp.where(params.agent_side < 0, jax.random.bernoulli(k_side).astype(jnp.int32),
                           params.agent_side).astype(jnp.int32)
-        game_state = self.game.init(k_game, params.game)
-        state = SingleAgentState(game=game_state, agent=agent, truncated=jnp.asarray(False), time=jnp.int32(0))
-        return self.game.observe(game_state, agent, params.game), state
+        game_state = self.game.init_unstarted(k_game, params.game)
+        return SingleAgentState(game=game_state, agent=agent, truncated=jnp.asarray(False), time=jnp.int32(0))
+
+    def reset_env(self, key, params: SingleAgentParams):
+        state = self._new_episode(key, params)
+        state = state.replace(game=engine.start_battle(state.game))
+        return self.game.observe(state.game, state.agent, params.game), state
+
+    @functools.partial(jax.jit, static_argnames=("self",))
+    def step(self, key, state: SingleAgentState, action, params: SingleAgentParams | None = None):
+        """gymnax's ``step`` (autoreset, ``terminated``/``truncated``/``final_observation`` in info),
+        with the new battle started inside the battle loop instead of by a separate reset."""
+        if params is None:
+            params = self.default_params
+        key_step, key_reset = jax.random.split(key)
+        return self._advance(key_step, state, action, params, self._new_episode(key_reset, params))
 
     def step_env(self, key, state: SingleAgentState, action, params: SingleAgentParams):
+        obs, new_state, reward, terminated, _, info = self._advance(key, state, action, params, None)
+        info = {k: v for k, v in info.items() if k in ("illegal_action", "action_mask")}
+        return obs, new_state, reward, terminated, info
+
+    def _advance(self, key, state: SingleAgentState, action, params: SingleAgentParams, fresh):
+        """One agent step; with ``fresh`` (an unstarted episode), an episode that ends is replaced by
+        it and its battle started in the same loop. Returns gymnax ``step``'s tuple."""
         agent, opp = state.agent, 1 - state.agent
         mask = self.game.legal_action_mask(state.game, agent, params.game)
         action = jnp.asarray(action, jnp.int32)
         legal = (action >= 0) & (action < NUM_ACTIONS) & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
         action = jnp.where(legal, action, first_legal_action(mask))
+        time_up = state.time + 1 >= params.max_steps_in_episode
+        restart_on = fresh is not None
 
         def cond(carry):
-            _, game, _, first = carry
+            _, game, _, first, _, restarted = carry
             acting = self.game.acting(game, params.game)
-            return first | (~self.game.is_over(game, params.game) & ~acting[agent] & acting[opp])
+            over = self.game.is_over(game, params.game)
+            more = first | (~over & ~acting[agent] & acting[opp])
+            if restart_on:
+                more = more | ((over | time_up) & ~restarted)
+            return more
 
         def body(carry):
-            key, game, reward, first = carry
+            key, game, reward, first, final, restarted = carry
+            if restart_on:   # the episode has ended: the next battle starts in this iteration
+                restart = ~first & ~restarted & (self.game.is_over(game, params.game) | time_up)
+                final = jax.tree_util.tree_map(lambda a, b: jnp.where(restart, a, b), game, final)
+                game = jax.tree_util.tree_map(lambda a, b: jnp.where(restart, a, b), fresh.game, game)
+                restarted = restarted | restart
             key, k_opp, k_step = jax.random.split(key, 3)
             acting = self.game.acting(game, params.game)
             opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, game, opp, params), 0)
             mine = jnp.where(first, action, 0)
             actions = jnp.zeros(2, jnp.int32).at[agent].set(mine).at[opp].set(opp_action)
             game, rewards, _, _ = self.game.step(k_step, game, actions, params.game)
-            return key, game, reward + rewards[agent], jnp.asarray(False)
+            return key, game, reward + rewards[agent], jnp.asarray(False), final, restarted
 
-        _, game, reward, _ = jax.lax.while_loop(cond, body, (key, state.game, jnp.float32(0.0), jnp.asarray(True)))
-        new_state = SingleAgentState(game=game, agent=agent, truncated=self.game.is_truncated(game, params.game),
-                                     time=state.time + 1)
-        info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(game, agent, params.game)}
-        return (self.game.observe(game, agent, params.game), new_state, reward, self.game.is_terminated(game), info)
+        carry = (key, state.game, jnp.float32(0.0), jnp.asarray(True), state.game, jnp.asarray(False))
+        _, game, reward, _, final, restarted = jax.lax.while_loop(cond, body, carry)
+        final = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), final, game)
+        ended = SingleAgentState(game=final, agent=agent, truncated=self.game.is_truncated(final, params.game),
+                                 time=state.time + 1)
+        terminated = self.game.is_terminated(final)
+        truncated = self.is_truncated(ended, params)
+        if restart_on:
+            # one observation program for both: the end of the step, and the new episode's start
+            next_agent = jnp.where(restarted, fresh.agent, agent)
+            both = jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), final, game)
+            obs_final, obs_next = jax.vmap(lambda g, p: self.game.observe(g, p, params.game))(
+                both, jnp.stack([agent, next_agent]))
+            new_state = SingleAgentState(game=game, agent=fresh.agent, truncated=jnp.asarray(False), time=jnp.int32(0))
+            new_state = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), new_state, ended)
+        else:
+            obs_final = obs_next = self.game.observe(game, agent, params.game)
+            new_state = ended
+        info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(final, agent, params.game),
+                "terminated": terminated, "truncated": truncated, "final_observation": obs_final}
+        return obs_next, new_state, reward, terminated, truncated, info

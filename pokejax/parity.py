@@ -40,9 +40,15 @@ class BattleResult:
 
 @functools.lru_cache(maxsize=None)
 def compiled_engine(trace_capacity: int = TRACE_CAPACITY):
-    """(new_battle, step), jitted once per process (and cached on disk by JAX)."""
-    new = jax.jit(lambda teams, rng: setup.new_battle(teams, rng, trace_capacity))
+    """(new_battle, step), jitted once per process (and cached on disk by JAX). The battle starts
+    through ``engine.step`` on the unstarted state (request REQUEST_START), the route the RL env's
+    autoreset takes, so that every L3 battle checks it."""
     step = jax.jit(engine.step)
+    unstarted = jax.jit(lambda teams, rng: setup.initial_state(teams, rng, trace_capacity))
+
+    def new(teams, rng):
+        return step(unstarted(teams, rng), np.zeros(2, np.int32))
+
     record = jax.jit(engine_arrays)
     return new, step, record
 

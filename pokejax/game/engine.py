@@ -18,7 +18,7 @@ import numpy as np
 from pokejax import prng
 from pokejax.data import tables as T
 from pokejax.game import mechanics as M
-from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, WINNER_NONE, WINNER_P1,
+from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, WINNER_NONE, WINNER_P1,
                                 WINNER_P2, WINNER_TIE, VOLATILE_START, Active, BattleState, Side, Team)
 
 _T = T.load()
@@ -1365,15 +1365,19 @@ def _switch_in_side(st: BattleState, s, slot, on) -> BattleState:
         "switch_flag", _w(on & (jnp.arange(2) == s), False, st.side.switch_flag)))
 
 
-def switch_turn(st: BattleState, actions, on) -> BattleState:
-    """A turn answering a switch request (replacing fainted Pokémon)."""
+def switch_turn(st: BattleState, actions, on, start=False) -> BattleState:
+    """A turn answering a switch request (replacing fainted Pokémon), or, where ``start``, Showdown's
+    ``start`` action: both leads (team slot 0) switch in, p1 then p2 (no order draw), runSwitches,
+    turn 1. The start is this turn with both sides switching, so that it needs no code of its own
+    (``step`` starts a battle in request REQUEST_START through the same program)."""
+    start = jnp.asarray(start, bool)
     st = update_speeds(st, on)
-    need = st.side.switch_flag & on
+    need = (st.side.switch_flag | start) & on
     speed = st.active.modified[:, T.SPE]
     both = need[0] & need[1]
-    st, first_both = _order_two(st, speed[0] > speed[1], speed[0] == speed[1], on & both)
-    first = _w(both, first_both, _w(need[0], 0, 1))
-    slots = actions - ACTION_SWITCH_BASE
+    st, first_both = _order_two(st, speed[0] > speed[1], speed[0] == speed[1], on & both & ~start)
+    first = _w(start, 0, _w(both, first_both, _w(need[0], 0, 1)))
+    slots = _w(start, 0, actions - ACTION_SWITCH_BASE)
     st = _switch_in_side(st, first, slots[first], on & need[first])
     # with a second instaswitch still queued, runAction returns before its Update
     st = speed_tie_event(st, on & need[first] & ~both)
@@ -1385,23 +1389,21 @@ def switch_turn(st: BattleState, actions, on) -> BattleState:
 
 
 def start_battle(st: BattleState) -> BattleState:
-    """Showdown's ``start`` action: both leads switch in (p1 then p2), runSwitches, turn 1."""
+    """Showdown's ``start`` action on a state in request REQUEST_START (what ``step`` does with it,
+    in a program without the move turn)."""
     st = begin_step(st)
-    on = jnp.asarray(True)
-    st = _switch_in_side(st, 0, 0, on)
-    st = _switch_in_side(st, 1, 0, on)
-    st, second_first = runswitch_order(st, 0, on)
-    st = speed_tie_event(st, on)
-    st = run_switches(st, 0, on, second_first, on)
-    return end_step(end_turn(st, on))
+    st = switch_turn(st, jnp.zeros(2, I32), jnp.asarray(True), start=True)
+    return end_step(st)
 
 
 def step(st: BattleState, actions) -> BattleState:
-    """Advance the battle by one decision: both players' actions (int32[2], see legal_actions)."""
+    """Advance the battle by one decision: both players' actions (int32[2], see legal_actions).
+    In request REQUEST_START it starts the battle (the actions are ignored)."""
     actions = jnp.asarray(actions, I32)
     st = begin_step(st)
     move_request = st.request == REQUEST_MOVE
-    switch_request = st.request == REQUEST_SWITCH
+    start = st.request == REQUEST_START
+    switch_request = (st.request == REQUEST_SWITCH) | start
     st = move_turn(st, actions, move_request)
-    st = switch_turn(st, actions, switch_request)
+    st = switch_turn(st, actions, switch_request, start)
     return end_step(st)

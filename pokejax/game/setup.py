@@ -18,7 +18,7 @@ from pokejax import prng
 from pokejax.data import tables as T
 from pokejax.game import mechanics as M
 from pokejax.game.engine import start_battle
-from pokejax.game.state import (NUM_MOVE_SLOTS, REQUEST_MOVE, TEAM_SIZE, WINNER_NONE, Active, BattleState,
+from pokejax.game.state import (NUM_MOVE_SLOTS, REQUEST_START, TEAM_SIZE, WINNER_NONE, Active, BattleState,
                                 Side, Team)
 
 _T = T.load()
@@ -90,7 +90,8 @@ def stack_teams(p1: TeamArrays, p2: TeamArrays) -> TeamArrays:
 
 
 def initial_state(teams: TeamArrays, rng_state, trace_capacity: int = 0) -> BattleState:
-    """The state before Showdown's ``start`` action (both leads about to switch in).
+    """The state before Showdown's ``start`` action (both leads about to switch in): request
+    ``REQUEST_START``, so that ``engine.step`` (whatever the actions) or ``engine.start_battle`` starts it.
 
     ``teams`` holds both teams stacked ([2, 6, ...]); ``rng_state`` is the battle PRNG
     (``prng.seed_from_showdown``)."""
@@ -121,7 +122,7 @@ def initial_state(teams: TeamArrays, rng_state, trace_capacity: int = 0) -> Batt
     return BattleState(team=team, active=active, side=side, rng=jnp.asarray(rng_state, jnp.uint32),
                        draw_pool=jnp.zeros(prng.POOL_SIZE, jnp.uint32),
                        turn=jnp.zeros((), jnp.int32), last_damage=jnp.zeros((), jnp.int32),
-                       request=jnp.asarray(REQUEST_MOVE, jnp.int32), winner=jnp.asarray(WINNER_NONE, jnp.int32),
+                       request=jnp.asarray(REQUEST_START, jnp.int32), winner=jnp.asarray(WINNER_NONE, jnp.int32),
                        draw_log=jnp.zeros((trace_capacity, 3), jnp.int32), draw_count=jnp.zeros((), jnp.int32))
 
 

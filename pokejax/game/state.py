@@ -20,8 +20,9 @@ NUM_SIDES = 2
 TEAM_SIZE = 6
 NUM_MOVE_SLOTS = 4
 
-# battle.request: what the next call to step expects
-REQUEST_MOVE, REQUEST_SWITCH, REQUEST_ENDED = 0, 1, 2
+# battle.request: what the next call to step expects (REQUEST_START: a new battle whose leads have
+# not been sent out yet; the next step runs Showdown's ``start`` and ignores the actions)
+REQUEST_MOVE, REQUEST_SWITCH, REQUEST_ENDED, REQUEST_START = 0, 1, 2, 3
 # battle.winner once ended
 WINNER_NONE, WINNER_P1, WINNER_P2, WINNER_TIE = -1, 0, 1, 2
 
