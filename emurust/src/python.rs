@@ -6,7 +6,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -344,20 +344,31 @@ impl PyVecGameBoy {
 
     fn buttons_from(&self, actions: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
         let n = self.num_envs();
-        let values: Vec<i64> = if let Ok(a) = actions.cast::<PyArrayDyn<u8>>() {
-            a.readonly().as_array().iter().map(|&v| v as i64).collect()
-        } else if let Ok(a) = actions.cast::<PyArrayDyn<i64>>() {
-            a.readonly().as_array().iter().copied().collect()
-        } else if let Ok(a) = actions.cast::<PyArrayDyn<i32>>() {
-            a.readonly().as_array().iter().map(|&v| v as i64).collect()
-        } else {
+        // Called once per step: shape and dtype come from the array struct (no Python attribute
+        // lookups), and the values are copied at once with the GIL held (no borrow registry).
+        let dtype_error = || {
             let dtype = actions.getattr("dtype").map(|d| d.to_string()).unwrap_or_else(|_| actions.get_type().to_string());
-            return Err(PyTypeError::new_err(format!("actions must be a numpy array of uint8, int32 or int64, got {dtype}")));
+            PyTypeError::new_err(format!("actions must be a numpy array of uint8, int32 or int64, got {dtype}"))
         };
-        let shape: Vec<usize> = actions.getattr("shape")?.extract()?;
-        if shape != [n] {
-            return Err(PyValueError::new_err(format!("actions must have shape ({n},), got {shape:?}")));
+        let untyped = actions.cast::<PyUntypedArray>().map_err(|_| dtype_error())?;
+        let dtype = untyped.dtype();
+        let py = actions.py();
+        let known = [dtype.is_equiv_to(&numpy::dtype::<u8>(py)), dtype.is_equiv_to(&numpy::dtype::<i64>(py)), dtype.is_equiv_to(&numpy::dtype::<i32>(py))];
+        if !known.iter().any(|&k| k) {
+            return Err(dtype_error());
         }
+        if untyped.shape() != [n] {
+            return Err(PyValueError::new_err(format!("actions must have shape ({n},), got {:?}", untyped.shape())));
+        }
+        // SAFETY (the three `as_array`s): the array is 1-D of this dtype (checked above), read while
+        // the GIL is held and copied before anything else runs; no Rust reference to it is alive.
+        let values: Vec<i64> = if known[0] {
+            unsafe { actions.cast_unchecked::<PyArray1<u8>>().as_array() }.iter().map(|&v| v as i64).collect()
+        } else if known[1] {
+            unsafe { actions.cast_unchecked::<PyArray1<i64>>().as_array() }.to_vec()
+        } else {
+            unsafe { actions.cast_unchecked::<PyArray1<i32>>().as_array() }.iter().map(|&v| v as i64).collect()
+        };
         match &self.action_table {
             Some(table) => values
                 .iter()
