@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import numpy as np
 
 from tcgjax import spec
 from tcgjax.cards import ENERGY_TYPES, CardDatabase, load_cards
+from tcgjax.game.state import fields as state_fields
 
 SPECIAL_NAMES = {spec.ASLEEP: "asleep", spec.PARALYZED: "paralyzed", spec.CONFUSED: "confused"}
 ENERGY_LETTERS = {"grass": "G", "fire": "R", "water": "W", "lightning": "L", "psychic": "P", "fighting": "F",
@@ -32,7 +34,7 @@ def _game_state(state: Any) -> tuple[Any, int | None]:
 
 
 def _values(game) -> dict[str, np.ndarray]:
-    values = {name: np.asarray(value) for name, value in game.__dict__.items()}
+    values = {name: np.asarray(value) for name, value in state_fields(jax.device_get(game)).items()}
     if values["card"].shape != (2, spec.NUM_SLOTS):
         raise ValueError(f"render takes one game, not a batch (card has shape {values['card'].shape})")
     return values

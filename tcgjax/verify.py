@@ -24,6 +24,7 @@ from tcgjax.cards import TYPE_INDEX
 from tcgjax.decks import Deck
 from tcgjax.game import card_tables
 from tcgjax.game.state import GameState, discard_counts, from_canonical
+from tcgjax.game.state import fields as state_fields
 from tcgjax.game.step import legal_actions, new_game, step
 from tcgjax.reference import Game
 
@@ -172,7 +173,8 @@ class JaxBatchRunner:
 
 def jax_canonical(states: GameState, *index: int) -> dict[str, np.ndarray]:
     """The canonical form (tcgjax.game.state.canonical) of one state of a batched (host) pytree."""
-    out = {name: np.asarray(v[index]).astype(np.int64) for name, v in states.__dict__.items()}
+    one = jax.tree_util.tree_map(lambda v: np.asarray(v)[index], states)
+    out = {name: np.asarray(v).astype(np.int64) for name, v in state_fields(one).items()}
     out["discard"] = discard_counts(out["discard"])
     return out
 

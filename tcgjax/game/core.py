@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from tcgjax import spec
-from tcgjax.game.state import ACTIVE_EFFECT_FIELDS, SLOT_FIELDS, GameState
+from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState
 from tcgjax.game.tables import CardTables
 from tcgjax.rng import stream_value_jax
 
@@ -181,40 +181,23 @@ def is_turn(state: GameState, turn_field):
 
 def put_into_play(state: GameState, p, slot, card, gate=TRUE) -> GameState:
     """BENCH-1/2."""
-    new = state.replace(
-        stack=state.stack.at[p, slot].set(jnp.array([-1] * spec.STACK_DEPTH, I32).at[0].set(card)),
-        card=state.card.at[p, slot].set(card),
-        damage=state.damage.at[p, slot].set(0),
-        energy=state.energy.at[p, slot].set(0),
-        turn_played=state.turn_played.at[p, slot].set(state.turn),
-        ability_used=state.ability_used.at[p, slot].set(False),
-    )
-    return merge(gate, new, state)
+    row = jnp.asarray(EMPTY_SLOT).at[SLOT_INDEX["stack"].start].set(card).at[SLOT_INDEX["card"]].set(card)
+    row = row.at[SLOT_INDEX["turn_played"]].set(state.turn)
+    return merge(gate, state.replace(slots=state.slots.at[p, slot].set(row)), state)
 
 
 def clear_active_effects(state: GameState, p, gate=TRUE) -> GameState:
     """STATUS-3, DMG-7."""
-    updates = {}
-    for name in ACTIVE_EFFECT_FIELDS:
-        field = getattr(state, name)
-        updates[name] = field.at[p].set(jnp.where(gate, jnp.zeros((), field.dtype), field[p]))
-    return state.replace(**updates)
+    return state.replace(active=state.active.at[p].set(jnp.where(gate, 0, state.active[p])))
 
 
 def clear_slot(state: GameState, p, slot) -> GameState:
-    return state.replace(
-        stack=state.stack.at[p, slot].set(-1), card=state.card.at[p, slot].set(-1),
-        damage=state.damage.at[p, slot].set(0), energy=state.energy.at[p, slot].set(0),
-        turn_played=state.turn_played.at[p, slot].set(0), ability_used=state.ability_used.at[p, slot].set(False))
+    return state.replace(slots=state.slots.at[p, slot].set(jnp.asarray(EMPTY_SLOT)))
 
 
 def permute_slots(state: GameState, p, order) -> GameState:
     """Player p's slots rearranged: new slot s holds old slot order[s]."""
-    updates = {}
-    for name in SLOT_FIELDS:
-        field = getattr(state, name)
-        updates[name] = field.at[p].set(field[p][order])
-    return state.replace(**updates)
+    return state.replace(slots=state.slots.at[p].set(state.slots[p][order]))
 
 
 def move_slot(state: GameState, p, source, target) -> GameState:
@@ -315,14 +298,9 @@ def resolve_knockouts(T: CardTables, state: GameState) -> GameState:
     discard = state.discard.at[seat, target].set(cards, mode="drop")
     new = state.replace(
         points=points, discard=discard, discard_size=state.discard_size + jnp.sum(leaving, axis=1),
-        stack=jnp.where(knocked[:, :, None], -1, state.stack), card=jnp.where(knocked, -1, state.card),
-        damage=jnp.where(knocked, 0, state.damage), energy=jnp.where(knocked[:, :, None], 0, state.energy),
-        turn_played=jnp.where(knocked, 0, state.turn_played), ability_used=jnp.where(knocked, False, state.ability_used))
-    cleared = {}
-    for name in ACTIVE_EFFECT_FIELDS:
-        field = getattr(new, name)
-        cleared[name] = jnp.where(knocked[:, 0], jnp.zeros((), field.dtype), field)
-    return check_win(new.replace(**cleared))
+        slots=jnp.where(knocked[:, :, None], jnp.asarray(EMPTY_SLOT), state.slots),
+        active=jnp.where(knocked[:, 0, None], 0, state.active))
+    return check_win(new)
 
 
 def check_win(state: GameState) -> GameState:

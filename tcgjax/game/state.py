@@ -7,6 +7,8 @@ Field names, shapes and meanings are those of `tcgjax.reference.state.canonical`
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,95 +19,119 @@ from tcgjax import spec
 I32 = jnp.int32
 
 
-@struct.dataclass
-class GameState:
-    # stream and flow
-    seed: jnp.ndarray  # uint32
-    rng_counter: jnp.ndarray
-    turn: jnp.ndarray
-    turn_player: jnp.ndarray
-    first_player: jnp.ndarray
-    phase: jnp.ndarray
-    decider: jnp.ndarray
-    aux_card: jnp.ndarray
-    aux_index: jnp.ndarray
-    aux_count: jnp.ndarray
-    aux_type: jnp.ndarray
-    in_attack: jnp.ndarray  # bool
-    counter_damage: jnp.ndarray
-    turn_ending: jnp.ndarray  # bool
-    checkup_done: jnp.ndarray  # bool
-    game_over: jnp.ndarray  # bool
-    winner: jnp.ndarray
-    truncated: jnp.ndarray  # bool
-    # zones [2, ...]
-    deck: jnp.ndarray  # [2, 20], index 0 is the top
-    deck_size: jnp.ndarray
-    hand: jnp.ndarray  # [2, 20]
-    hand_size: jnp.ndarray
-    discard: jnp.ndarray  # [2, 20] in order of arrival (canonical(): counts per card)
-    discard_size: jnp.ndarray
-    energy_types: jnp.ndarray  # [2, 3]
-    points: jnp.ndarray
-    energy_current: jnp.ndarray
-    energy_next: jnp.ndarray
-    retreat_reduction: jnp.ndarray
-    attack_bonus: jnp.ndarray
-    named_attack_bonus: jnp.ndarray
-    supporter_blocked_turn: jnp.ndarray
-    supporter_played: jnp.ndarray  # bool
-    retreated: jnp.ndarray  # bool
-    # Pokémon in play [2, 4, ...]
-    stack: jnp.ndarray  # [2, 4, 3]
-    card: jnp.ndarray  # [2, 4] top card or -1
-    damage: jnp.ndarray
-    energy: jnp.ndarray  # [2, 4, 8]
-    turn_played: jnp.ndarray
-    ability_used: jnp.ndarray  # bool
-    # the Active's conditions and attack effects [2]
-    poisoned: jnp.ndarray  # bool
-    burned: jnp.ndarray  # bool
-    special: jnp.ndarray
-    cant_attack_turn: jnp.ndarray
-    cant_retreat_turn: jnp.ndarray
-    protected_turn: jnp.ndarray
-    reduce_damage_turn: jnp.ndarray
-    reduce_damage_amount: jnp.ndarray
-    attack_minus_turn: jnp.ndarray
-    attack_minus_amount: jnp.ndarray
-
-
+# Storage: the named fields of `canonical()` live as columns of a few packed int32 arrays, so that a
+# rule that changes several fields of a Pokémon (or of a player, or of the Active's effects) updates
+# and gates one array, not one array per field: the batched step runs far fewer kernels. Booleans
+# are stored as 0/1 and read back as bool.
+FLOW_FIELDS = ("rng_counter", "turn", "turn_player", "first_player", "phase", "decider", "aux_card", "aux_index",
+               "aux_count", "aux_type", "in_attack", "counter_damage", "turn_ending", "checkup_done", "game_over",
+               "winner", "truncated")
+SEAT_COLUMNS = (("deck_size", 1), ("hand_size", 1), ("discard_size", 1), ("energy_types", 3), ("points", 1),
+                ("energy_current", 1), ("energy_next", 1), ("retreat_reduction", 1), ("attack_bonus", 1),
+                ("named_attack_bonus", 1), ("supporter_blocked_turn", 1), ("supporter_played", 1), ("retreated", 1))
+ZONE_FIELDS = ("deck", "hand", "discard")  # [2, 3, 20]: deck (index 0 is the top), hand, discard in order of arrival
+SLOT_COLUMNS = (("stack", spec.STACK_DEPTH), ("card", 1), ("damage", 1), ("energy", spec.NUM_ENERGY), ("turn_played", 1),
+                ("ability_used", 1))
 ACTIVE_EFFECT_FIELDS = ("poisoned", "burned", "special", "cant_attack_turn", "cant_retreat_turn", "protected_turn",
                         "reduce_damage_turn", "reduce_damage_amount", "attack_minus_turn", "attack_minus_amount")
-SLOT_FIELDS = ("stack", "card", "damage", "energy", "turn_played", "ability_used")
+SLOT_FIELDS = tuple(name for name, _ in SLOT_COLUMNS)
+SLOT_WIDTH = sum(width for _, width in SLOT_COLUMNS)
+SEAT_WIDTH = sum(width for _, width in SEAT_COLUMNS)
+BOOL_FIELDS = frozenset(("in_attack", "turn_ending", "checkup_done", "game_over", "truncated", "supporter_played",
+                         "retreated", "ability_used", "poisoned", "burned"))
+
+# the names of canonical(), in its order
+FIELD_NAMES = (("seed",) + FLOW_FIELDS + ("deck", "deck_size", "hand", "hand_size", "discard", "discard_size",
+               "energy_types", "points", "energy_current", "energy_next", "retreat_reduction", "attack_bonus",
+               "named_attack_bonus", "supporter_blocked_turn", "supporter_played", "retreated")
+               + SLOT_FIELDS + ACTIVE_EFFECT_FIELDS)
+
+
+def _columns(spec_: tuple) -> dict[str, tuple]:
+    out, start = {}, 0
+    for name, width in spec_:
+        out[name] = (start,) if width == 1 else (slice(start, start + width),)
+        start += width
+    return out
+
+
+# name -> (packed array, index after the leading (batch and) seat/slot axes)
+_LAYOUT: dict[str, tuple[str, tuple]] = {}
+_LAYOUT.update({name: ("flow", (i,)) for i, name in enumerate(FLOW_FIELDS)})
+_LAYOUT.update({name: ("seat", index) for name, index in _columns(SEAT_COLUMNS).items()})
+_LAYOUT.update({name: ("zones", (i, slice(None))) for i, name in enumerate(ZONE_FIELDS)})
+_LAYOUT.update({name: ("slots", index) for name, index in _columns(SLOT_COLUMNS).items()})
+_LAYOUT.update({name: ("active", (i,)) for i, name in enumerate(ACTIVE_EFFECT_FIELDS)})
+SLOT_INDEX = {name: _LAYOUT[name][1][0] for name in SLOT_FIELDS}
+EMPTY_SLOT = np.array([-1] * spec.STACK_DEPTH + [-1, 0] + [0] * spec.NUM_ENERGY + [0, 0], np.int32)  # clear_slot()
+
+
+@struct.dataclass
+class GameState:
+    """One game (or a batch: leading axes). Read any canonical field by name (`state.card`,
+    `state.phase`, ...); `replace(card=..., phase=...)` writes named fields into the packed arrays
+    (packed names may be replaced directly too)."""
+    seed: jnp.ndarray  # uint32
+    flow: jnp.ndarray  # int32 [17]: FLOW_FIELDS
+    seat: jnp.ndarray  # int32 [2, 15]: SEAT_COLUMNS
+    zones: jnp.ndarray  # int32 [2, 3, 20]: ZONE_FIELDS, -1 where empty
+    slots: jnp.ndarray  # int32 [2, 4, 15]: SLOT_COLUMNS; slot 0 is the Active spot
+    active: jnp.ndarray  # int32 [2, 10]: ACTIVE_EFFECT_FIELDS (the Active's conditions and attack effects)
+
+
+def _getter(name: str):
+    array, index = _LAYOUT[name]
+    index = (Ellipsis,) + index
+    if name in BOOL_FIELDS:
+        return property(lambda self: getattr(self, array)[index] != 0, doc=name)
+    return property(lambda self: getattr(self, array)[index], doc=name)
+
+
+for _name in _LAYOUT:
+    setattr(GameState, _name, _getter(_name))
+
+
+def _replace(self: GameState, **updates) -> GameState:
+    packed = {}
+    for name, value in updates.items():
+        if name in GameState.__dataclass_fields__:
+            packed[name] = value
+            continue
+        if name not in _LAYOUT:
+            raise TypeError(f"GameState has no field {name!r}")
+        array, index = _LAYOUT[name]
+        current = packed.get(array, getattr(self, array))
+        packed[array] = current.at[(Ellipsis,) + index].set(jnp.asarray(value).astype(jnp.int32))
+    return dataclasses.replace(self, **packed)
+
+
+GameState.replace = _replace
+
+
+def fields(state: GameState) -> dict[str, jnp.ndarray]:
+    """Every canonical field by name (discard still as a list)."""
+    return {name: getattr(state, name) for name in FIELD_NAMES}
 
 
 def empty_state(num_cards: int) -> GameState:
-    """All zones empty; `tcgjax.game.setup.new_game` fills it."""
-    z = lambda *shape: jnp.zeros(shape, I32)  # noqa: E731
-    f = lambda *shape: jnp.full(shape, -1, I32)  # noqa: E731
-    b = lambda *shape: jnp.zeros(shape, bool)  # noqa: E731
-    return GameState(
-        seed=jnp.uint32(0), rng_counter=z(), turn=z(), turn_player=z(), first_player=z(), phase=jnp.int32(spec.SETUP),
-        decider=z(), aux_card=f(), aux_index=f(), aux_count=z(), aux_type=f(), in_attack=b(), counter_damage=z(),
-        turn_ending=b(), checkup_done=b(), game_over=b(), winner=f(), truncated=b(),
-        deck=f(2, spec.DECK_SIZE), deck_size=z(2), hand=f(2, spec.HAND_CAPACITY), hand_size=z(2),
-        discard=f(2, spec.DECK_SIZE), discard_size=z(2), energy_types=f(2, 3), points=z(2), energy_current=f(2), energy_next=f(2),
-        retreat_reduction=z(2), attack_bonus=z(2), named_attack_bonus=z(2), supporter_blocked_turn=z(2),
-        supporter_played=b(2), retreated=b(2),
-        stack=f(2, spec.NUM_SLOTS, spec.STACK_DEPTH), card=f(2, spec.NUM_SLOTS), damage=z(2, spec.NUM_SLOTS),
-        energy=z(2, spec.NUM_SLOTS, spec.NUM_ENERGY), turn_played=z(2, spec.NUM_SLOTS), ability_used=b(2, spec.NUM_SLOTS),
-        poisoned=b(2), burned=b(2), special=z(2), cant_attack_turn=z(2), cant_retreat_turn=z(2), protected_turn=z(2),
-        reduce_damage_turn=z(2), reduce_damage_amount=z(2), attack_minus_turn=z(2), attack_minus_amount=z(2),
-    )
+    """All zones empty; `tcgjax.game.step.new_game` fills it."""
+    flow = np.zeros(len(FLOW_FIELDS), np.int32)
+    for name, value in (("phase", spec.SETUP), ("aux_card", -1), ("aux_index", -1), ("aux_type", -1), ("winner", -1)):
+        flow[FLOW_FIELDS.index(name)] = value
+    seat = np.zeros((2, SEAT_WIDTH), np.int32)
+    for name in ("energy_types", "energy_current", "energy_next"):
+        seat[(slice(None),) + _LAYOUT[name][1]] = -1
+    return GameState(seed=jnp.uint32(0), flow=jnp.asarray(flow), seat=jnp.asarray(seat),
+                     zones=jnp.full((2, len(ZONE_FIELDS), spec.DECK_SIZE), -1, jnp.int32),
+                     slots=jnp.asarray(np.tile(EMPTY_SLOT, (2, spec.NUM_SLOTS, 1))),
+                     active=jnp.zeros((2, len(ACTIVE_EFFECT_FIELDS)), jnp.int32))
 
 
 def canonical(state: GameState, num_cards: int | None = None) -> dict[str, np.ndarray]:
     """Same keys and values as tcgjax.reference.state.canonical (one unbatched state): the discard
     piles become counts per card."""
-    out = {}
-    for name, value in state.__dict__.items():
-        out[name] = np.asarray(jax.device_get(value)).astype(np.int64)
+    state = jax.device_get(state)
+    out = {name: np.asarray(value).astype(np.int64) for name, value in fields(state).items()}
     out["discard"] = discard_counts(out["discard"], num_cards)
     return out
 
@@ -122,13 +148,8 @@ def discard_counts(piles: np.ndarray, num_cards: int | None = None) -> np.ndarra
     return counts
 
 
-_BOOL_FIELDS = ("in_attack", "turn_ending", "checkup_done", "game_over", "truncated", "supporter_played", "retreated",
-                "ability_used", "poisoned", "burned")
-
-
 def from_canonical(values: dict) -> GameState:
     """The JAX state holding the canonical arrays `values` (e.g. a constructed reference state)."""
-    fields = {}
     values = dict(values)
     counts = np.asarray(values["discard"])
     piles = np.full(counts.shape[:-1] + (spec.DECK_SIZE,), -1, np.int64)
@@ -136,33 +157,24 @@ def from_canonical(values: dict) -> GameState:
         cards = np.repeat(np.arange(counts.shape[-1]), counts[seat])
         piles[seat, : len(cards)] = cards
     values["discard"] = piles
-    for name in GameState.__dataclass_fields__:
-        value = np.asarray(values[name])
-        if name == "seed":
-            fields[name] = jnp.asarray(value.astype(np.uint32))
-        elif name in _BOOL_FIELDS:
-            fields[name] = jnp.asarray(value.astype(bool))
-        else:
-            fields[name] = jnp.asarray(value.astype(np.int32))
-    return GameState(**fields)
+    packed = {name: np.array(value) for name, value in jax.device_get(empty_state(0)).__dict__.items() if name != "seed"}
+    for name, (array, index) in _LAYOUT.items():
+        packed[array][(Ellipsis,) + index] = np.asarray(values[name]).astype(np.int64)
+    return GameState(seed=jnp.asarray(np.asarray(values["seed"]).astype(np.uint32)),
+                     **{name: jnp.asarray(value.astype(np.int32)) for name, value in packed.items()})
 
 
-GLOBAL_FIELDS = ("seed", "rng_counter", "turn", "turn_player", "first_player", "phase", "decider", "aux_card", "aux_index",
-                 "aux_count", "aux_type", "in_attack", "counter_damage", "turn_ending", "checkup_done", "game_over",
-                 "winner", "truncated")
-SEAT_FIELDS = ("turn_player", "first_player", "decider")
+_FLOW_SEATS = np.isin(np.arange(len(FLOW_FIELDS)), [FLOW_FIELDS.index(n) for n in ("turn_player", "first_player", "decider")])
+_FLOW_WINNER = np.arange(len(FLOW_FIELDS)) == FLOW_FIELDS.index("winner")
 
 
 def rotate(state: GameState, seat) -> GameState:
     """The same game seen with `seat` as seat 0 (its own inverse). The JAX engine works in the frame
     of the player who acts, so that indexing by player is static."""
     flip = seat == 1
-    updates = {}
-    for name, value in state.__dict__.items():
-        if name in SEAT_FIELDS:
-            updates[name] = jnp.where(flip, 1 - value, value)
-        elif name == "winner":
-            updates[name] = jnp.where(flip & (value >= 0), 1 - value, value)
-        elif name not in GLOBAL_FIELDS:
-            updates[name] = jnp.where(flip, value[::-1], value)
-    return state.replace(**updates)
+    flow = state.flow
+    flipped_flow = jnp.where(_FLOW_SEATS | (_FLOW_WINNER & (flow >= 0)), 1 - flow, flow)
+    return state.replace(
+        flow=jnp.where(flip, flipped_flow, flow), seat=jnp.where(flip, state.seat[::-1], state.seat),
+        zones=jnp.where(flip, state.zones[::-1], state.zones), slots=jnp.where(flip, state.slots[::-1], state.slots),
+        active=jnp.where(flip, state.active[::-1], state.active))

@@ -3,6 +3,7 @@ holds (cards in play with HP left, hands, points, the result), and reject what i
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -54,7 +55,7 @@ def test_bad_input_is_a_clear_error(finished_game):
     with pytest.raises(TypeError, match="GameState"):
         render_text({"card": 1})
     batched = from_canonical(finished_game.states[0])
-    batched = batched.replace(card=jnp.stack([batched.card, batched.card]))
+    batched = jax.tree_util.tree_map(lambda x: jnp.stack([x, x]), batched)
     with pytest.raises(ValueError, match="one game"):
         render_text(batched)
     with pytest.raises(ValueError, match="shape"):
