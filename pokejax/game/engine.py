@@ -1297,8 +1297,9 @@ def _order_two(st: BattleState, first_wins, tie, on):
     return st, _w(tie, _w(swapped, 1, 0), _w(first_wins, 0, 1))
 
 
-def move_turn(st: BattleState, actions, on) -> BattleState:
-    """A turn answering a move request: choices, sort, beforeTurn, two actions, residual, endTurn."""
+def move_turn(st: BattleState, actions, on):
+    """A turn answering a move request: choices, sort, beforeTurn, two actions, residual (``step``
+    runs the endTurn). Returns (st, whether the turn reached its end: no faint stopped it)."""
     st = update_speeds(st, on)
     is_move = []
     for i in (0, 1):
@@ -1328,7 +1329,7 @@ def move_turn(st: BattleState, actions, on) -> BattleState:
     st, going = jax.lax.fori_loop(0, 2, body, (st, going))
     st = residual(st, going)
     st = speed_tie_event(st, going)   # residual damages nothing in gen 1: only the Update
-    return end_turn(st, going)
+    return st, going
 
 
 def runswitch_order(st: BattleState, first, on):
@@ -1345,15 +1346,17 @@ def runswitch_order(st: BattleState, first, on):
 def run_switches(st: BattleState, first, has_second, second_first, on) -> BattleState:
     """The queued runSwitch actions, each followed by runAction's epilogue."""
     run_first = _w(second_first, 1 - first, first)
-    for s_index in range(2):
-        s = run_first if s_index == 0 else 1 - run_first
+
+    def one(k, st):
+        s = _w(k == 0, run_first, 1 - run_first)
         this_on = on & ((s == first) | has_second)
         flipped = s == 1
         st = flip(st, flipped)
         st = run_switch(st, this_on)
         st = speed_tie_event(st, this_on)
-        st = flip(st, flipped)
-    return st
+        return flip(st, flipped)
+
+    return jax.lax.fori_loop(0, 2, one, st)
 
 
 def _switch_in_side(st: BattleState, s, slot, on) -> BattleState:
@@ -1367,8 +1370,8 @@ def _switch_in_side(st: BattleState, s, slot, on) -> BattleState:
 
 def switch_turn(st: BattleState, actions, on, start=False) -> BattleState:
     """A turn answering a switch request (replacing fainted Pokémon), or, where ``start``, Showdown's
-    ``start`` action: both leads (team slot 0) switch in, p1 then p2 (no order draw), runSwitches,
-    turn 1. The start is this turn with both sides switching, so that it needs no code of its own
+    ``start`` action: both leads (team slot 0) switch in, p1 then p2 (no order draw), runSwitches
+    (``step`` runs the endTurn that makes it turn 1). The start is this turn with both sides switching, so that it needs no code of its own
     (``step`` starts a battle in request REQUEST_START through the same program)."""
     start = jnp.asarray(start, bool)
     st = update_speeds(st, on)
@@ -1378,22 +1381,27 @@ def switch_turn(st: BattleState, actions, on, start=False) -> BattleState:
     st, first_both = _order_two(st, speed[0] > speed[1], speed[0] == speed[1], on & both & ~start)
     first = _w(start, 0, _w(both, first_both, _w(need[0], 0, 1)))
     slots = _w(start, 0, actions - ACTION_SWITCH_BASE)
-    st = _switch_in_side(st, first, slots[first], on & need[first])
-    # with a second instaswitch still queued, runAction returns before its Update
-    st = speed_tie_event(st, on & need[first] & ~both)
-    st = _switch_in_side(st, 1 - first, slots[1 - first], both)
+
+    def switch_one(k, st):
+        s = _w(k == 0, first, 1 - first)
+        this_on = _w(k == 0, on & need[first], both)
+        st = _switch_in_side(st, s, slots[s], this_on)
+        # with a second instaswitch still queued, runAction returns before its Update
+        return speed_tie_event(st, this_on & ~both)
+
+    st = jax.lax.fori_loop(0, 2, switch_one, st)
     st, second_first = runswitch_order(st, first, both)
     st = speed_tie_event(st, both)
-    st = run_switches(st, first, both, second_first, on)
-    return end_turn(st, on)
+    return run_switches(st, first, both, second_first, on)
 
 
 def start_battle(st: BattleState) -> BattleState:
     """Showdown's ``start`` action on a state in request REQUEST_START (what ``step`` does with it,
     in a program without the move turn)."""
     st = begin_step(st)
-    st = switch_turn(st, jnp.zeros(2, I32), jnp.asarray(True), start=True)
-    return end_step(st)
+    on = jnp.asarray(True)
+    st = switch_turn(st, jnp.zeros(2, I32), on, start=True)
+    return end_step(end_turn(st, on))
 
 
 def step(st: BattleState, actions) -> BattleState:
@@ -1404,6 +1412,6 @@ def step(st: BattleState, actions) -> BattleState:
     move_request = st.request == REQUEST_MOVE
     start = st.request == REQUEST_START
     switch_request = (st.request == REQUEST_SWITCH) | start
-    st = move_turn(st, actions, move_request)
+    st, move_turn_ended = move_turn(st, actions, move_request)
     st = switch_turn(st, actions, switch_request, start)
-    return end_step(st)
+    return end_step(end_turn(st, move_turn_ended | switch_request))
