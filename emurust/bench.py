@@ -171,13 +171,59 @@ def run_table(num_envs_all_cores: int = 64, frames: int = 6000, cores: int | Non
     return rows
 
 
+def render_check(repeats: int = 5, calls: int = 60) -> dict[str, dict[str, float]]:
+    """Which frames of a skip each system draws: CPU microseconds per emulated frame for
+    `tick(24, False)`, `tick(24, True)` and 24 x `tick(1, True)`, both systems from CATCH's start
+    state (best of `repeats`). If `tick(24, True)` drew all 24 frames it would cost as much as
+    24 x `tick(1, True)`; drawing only the last adds about 1/24 of a frame's drawing."""
+    from emurust.reference import PyBoyReference
+    from emurust.roms import rom_bytes
+
+    rom = rom_bytes("catch")
+    ref = PyBoyReference(rom)
+    pb = ref.pyboy
+    pyboy_start = _catch_start_state_pyboy(pb)
+    gb = emurust.GameBoy(rom)
+    gb.tick(12, False)
+    gb.buttons = 0x08
+    gb.tick(2, False)
+    gb.buttons = 0
+    gb.tick(2, False)
+    ours_start = gb.save_state()
+    variants = {
+        "tick(24, False)": (lambda: pb.tick(24, False, False), lambda: gb.tick(24, False)),
+        "tick(24, True)": (lambda: pb.tick(24, True, False), lambda: gb.tick(24, True)),
+        "24 x tick(1, True)": (lambda: [pb.tick(1, True, False) for _ in range(24)], lambda: [gb.tick(1, True) for _ in range(24)]),
+    }
+    best: dict[str, dict[str, float]] = {name: {"pyboy": float("inf"), "emurust": float("inf")} for name in variants}
+    for _ in range(repeats):
+        for name, (pyboy_call, ours_call) in variants.items():
+            for system, call, restart in (("pyboy", pyboy_call, lambda: pb.load_state(io.BytesIO(pyboy_start))),
+                                          ("emurust", ours_call, lambda: gb.load_state(ours_start))):
+                restart()
+                c0 = time.process_time()
+                for _ in range(calls):
+                    call()
+                us = (time.process_time() - c0) / (calls * 24) * 1e6
+                best[name][system] = min(best[name][system], us)
+    ref.close()
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--envs", type=int, default=64, help="emulators in the all-cores emurust run")
     parser.add_argument("--frames", type=int, default=6000, help="frames per 1-core measurement")
     parser.add_argument("--repeats", type=int, default=3, help="best of this many interleaved runs")
     parser.add_argument("--json", type=str, default=None, help="write the rows to this file")
+    parser.add_argument("--render-check", action="store_true",
+                        help="only measure which frames of a 24-frame skip each system draws")
     args = parser.parse_args()
+    if args.render_check:
+        print(f"CPU microseconds per emulated frame (CATCH, best of 5):\n{'call':<20} {'PyBoy':>8} {'emurust':>8}")
+        for name, r in render_check().items():
+            print(f"{name:<20} {r['pyboy']:>8.1f} {r['emurust']:>8.1f}")
+        return
     rows = run_table(args.envs, args.frames, repeats=args.repeats)
     for unit, title in (("wall", "frames per wall-clock second"), ("cpu", "frames per CPU second")):
         print(f"\n{title}")
