@@ -83,13 +83,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from paritygym.verify import format_reports, write_markdown, write_reports
 
     s = paritygym.spec(args.env)
-    if s.verify is None:
+    hook = s.verify_l4 if args.level == 4 and s.verify_l4 else s.verify
+    if hook is None:
         print(f"{args.env} has no verify hook", file=sys.stderr)
         return 2
     from paritygym.cache import enable_compilation_cache
 
     enable_compilation_cache()  # verify compiles large programs; a rerun loads them
-    reports = load(s.verify)(level=args.level, episodes=args.episodes, seed=args.seed)
+    reports = load(hook)(level=args.level, episodes=args.episodes, seed=args.seed)
     print(format_reports(reports))
     out = pathlib.Path(args.out) if args.out else pathlib.Path("runs/verify") / f"{args.env}-L{args.level}.json"
     print(f"json: {write_reports(reports, out)}")

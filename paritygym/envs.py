@@ -24,6 +24,7 @@ register(
     docs="docs/envs/gameboy.md",
     reference_bench="emurust.bench:reference_bench",
     verify="emurust.verify:verify",
+    verify_l4="emurust.l4:verify_l4",
 )
 
 register(
@@ -46,6 +47,7 @@ register(
     docs="docs/envs/tcg.md",
     reference_bench="tcgjax.reference.env:bench_reference",
     verify="tcgjax.verify:verify",
+    verify_l4="tcgjax.l4:verify_l4",
     render="tcgjax.render:render_state",
 )
 

@@ -38,6 +38,8 @@ class EnvSpec:
             that runs the reference side by side in ``paritygym bench --reference``.
         verify: ``"module:attr"`` of ``(level, episodes, seed) -> list[ParityReport]`` used by
             ``paritygym verify``.
+        verify_l4: like ``verify``, for level 4 only, when an env's L4 (policy transfer) lives apart
+            from its other levels; ``paritygym verify --level 4`` prefers it.
         render: ``"module:attr"`` of ``(state, params) -> uint8[H, W, 3]`` for one env's state
             (host arrays), used to record GIFs of policies.
         default_kwargs: kwargs applied by ``make`` before the caller's.
@@ -52,6 +54,7 @@ class EnvSpec:
     vector_entry_point: str | None = None
     reference_bench: str | None = None
     verify: str | None = None
+    verify_l4: str | None = None
     render: str | None = None
     default_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
 
