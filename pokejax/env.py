@@ -273,8 +273,17 @@ class PokemonGen1Random(TwoPlayerGame):
         return _jitted_new_battle()(teams_, prng.seed_from_showdown(list(seed)))
 
     def step(self, key, state: BattleState, actions, params: PokemonParams):
+        return self._step(engine.step, state, actions, params)
+
+    def switch_step(self, key, state: BattleState, actions, params: PokemonParams):
+        """``step`` for a state in a switch request or an unstarted battle (``init_unstarted``);
+        any other state is returned unchanged. Its program lacks the move turn (a fraction of
+        ``step``'s size and cost)."""
+        return self._step(engine.switch_step, state, actions, params)
+
+    def _step(self, engine_step, state: BattleState, actions, params: PokemonParams):
         over = self.is_over(state, params)
-        new = engine.step(state, legal_or_first(state, actions))
+        new = engine_step(state, legal_or_first(state, actions))
         new = jax.tree_util.tree_map(lambda a, b: jnp.where(over, b, a), new, state)
         ended = (new.request == REQUEST_ENDED) & ~over
         win = jnp.where(new.winner == WINNER_TIE, 0.0, jnp.where(jnp.arange(2) == new.winner, 1.0, -1.0))
@@ -311,10 +320,11 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
     """One player of ``PokemonGen1Random`` against a built-in opponent (``params.opponent``:
     0 uniform random legal, 1 max damage).
 
-    The battle step appears once in the compiled program: the opponent's lone replacements
-    (the agent's attack fainted its Pokémon) and the start of the next battle after an episode
-    ends (gymnax's autoreset) run in the same loop as the joint step. ``step`` overrides gymnax's
-    to do so; it returns what gymnax's would (``info["final_observation"]`` included)."""
+    The full battle step appears once in the compiled program and runs once per env step: the
+    opponent's lone replacement (the agent's attack fainted its Pokémon) and the start of the next
+    battle after an episode ends (gymnax's autoreset) both run in one switch-only step after it.
+    ``step`` overrides gymnax's to do so; it returns what gymnax's would
+    (``info["final_observation"]`` included)."""
 
     def __init__(self, opponents=()):
         super().__init__(PokemonGen1Random(), opponents)
@@ -339,7 +349,8 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
     @functools.partial(jax.jit, static_argnames=("self",))
     def step(self, key, state: SingleAgentState, action, params: SingleAgentParams | None = None):
         """gymnax's ``step`` (autoreset, ``terminated``/``truncated``/``final_observation`` in info),
-        with the new battle started inside the battle loop instead of by a separate reset."""
+        with the next battle started by the step's switch-only battle step instead of a separate
+        battle start."""
         if params is None:
             params = self.default_params
         key_step, key_reset = jax.random.split(key)
@@ -350,49 +361,56 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         info = {k: v for k, v in info.items() if k in ("illegal_action", "action_mask")}
         return obs, new_state, reward, terminated, info
 
+    def _replacement_action(self, key, game_state, side, params):
+        """The opponent's choice of a lone replacement. Both built-in opponents pick a uniformly
+        random legal switch there (no move is legal, so max damage falls back to random)."""
+        mask = self.game.legal_action_mask(game_state, side, params.game)
+        if not self.opponents:
+            return random_legal_action(key, mask)
+        return self._opponent_action(key, game_state, side, params)
+
     def _advance(self, key, state: SingleAgentState, action, params: SingleAgentParams, fresh):
         """One agent step; with ``fresh`` (an unstarted episode), an episode that ends is replaced by
-        it and its battle started in the same loop. Returns gymnax ``step``'s tuple."""
+        it and its battle started. Returns gymnax ``step``'s tuple.
+
+        Two battle steps: the joint one (the agent's choice and the opponent's, a full
+        ``engine.step``), then a switch-only one (``engine.switch_step``) that plays the
+        opponent's lone replacement (the agent's attack fainted its Pokémon) or starts the next
+        battle. A switch turn always ends in a move request (or the end), so no more are needed."""
         agent, opp = state.agent, 1 - state.agent
         mask = self.game.legal_action_mask(state.game, agent, params.game)
         action = jnp.asarray(action, jnp.int32)
         legal = (action >= 0) & (action < NUM_ACTIONS) & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
         action = jnp.where(legal, action, first_legal_action(mask))
-        time_up = state.time + 1 >= params.max_steps_in_episode
-        restart_on = fresh is not None
+        k_opp, k_step, k_replace, k_step2 = jax.random.split(key, 4)
 
-        def cond(carry):
-            _, game, _, first, _, restarted = carry
-            acting = self.game.acting(game, params.game)
-            over = self.game.is_over(game, params.game)
-            more = first | (~over & ~acting[agent] & acting[opp])
-            if restart_on:
-                more = more | ((over | time_up) & ~restarted)
-            return more
+        acting = self.game.acting(state.game, params.game)
+        opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, state.game, opp, params), 0)
+        actions = jnp.zeros(2, jnp.int32).at[agent].set(action).at[opp].set(opp_action)
+        final, rewards, _, _ = self.game.step(k_step, state.game, actions, params.game)
+        reward = rewards[agent]
 
-        def body(carry):
-            key, game, reward, first, final, restarted = carry
-            if restart_on:   # the episode has ended: the next battle starts in this iteration
-                restart = ~first & ~restarted & (self.game.is_over(game, params.game) | time_up)
-                final = jax.tree_util.tree_map(lambda a, b: jnp.where(restart, a, b), game, final)
-                game = jax.tree_util.tree_map(lambda a, b: jnp.where(restart, a, b), fresh.game, game)
-                restarted = restarted | restart
-            key, k_opp, k_step = jax.random.split(key, 3)
-            acting = self.game.acting(game, params.game)
-            opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, game, opp, params), 0)
-            mine = jnp.where(first, action, 0)
-            actions = jnp.zeros(2, jnp.int32).at[agent].set(mine).at[opp].set(opp_action)
-            game, rewards, _, _ = self.game.step(k_step, game, actions, params.game)
-            return key, game, reward + rewards[agent], jnp.asarray(False), final, restarted
+        acting = self.game.acting(final, params.game)
+        over = self.game.is_over(final, params.game)
+        lone = ~over & ~acting[agent] & acting[opp]
+        restarted = jnp.asarray(False)
+        second = final
+        if fresh is not None:
+            restarted = over | (state.time + 1 >= params.max_steps_in_episode)
+            second = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), fresh.game, final)
+            lone = lone & ~restarted   # the step limit ends the episode before a pending replacement
+        replacement = jnp.where(lone, self._replacement_action(k_replace, final, opp, params), 0)
+        game, rewards2, _, _ = self.game.switch_step(
+            k_step2, second, jnp.zeros(2, jnp.int32).at[opp].set(replacement), params.game)
+        reward = reward + jnp.where(lone, rewards2[agent], 0.0)
+        # a lone replacement is part of this step's transition; a restart is not
+        final = jax.tree_util.tree_map(lambda a, b: jnp.where(lone, a, b), game, final)
 
-        carry = (key, state.game, jnp.float32(0.0), jnp.asarray(True), state.game, jnp.asarray(False))
-        _, game, reward, _, final, restarted = jax.lax.while_loop(cond, body, carry)
-        final = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), final, game)
         ended = SingleAgentState(game=final, agent=agent, truncated=self.game.is_truncated(final, params.game),
                                  time=state.time + 1)
         terminated = self.game.is_terminated(final)
         truncated = self.is_truncated(ended, params)
-        if restart_on:
+        if fresh is not None:
             # one observation program for both: the end of the step, and the new episode's start
             next_agent = jnp.where(restarted, fresh.agent, agent)
             both = jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), final, game)
@@ -401,7 +419,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
             new_state = SingleAgentState(game=game, agent=fresh.agent, truncated=jnp.asarray(False), time=jnp.int32(0))
             new_state = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), new_state, ended)
         else:
-            obs_final = obs_next = self.game.observe(game, agent, params.game)
+            obs_final = obs_next = self.game.observe(final, agent, params.game)
             new_state = ended
         info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(final, agent, params.game),
                 "terminated": terminated, "truncated": truncated, "final_observation": obs_final}

@@ -1395,13 +1395,21 @@ def switch_turn(st: BattleState, actions, on, start=False) -> BattleState:
     return run_switches(st, first, both, second_first, on)
 
 
-def start_battle(st: BattleState) -> BattleState:
-    """Showdown's ``start`` action on a state in request REQUEST_START (what ``step`` does with it,
-    in a program without the move turn)."""
+def switch_step(st: BattleState, actions) -> BattleState:
+    """``step`` for a state in a switch request or REQUEST_START (any other state is returned with
+    nothing changed), in a program without the move turn: the cheap second step of an RL env step
+    (a lone replacement, or the next battle's start)."""
+    actions = jnp.asarray(actions, I32)
     st = begin_step(st)
-    on = jnp.asarray(True)
-    st = switch_turn(st, jnp.zeros(2, I32), on, start=True)
+    start = st.request == REQUEST_START
+    on = (st.request == REQUEST_SWITCH) | start
+    st = switch_turn(st, actions, on, start)
     return end_step(end_turn(st, on))
+
+
+def start_battle(st: BattleState) -> BattleState:
+    """Showdown's ``start`` action on a state in request REQUEST_START."""
+    return switch_step(st, jnp.zeros(2, I32))
 
 
 def step(st: BattleState, actions) -> BattleState:
