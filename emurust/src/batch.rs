@@ -57,40 +57,64 @@ impl ObservationSpec {
     }
 }
 
-/// Writes one emulator's screen observation into `out` (length `spec.screen_len()`).
+/// Gray value of a 2x2 block, indexed by its four shades (2 bits each: top-left, top-right,
+/// bottom-left, bottom-right from the low bits up): the rounded mean of their intensities.
+const BLOCK2_GRAY: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut sum = 0u32;
+        let mut k = 0;
+        while k < 4 {
+            sum += SHADE_INTENSITY[(i >> (2 * k)) & 3] as u32;
+            k += 1;
+        }
+        t[i] = ((sum + 2) / 4) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Writes one emulator's screen observation into `out` (length `spec.screen_len()`): intensities
+/// of PyBoy's palette, averaged over `downscale` x `downscale` blocks (rounded to nearest).
 pub fn write_screen(gb: &GameBoy, spec: &ObservationSpec, out: &mut [u8]) {
     let Some(format) = spec.screen else { return };
     let screen = gb.screen();
     let d = spec.downscale;
-    let (h, w) = (spec.screen_height(), spec.screen_width());
-    match (format, d) {
-        (ScreenFormat::Gray, 1) => {
-            for (o, &s) in out.iter_mut().zip(screen.iter()) {
-                *o = SHADE_INTENSITY[s as usize];
+    let w = spec.screen_width();
+    let channels = if format == ScreenFormat::Rgb { 3 } else { 1 };
+    // Shades are 0-3 (palette-mapped; `Ppu::load` refuses others), so `& 3` changes nothing.
+    let intensity = |s: u8| SHADE_INTENSITY[(s & 3) as usize];
+    let out_rows = out.chunks_exact_mut(w * channels);
+    match d {
+        1 => {
+            for (o, &s) in out.chunks_exact_mut(channels).zip(screen.iter()) {
+                o.fill(intensity(s));
             }
         }
-        (ScreenFormat::Rgb, 1) => {
-            for (o, &s) in out.chunks_exact_mut(3).zip(screen.iter()) {
-                let v = SHADE_INTENSITY[s as usize];
-                o.copy_from_slice(&[v, v, v]);
+        2 => {
+            // The default observation: one table lookup per output pixel.
+            for (o_row, rows) in out_rows.zip(screen.chunks_exact(2 * SCREEN_WIDTH)) {
+                let (top, bottom) = rows.split_at(SCREEN_WIDTH);
+                for ((o, t), b) in o_row.chunks_exact_mut(channels).zip(top.chunks_exact(2)).zip(bottom.chunks_exact(2)) {
+                    let index = (t[0] & 3) | (t[1] & 3) << 2 | (b[0] & 3) << 4 | (b[1] & 3) << 6;
+                    o.fill(BLOCK2_GRAY[index as usize]);
+                }
             }
         }
         _ => {
             let area = (d * d) as u32;
-            for y in 0..h {
-                for x in 0..w {
-                    let mut sum = 0u32;
-                    for dy in 0..d {
-                        let row = &screen[(y * d + dy) * SCREEN_WIDTH + x * d..][..d];
-                        for &s in row {
-                            sum += SHADE_INTENSITY[s as usize] as u32;
-                        }
+            let mut sums = [0u32; SCREEN_WIDTH];
+            for (o_row, rows) in out_rows.zip(screen.chunks_exact(d * SCREEN_WIDTH)) {
+                let sums = &mut sums[..w];
+                sums.fill(0);
+                for row in rows.chunks_exact(SCREEN_WIDTH) {
+                    for (sum, block) in sums.iter_mut().zip(row.chunks_exact(d)) {
+                        *sum += block.iter().map(|&s| intensity(s) as u32).sum::<u32>();
                     }
-                    let v = ((sum + area / 2) / area) as u8;
-                    match format {
-                        ScreenFormat::Gray => out[y * w + x] = v,
-                        ScreenFormat::Rgb => out[(y * w + x) * 3..][..3].copy_from_slice(&[v, v, v]),
-                    }
+                }
+                for (o, &sum) in o_row.chunks_exact_mut(channels).zip(sums.iter()) {
+                    o.fill(((sum + area / 2) / area) as u8);
                 }
             }
         }
