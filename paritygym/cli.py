@@ -90,7 +90,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from paritygym.cache import enable_compilation_cache
 
     enable_compilation_cache()  # verify compiles large programs; a rerun loads them
-    reports = load(hook)(level=args.level, episodes=args.episodes, seed=args.seed)
+    extra = {"seeds": args.seeds} if args.seeds is not None else {}  # only hooks that train policies (L4) take it
+    reports = load(hook)(level=args.level, episodes=args.episodes, seed=args.seed, **extra)
     print(format_reports(reports))
     out = pathlib.Path(args.out) if args.out else pathlib.Path("runs/verify") / f"{args.env}-L{args.level}.json"
     print(f"json: {write_reports(reports, out)}")
@@ -151,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", type=int, choices=[1, 2, 3, 4], default=3)
     p.add_argument("--episodes", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seeds", type=int, default=None,
+                   help="L4 of envs that train policies (Pong-v0): policies trained per backend (default 10)")
     p.add_argument("--out", default=None, help="JSON path (default runs/verify/ENV-L<level>.json)")
     p.add_argument("--markdown", default=None, help="also write a Markdown report here (e.g. docs/verification/ENV-L4.md)")
     p.set_defaults(func=cmd_verify)
