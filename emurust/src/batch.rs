@@ -7,7 +7,7 @@ use rayon::ThreadPool;
 use crate::bus::Profile;
 use crate::error::{CpuFault, RomError};
 use crate::gameboy::GameBoy;
-use crate::ppu::{SCREEN_HEIGHT, SCREEN_WIDTH};
+use crate::ppu::{SCREEN_HEIGHT, SCREEN_PIXELS, SCREEN_WIDTH};
 use crate::state::StateError;
 
 /// PyBoy's default "Grey" palette: shade 0..3 -> 8-bit intensity (used for RGB and grayscale).
@@ -78,27 +78,33 @@ const BLOCK2_GRAY: [u8; 256] = {
 /// Writes one emulator's screen observation into `out` (length `spec.screen_len()`): intensities
 /// of PyBoy's palette, averaged over `downscale` x `downscale` blocks (rounded to nearest).
 pub fn write_screen(gb: &GameBoy, spec: &ObservationSpec, out: &mut [u8]) {
-    let Some(format) = spec.screen else { return };
-    let screen = gb.screen();
-    let d = spec.downscale;
-    let w = spec.screen_width();
-    let channels = if format == ScreenFormat::Rgb { 3 } else { 1 };
+    match spec.screen {
+        None => {}
+        Some(ScreenFormat::Gray) => write_screen_channels::<1>(gb.screen(), spec.downscale, out),
+        Some(ScreenFormat::Rgb) => write_screen_channels::<3>(gb.screen(), spec.downscale, out),
+    }
+}
+
+/// `write_screen` with the channel count known at compile time (each output pixel is a fixed-size
+/// store, not a call).
+fn write_screen_channels<const CHANNELS: usize>(screen: &[u8; SCREEN_PIXELS], d: usize, out: &mut [u8]) {
+    let w = SCREEN_WIDTH / d;
     // Shades are 0-3 (palette-mapped; `Ppu::load` refuses others), so `& 3` changes nothing.
     let intensity = |s: u8| SHADE_INTENSITY[(s & 3) as usize];
-    let out_rows = out.chunks_exact_mut(w * channels);
+    let out_rows = out.chunks_exact_mut(w * CHANNELS);
     match d {
         1 => {
-            for (o, &s) in out.chunks_exact_mut(channels).zip(screen.iter()) {
-                o.fill(intensity(s));
+            for (o, &s) in out.chunks_exact_mut(CHANNELS).zip(screen.iter()) {
+                *<&mut [u8; CHANNELS]>::try_from(o).unwrap() = [intensity(s); CHANNELS];
             }
         }
         2 => {
             // The default observation: one table lookup per output pixel.
             for (o_row, rows) in out_rows.zip(screen.chunks_exact(2 * SCREEN_WIDTH)) {
                 let (top, bottom) = rows.split_at(SCREEN_WIDTH);
-                for ((o, t), b) in o_row.chunks_exact_mut(channels).zip(top.chunks_exact(2)).zip(bottom.chunks_exact(2)) {
+                for ((o, t), b) in o_row.chunks_exact_mut(CHANNELS).zip(top.chunks_exact(2)).zip(bottom.chunks_exact(2)) {
                     let index = (t[0] & 3) | (t[1] & 3) << 2 | (b[0] & 3) << 4 | (b[1] & 3) << 6;
-                    o.fill(BLOCK2_GRAY[index as usize]);
+                    *<&mut [u8; CHANNELS]>::try_from(o).unwrap() = [BLOCK2_GRAY[index as usize]; CHANNELS];
                 }
             }
         }
@@ -113,8 +119,8 @@ pub fn write_screen(gb: &GameBoy, spec: &ObservationSpec, out: &mut [u8]) {
                         *sum += block.iter().map(|&s| intensity(s) as u32).sum::<u32>();
                     }
                 }
-                for (o, &sum) in o_row.chunks_exact_mut(channels).zip(sums.iter()) {
-                    o.fill(((sum + area / 2) / area) as u8);
+                for (o, &sum) in o_row.chunks_exact_mut(CHANNELS).zip(sums.iter()) {
+                    *<&mut [u8; CHANNELS]>::try_from(o).unwrap() = [((sum + area / 2) / area) as u8; CHANNELS];
                 }
             }
         }
