@@ -101,3 +101,20 @@ def test_cli_prefers_the_level_4_hook():
     assert paritygym.spec("TCGPocketA1-v0").verify_l4 == "tcgjax.l4:verify_l4"
     assert paritygym.spec("GameBoy-v0").verify_l4 == "emurust.l4:verify_l4"
     assert paritygym.spec("Pong-v0").verify_l4 is None  # Pong's verify hook runs level 4 itself
+
+
+@pytest.mark.slow
+def test_tcg_l4_hook_on_a_tiny_policy(tmp_path, monkeypatch):
+    """`paritygym verify TCGPocketA1-v0 --level 4` end to end on a policy trained for one update
+    (slow: the TCG env and PPO update compile for several minutes on a CPU)."""
+    from paritygym.train import PPOConfig, train
+    from tcgjax.l4 import verify_l4
+
+    config = PPOConfig(env_id="TCGPocketA1-v0", env_kwargs={"opponent": 0}, num_envs=8, num_steps=8, total_timesteps=64,
+                       num_minibatches=1, update_epochs=1, out_dir=str(tmp_path))  # fmt: skip
+    train(config, verbose=False)
+    monkeypatch.setenv("PARITYGYM_TCG_POLICY", str(tmp_path / "checkpoint.msgpack"))
+    (report,) = verify_l4(episodes=16)
+    assert report.level == 4 and report.episodes == 32
+    assert set(report.details["win_rate"]) == {"ours", "reference"}
+    assert report.passed == (report.failure is None)
