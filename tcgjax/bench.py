@@ -7,6 +7,7 @@ games replaced by new ones. It is the cost of the rules engine itself (and of th
 random play needs), the number to compare with the reference engine's game actions/s.
 
     python -m tcgjax.bench --batch 1 64 1024 4096 --seconds 3 --reference
+    python -m tcgjax.bench --env --batch 1024     # the single-agent env, default vs interleaved mode
 """
 
 from __future__ import annotations
@@ -89,6 +90,59 @@ def bench_core(batch: int, seconds: float = 2.0, scan_length: int = 16) -> dict:
             "actions_per_cpu_s": actions / cpu, "compile_s": compile_s, "seconds": elapsed}
 
 
+def env_program(batch: int, scan_length: int):
+    """(reset, run, params) of the single-agent env `TCGPocketA1-v0` with a uniform random legal
+    agent: `run(key, states, params)` makes `scan_length` env steps in each of `batch` envs and
+    returns (states, agent decisions made: the steps where the agent acted, which is every step in
+    the default mode). One program for both modes (`params.game.interleaved` is traced)."""
+    from tcgjax.env import TCGPocketA1
+    env = TCGPocketA1()
+
+    def reset(key, params):
+        return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, batch), params)[1]
+
+    def run(key, states, params):
+        def body(states, k):
+            k_act, k_step = jax.random.split(k)
+            masks = jax.vmap(env.action_mask, in_axes=(0, None))(states, params)
+            actions = jax.random.categorical(k_act, jnp.where(masks, 0.0, -jnp.inf)).astype(jnp.int32)
+            _, states, _, _, _, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                jax.random.split(k_step, batch), states, actions, params)
+            return states, info["agent_acted"].sum()
+
+        states, decisions = jax.lax.scan(body, states, jax.random.split(key, scan_length))
+        return states, decisions.sum()
+
+    return jax.jit(reset), jax.jit(run, donate_argnums=1), env.default_params
+
+
+def bench_env(batch: int, interleaved: bool, seconds: float = 2.0, scan_length: int = 16, programs=None) -> dict:
+    """Env steps/s and agent decisions/s (per wall and per CPU second) of the single-agent env
+    (random agent vs the random opponent). `programs`: (reset, compiled run, params) to reuse."""
+    key = jax.random.key(0)
+    compile_s = 0.0
+    if programs is None:
+        reset, run, params = env_program(batch, scan_length)
+        start = time.perf_counter()
+        compiled = run.lower(key, reset(key, params), params).compile()
+        compile_s = time.perf_counter() - start
+        programs = (reset, compiled, params)
+    reset, compiled, params = programs
+    params = params.replace(game=params.game.replace(interleaved=interleaved))
+    states = reset(key, params)
+    states, decisions = compiled(jax.random.fold_in(key, 0), states, params)
+    jax.block_until_ready(decisions)
+    calls, total, start, cpu_start = 0, 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        calls += 1
+        states, decisions = compiled(jax.random.fold_in(key, calls), states, params)
+        total += int(decisions)
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    steps = calls * scan_length * batch
+    return {"batch": batch, "interleaved": interleaved, "steps_per_s": steps / elapsed, "decisions_per_s": total / elapsed,
+            "decisions_per_cpu_s": total / cpu, "compile_s": compile_s, "programs": programs}
+
+
 def _reference_actions(num_actions: int, seed: int) -> tuple[int, float]:
     """Game actions of the reference engine with random legal play on both sides, timed."""
     from tcgjax.decks import shipped_decks
@@ -130,7 +184,19 @@ def main(argv=None) -> None:
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--scan-length", type=int, default=16)
     parser.add_argument("--reference", action="store_true", help="also time the reference (1 process, 1 per core)")
+    parser.add_argument("--env", action="store_true",
+                        help="time the single-agent env (default and interleaved modes, random agent vs random opponent) instead")
     args = parser.parse_args(argv)
+    if args.env:
+        for batch in args.batch:
+            programs = None
+            for interleaved in (False, True):
+                r = bench_env(batch, interleaved, args.seconds, args.scan_length, programs)
+                programs = r["programs"]
+                print(f"env {'interleaved' if interleaved else 'default    '} batch {batch:>6}: {r['steps_per_s']:>10,.0f} env steps/s  "
+                      f"{r['decisions_per_s']:>10,.0f} agent decisions/s  {r['decisions_per_cpu_s']:>10,.0f} per CPU s  "
+                      f"(compile {r['compile_s']:.1f} s)", flush=True)
+        return
     for batch in args.batch:
         r = bench_core(batch, args.seconds, args.scan_length)
         print(f"jax core   batch {batch:>6}: {r['actions_per_s']:>12,.0f} game actions/s  "

@@ -42,10 +42,11 @@ class TCGParams:
     deck_energy: jnp.ndarray  # int32 [N, 3]: their Energy types (-1 padded)
     fixed_decks: bool = False
     max_turns: int = spec.DEFAULT_MAX_TURNS
+    interleaved: bool = False  # single-agent env: one game action per env step (TCGPocketA1)
 
 
 def make_game_params(decks: Sequence[Deck] | None = None, fixed_decks: bool = False,
-                     max_turns: int = spec.DEFAULT_MAX_TURNS) -> TCGParams:
+                     max_turns: int = spec.DEFAULT_MAX_TURNS, interleaved: bool = False) -> TCGParams:
     """Game params for a pool of decks (default: the 14 shipped decks). Decks are validated."""
     decks = list(shipped_decks().values()) if decks is None else list(decks)
     if not decks:
@@ -57,7 +58,7 @@ def make_game_params(decks: Sequence[Deck] | None = None, fixed_decks: bool = Fa
     cards = np.stack([deck_arrays([d, d])[0][0] for d in decks])
     energy = np.stack([deck_arrays([d, d])[1][0] for d in decks])
     return TCGParams(deck_cards=jnp.asarray(cards), deck_energy=jnp.asarray(energy), fixed_decks=fixed_decks,
-                     max_turns=int(max_turns))
+                     max_turns=int(max_turns), interleaved=bool(interleaved))
 
 
 class TCGGame(TwoPlayerGame):
@@ -121,31 +122,55 @@ class TCGPocketA1(SingleAgentEnv):
 
     Same behaviour as paritygym's SingleAgentEnv, with one change for compile time: the agent's
     action and the opponent's following actions go through one loop whose body holds a single game
-    step (the base class compiles the game step twice)."""
+    step (the base class compiles the game step twice).
 
-    def __init__(self, opening_hand_rule: int = spec.OPENING_RESHUFFLE, max_opponent_actions: int = 512) -> None:
+    Interleaved mode (`interleaved=True`, the default of `params.game.interleaved`; a traced value,
+    so one compiled program serves both modes): each env step is exactly one game action, so that a
+    batch of envs never waits for the longest opponent turn in the batch (the default mode's loop
+    runs, under vmap, as long as the longest one). While the agent decides, the step applies the
+    agent's action; while the opponent decides, it applies the opponent's action and the agent's
+    only legal action is `END` (0), a pass that is ignored (`info["agent_acted"]` is False). Reset
+    makes no game action. The game played is the same as in the default mode; rewards arrive at the
+    step whose action ends the game (possibly an opponent's)."""
+
+    def __init__(self, opening_hand_rule: int = spec.OPENING_RESHUFFLE, max_opponent_actions: int = 512,
+                 interleaved: bool = False) -> None:
         super().__init__(TCGGame(opening_hand_rule), (), max_opponent_actions)
+        self.interleaved = bool(interleaved)
+
+    @property
+    def default_params(self) -> SingleAgentParams:
+        params = super().default_params
+        return params.replace(game=params.game.replace(interleaved=self.interleaved))
+
+    def _agent_mask(self, game_state: GameState, agent, params: SingleAgentParams):
+        """The agent's legal actions; in interleaved mode, only the pass (`END`) while the opponent
+        decides."""
+        mask = self.game.legal_action_mask(game_state, agent, params.game)
+        waiting = jnp.asarray(params.game.interleaved) & ~game_state.game_over & (game_state.decider != agent)
+        return jnp.where(waiting, jnp.arange(spec.NUM_ACTIONS) == spec.END, mask)
+
+    def action_mask(self, state: SingleAgentState, params: SingleAgentParams) -> jax.Array:
+        return self._agent_mask(state.game, state.agent, params)
 
     def _advance(self, key, game_state: GameState, agent, agent_action, has_agent_action, params: SingleAgentParams):
         """Apply the agent's action (if any), then opponent actions until the agent must act or the
         game ends. Returns (game state, agent reward, stuck)."""
         game: TCGGame = self.game
         tables = game.tables
+        interleaved = jnp.asarray(params.game.interleaved)
 
         def cond(carry):
             i, state, _, count = carry
             opponent_turn = ~state.game_over & (state.decider != agent) & (count < self.max_opponent_actions)
-            return ((i == 0) & has_agent_action) | opponent_turn
+            # interleaved: one action only (the agent's, or the opponent's while it decides)
+            return ((i == 0) & has_agent_action) | (opponent_turn & ~interleaved)
 
         def body(carry):
             i, state, reward, count = carry
             mask = legal_actions(tables, state)
-            k_random = jax.random.fold_in(key, i)
-            logits = jnp.where(mask, 0.0, -jnp.inf)
-            random_action = jax.random.categorical(k_random, jnp.where(mask.any(), logits, 0.0)).astype(jnp.int32)
-            heuristic = bots.heuristic_action(tables, state, mask)
-            opponent = jnp.where(jnp.asarray(params.opponent) == 1, heuristic, random_action)
-            agent_turn = (i == 0) & has_agent_action
+            opponent = self._opponent_policy(jax.random.fold_in(key, i), state, mask, params)
+            agent_turn = (i == 0) & has_agent_action & (state.decider == agent)
             action = jnp.where(agent_turn, agent_action, opponent)
             new = step(tables, state, action, params.game.max_turns, mask)
             ended = new.game_over & ~state.game_over
@@ -156,6 +181,12 @@ class TCGPocketA1(SingleAgentEnv):
             cond, body, (jnp.int32(0), game_state, jnp.float32(0.0), jnp.int32(0)))
         stuck = (count >= self.max_opponent_actions) & ~game_state.game_over & (game_state.decider != agent)
         return game_state, reward.astype(jnp.float32), stuck
+
+    def _opponent_policy(self, key, state: GameState, mask, params: SingleAgentParams):
+        logits = jnp.where(mask, 0.0, -jnp.inf)
+        random_action = jax.random.categorical(key, jnp.where(mask.any(), logits, 0.0)).astype(jnp.int32)
+        heuristic = bots.heuristic_action(self.game.tables, state, mask)
+        return jnp.where(jnp.asarray(params.opponent) == 1, heuristic, random_action)
 
     def _new_episode(self, key, params: SingleAgentParams):
         k_side, k_game, k_opp = jax.random.split(key, 3)
@@ -171,11 +202,12 @@ class TCGPocketA1(SingleAgentEnv):
 
     def step_env(self, key: jax.Array, state: SingleAgentState, action: jax.Array, params: SingleAgentParams):
         agent = state.agent
-        mask = self.game.legal_action_mask(state.game, agent, params.game)
+        mask = self._agent_mask(state.game, agent, params)
         action, legal = self._checked(action, mask)
         game_state, reward, stuck = self._advance(key, state.game, agent, action, ~state.game.game_over, params)
         new_state = SingleAgentState(game=game_state, agent=agent, truncated=game_state.truncated | stuck, time=state.time + 1)
-        info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(game_state, agent, params.game)}
+        info = {"illegal_action": ~legal, "action_mask": self._agent_mask(game_state, agent, params),
+                "agent_acted": ~state.game.game_over & (state.game.decider == agent)}
         return (self.game.observe(game_state, agent, params.game), new_state, reward,
                 self.game.is_terminated(game_state), info)
 
@@ -193,7 +225,7 @@ class TCGPocketA1(SingleAgentEnv):
         params = self.default_params if params is None else params
         key_step, key_reset = jax.random.split(key)
         agent = state.agent
-        mask = self.game.legal_action_mask(state.game, agent, params.game)
+        mask = self._agent_mask(state.game, agent, params)
         action, legal = self._checked(action, mask)
         new_agent, new_game_state, key_opp = self._new_episode(key_reset, params)
         games = jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), state.game, new_game_state)
@@ -202,7 +234,7 @@ class TCGPocketA1(SingleAgentEnv):
                                         jnp.stack([action, jnp.int32(0)]), jnp.stack([~state.game.game_over, jnp.bool_(False)]),
                                         params)
         observations = jax.vmap(self.game.observe, in_axes=(0, 0, None))(games, jnp.stack([agent, new_agent]), params.game)
-        masks = jax.vmap(self.game.legal_action_mask, in_axes=(0, 0, None))(games, jnp.stack([agent, new_agent]), params.game)
+        masks = jax.vmap(self._agent_mask, in_axes=(0, 0, None))(games, jnp.stack([agent, new_agent]), params)
         stepped_game = jax.tree_util.tree_map(lambda x: x[0], games)
         reset_game = jax.tree_util.tree_map(lambda x: x[1], games)
         stepped = SingleAgentState(game=stepped_game, agent=agent, truncated=stepped_game.truncated | stuck[0], time=state.time + 1)
@@ -214,4 +246,5 @@ class TCGPocketA1(SingleAgentEnv):
         obs = jnp.where(done, observations[1], observations[0])
         info = {"illegal_action": ~legal, "action_mask": jnp.where(done, masks[1], masks[0]),
                 "terminated": terminated, "truncated": truncated, "final_observation": observations[0]}
+        info["agent_acted"] = ~state.game.game_over & (state.game.decider == agent)
         return obs, new_state, rewards[0], terminated, truncated, info

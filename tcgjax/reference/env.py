@@ -22,8 +22,12 @@ OPPONENTS = ("random", "heuristic")
 
 
 class ReferenceSingleAgentEnv:
+    """The single-agent env on the reference engine (what tcgjax.env.TCGPocketA1 must match).
+    `interleaved=True`: one game action per step, the agent passing (`END`, ignored) while the
+    opponent decides, as in TCGPocketA1(interleaved=True)."""
+
     def __init__(self, opponent: str = "random", max_turns: int = spec.DEFAULT_MAX_TURNS,
-                 max_opponent_actions: int = 512, seed: int = 0) -> None:
+                 max_opponent_actions: int = 512, seed: int = 0, interleaved: bool = False) -> None:
         if opponent not in OPPONENTS:
             raise ValueError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
         self.opponent = opponent
@@ -33,16 +37,20 @@ class ReferenceSingleAgentEnv:
         self.game: Game | None = None
         self.agent = 0
         self.stuck = False
+        self.interleaved = interleaved
 
     def reset(self, decks: Sequence[Deck], game_seed: int, agent: int) -> np.ndarray:
         self.game = Game.new(decks, game_seed, max_turns=self.max_turns)
         self.agent = agent
-        _, self.stuck = self._advance(None)
+        if not self.interleaved:
+            _, self.stuck = self._advance(None)
         return observe(self.game, self.agent)
 
     def action_mask(self) -> np.ndarray:
         if self.game.state.decider != self.agent:
-            return np.zeros(spec.NUM_ACTIONS, bool)
+            mask = np.zeros(spec.NUM_ACTIONS, bool)
+            mask[spec.END] = self.interleaved and not self.game.done  # the pass while the opponent decides
+            return mask
         return self.game.legal_actions()
 
     def _opponent_action(self) -> int:
@@ -57,6 +65,11 @@ class ReferenceSingleAgentEnv:
         return 1.0 if s.winner == self.agent else -1.0
 
     def _advance(self, agent_action: int | None) -> tuple[float, bool]:
+        if self.interleaved:  # one game action: the agent's, or the opponent's while it decides
+            if self.game.done:
+                return 0.0, False
+            self.game.step(agent_action if self.game.state.decider == self.agent else self._opponent_action())
+            return self._reward(False), False
         reward, count = 0.0, 0
         if agent_action is not None and not self.game.done:
             self.game.step(agent_action)

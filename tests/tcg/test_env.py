@@ -27,12 +27,13 @@ from tcgjax.reference.observe import observe as reference_observe
 from tcgjax.verify import random_games
 
 ENV_ID = "TCGPocketA1-v0"
-BATCH, STEPS = 8, 160
+BATCH, STEPS = 8, 320  # STEPS game actions make about two games per env in interleaved mode
 
 
 def test_registered():
     env, params = paritygym.make(ENV_ID)
     assert isinstance(env, TCGPocketA1) and env.num_actions == spec.NUM_ACTIONS
+    assert not params.game.interleaved and paritygym.make(ENV_ID, interleaved=True)[1].game.interleaved
     assert env.observation_space(params).shape == (OBS_SIZE,)
     assert paritygym.spec(ENV_ID).reference_bench == "tcgjax.reference.env:bench_reference"
     with pytest.raises(ValueError, match="opening_hand_rule"):
@@ -102,11 +103,12 @@ def test_hidden_information():
 
 @pytest.fixture(scope="module")
 def env_rollout():
-    """B envs × K agent steps with the heuristic opponent; the agent's action is the (u mod n)-th
-    legal action for a given random u, so that the reference can replay it."""
+    """`run(key, us, params)`: B envs × len(us) agent steps; the agent's action is the (u mod n)-th
+    legal action for a given random u, so that the reference can replay it. One program for both
+    modes (`params.game.interleaved` is traced)."""
     env, params = paritygym.make(ENV_ID, opponent=1)
 
-    def run(key, us):
+    def run(key, us, params):
         keys = jax.random.split(key, BATCH + 1)
         obs0, states = jax.vmap(env.reset, in_axes=(0, None))(keys[:BATCH], params)
 
@@ -118,9 +120,9 @@ def env_rollout():
             action = jnp.argmax(jnp.cumsum(masks, -1) == pick[:, None] + 1, -1).astype(jnp.int32)
             obs, states, reward, terminated, truncated, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
                 step_keys, states, action, params)
-            return states, (obs, reward, terminated, truncated, info["action_mask"], action, states)
+            return states, (obs, reward, terminated, truncated, info["action_mask"], action, states, info["agent_acted"])
 
-        step_keys = jax.vmap(lambda k: jax.random.split(k, STEPS))(keys[:BATCH]).swapaxes(0, 1)
+        step_keys = jax.vmap(lambda k: jax.random.split(k, us.shape[0]))(keys[:BATCH]).swapaxes(0, 1)
         _, out = jax.lax.scan(body, states, (step_keys, us))
         return obs0, states, out
 
@@ -139,18 +141,23 @@ def _episode_from_state(game_state, b: int, pool):
     return decks, seed
 
 
-@pytest.mark.rule("INFO-1")
-def test_env_matches_reference_env(env_rollout):
+def _check_against_reference_env(env_rollout, interleaved: bool):
     run, params = env_rollout
+    params = params.replace(game=params.game.replace(interleaved=interleaved))
+    steps = STEPS  # the same shapes in both modes: one compiled program
     pool = list(shipped_decks().values())
-    us = np.random.default_rng(5).integers(0, 2**32, size=(STEPS, BATCH), dtype=np.uint32)
-    obs0, states0, (obs, reward, terminated, truncated, masks, actions, states) = jax.device_get(run(jax.random.PRNGKey(3), us))
-    ends = collections.Counter()
+    us = np.random.default_rng(5).integers(0, 2**32, size=(steps, BATCH), dtype=np.uint32)
+    obs0, states0, (obs, reward, terminated, truncated, masks, actions, states, acted) = jax.device_get(
+        run(jax.random.PRNGKey(3), us, params))
+    ends, passes = collections.Counter(), 0
     for b in range(BATCH):
-        ref = ReferenceSingleAgentEnv("heuristic", max_turns=params.game.max_turns)
+        ref = ReferenceSingleAgentEnv("heuristic", max_turns=params.game.max_turns, interleaved=interleaved)
         decks, seed = _episode_from_state(states0.game, b, pool)
         assert np.array_equal(ref.reset(decks, seed, int(states0.agent[b])), obs0[b])
-        for k in range(STEPS):
+        for k in range(steps):
+            agent_decides = ref.game.state.decider == ref.agent
+            assert bool(acted[k, b]) == agent_decides, (b, k)
+            passes += not agent_decides
             ref_obs, ref_reward, ref_term, ref_trunc, info = ref.step(int(actions[k, b]))
             assert not info["illegal_action"]
             assert (ref_reward, ref_term, ref_trunc) == (float(reward[k, b]), bool(terminated[k, b]), bool(truncated[k, b])), (b, k)
@@ -163,6 +170,19 @@ def test_env_matches_reference_env(env_rollout):
             assert np.array_equal(ref_obs, obs[k, b]), (b, k)
             assert np.array_equal(info["action_mask"], masks[k, b]), (b, k)
     assert sum(ends.values()) >= BATCH, ends
+    assert (passes > 0) == interleaved, passes
+
+
+@pytest.mark.rule("INFO-1")
+def test_env_matches_reference_env(env_rollout):
+    _check_against_reference_env(env_rollout, interleaved=False)
+
+
+@pytest.mark.rule("INFO-1")
+def test_interleaved_env_matches_reference_env(env_rollout):
+    """Interleaved mode: one game action per step (the opponent's steps are passes for the agent),
+    the same games as the reference single-agent env in the same mode."""
+    _check_against_reference_env(env_rollout, interleaved=True)
 
 
 @pytest.mark.slow
