@@ -10,8 +10,8 @@ termination functions from `emurust.env.GAMES`). Episodes on the two backends ar
 draws (seed-matched episodes would be identical frame for frame, which L3 already shows). A Welch
 TOST on the episode return (margin 0.5 reward, alpha 0.05) judges equivalence.
 
-    python examples/ppo_gameboy.py        # writes runs/ppo_gameboy/checkpoint.msgpack
-    paritygym verify GameBoy-v0 --level 4 --episodes 256 \\
+    python examples/ppo_gameboy.py --time-budget-s 480   # writes runs/ppo_gameboy/checkpoint.msgpack
+    paritygym verify GameBoy-v0 --level 4 --episodes 1024 \\
         --out docs/verification/GameBoy-v0-L4.json --markdown docs/verification/GameBoy-v0-L4.md
 """
 
@@ -168,7 +168,7 @@ def checkpoint_path() -> pathlib.Path:
     return path
 
 
-def verify_l4(level: int = 4, episodes: int = 256, seed: int = 0, alpha: float = 0.05, eval_envs: int = 32) -> list:
+def verify_l4(level: int = 4, episodes: int = 1024, seed: int = 0, alpha: float = 0.05, eval_envs: int = 32) -> list:
     """`paritygym verify GameBoy-v0 --level 4 --episodes N`: N episodes per backend (see the module
     docstring); one report, passed when the TOST shows the mean returns equivalent within L4_MARGIN."""
     import paritygym

@@ -11,7 +11,7 @@ draws: paired, seed-matched games would be move-for-move identical (L3 shows the
 exactly), which would test nothing L3 does not. A Welch TOST on the per-game win indicator (margin
 0.05 win rate, alpha 0.05) judges equivalence.
 
-    python examples/ppo_tcg.py            # writes runs/ppo_tcg/checkpoint.msgpack
+    python examples/ppo_tcg.py --time-budget-s 900   # writes runs/ppo_tcg/checkpoint.msgpack
     paritygym verify TCGPocketA1-v0 --level 4 --episodes 1536 \\
         --out docs/verification/TCGPocketA1-v0-L4.json --markdown docs/verification/TCGPocketA1-v0-L4.md
 """
