@@ -218,7 +218,22 @@ def main() -> None:
     parser.add_argument("--json", type=str, default=None, help="write the rows to this file")
     parser.add_argument("--render-check", action="store_true",
                         help="only measure which frames of a 24-frame skip each system draws")
+    parser.add_argument("--one-loop", choices=["emurust", "pyboy"], default=None,
+                        help="run one benchmark loop of 1 emulator and exit (for callgrind: host instructions "
+                             "per frame = (count with --steps N - count with --steps 1) / ((N - 1) * skip))")
+    parser.add_argument("--skip", type=int, default=1, help="frame skip of --one-loop")
+    parser.add_argument("--screen", type=int, default=0, help="1: --one-loop observes the screen")
+    parser.add_argument("--steps", type=int, default=100, help="steps of --one-loop")
     args = parser.parse_args()
+    if args.one_loop:
+        from emurust.roms import rom_bytes
+
+        rom = rom_bytes("catch")
+        if args.one_loop == "pyboy":
+            _pyboy_worker((rom, 1, args.steps, args.skip, bool(args.screen), 0))
+        else:
+            emurust_frames_per_second(rom, 1, args.steps, args.skip, bool(args.screen), 1)
+        return
     if args.render_check:
         print(f"CPU microseconds per emulated frame (CATCH, best of 5):\n{'call':<20} {'PyBoy':>8} {'emurust':>8}")
         for name, r in render_check().items():
