@@ -11,6 +11,10 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
   engine_step   ``pokejax.game.engine.step`` (one battle decision), vmapped over ``--batch``
   env_reset     the env's ``reset``, vmapped
   parts         lowering only (no compile) of the pieces of the env step, for their line counts
+  throughput    the bench's program (``paritygym.bench.runner.jax_programs``: random legal actions,
+                vmapped env step) at ``--batch``: compile, then ``--rounds`` rounds of ``--calls``
+                calls, printed as steps per CPU second of this process and per wall second. To compare
+                two versions of the code fairly on a shared machine, run both at the same time.
 """
 
 from __future__ import annotations
@@ -77,13 +81,41 @@ def report(programs: list[str], batch: int):
             yield name, stages(fn, *args, compile_=False)
 
 
+def throughput(batch: int, calls: int, rounds: int) -> None:
+    from paritygym.bench.runner import jax_programs
+
+    env, params = paritygym.make(ENV_ID)
+    reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
+    key = jax.random.key(0)
+    states = reset(key)
+    compiled, wall, cpu = _timed(lambda: loop_step.lower(key, jnp.int32(0), states).compile())
+    print(f"throughput program, batch {batch}: compiled in {wall:.1f} s ({cpu:.1f} CPU s)", flush=True)
+    states, reward = compiled(key, jnp.int32(0), states)
+    jax.block_until_ready(reward)
+    for r in range(rounds):
+        wall, cpu = time.perf_counter(), time.process_time()
+        for i in range(calls):
+            states, reward = compiled(key, jnp.int32(1 + r * calls + i), states)
+        jax.block_until_ready(states)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(f"  round {r}: {batch * calls / cpu:,.0f} steps per CPU s, {batch * calls / wall:,.0f} steps/s wall",
+              flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--programs", default="env_step,engine_step")
     ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--calls", type=int, default=10, help="calls per round (throughput)")
+    ap.add_argument("--rounds", type=int, default=3, help="timed rounds (throughput)")
     args = ap.parse_args(argv)
     jax.config.update("jax_enable_compilation_cache", False)
     programs = args.programs.split(",")
+    if "throughput" in programs:
+        throughput(args.batch, args.calls, args.rounds)
+        programs.remove("throughput")
+        if not programs:
+            return
     print(f"{'program':<20} {'HLO lines':>9} {'trace s':>8} {'lower s':>8} {'compile s':>9}   (CPU s: trace lower compile)")
     for name, row in report(programs, args.batch):
         comp = f"{row['compile_s']:9.1f}" if "compile_s" in row else f"{'-':>9}"
