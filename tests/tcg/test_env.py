@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import paritygym
+import paritygym.testing
 from tcgjax import spec
 from tcgjax.decks import shipped_decks
 from tcgjax.env import TCGPocketA1
