@@ -18,7 +18,6 @@ TOST on the episode return (margin 0.5 reward, alpha 0.05) judges equivalence.
 from __future__ import annotations
 
 import io
-import os
 import pathlib
 import time
 from typing import Any
@@ -26,7 +25,6 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-import emurust
 from emurust.env import GAMES, START, RamView
 
 ENV_ID = "GameBoy-v0"
@@ -148,31 +146,18 @@ class PyBoyGameVectorEnv(gymnasium.vector.VectorEnv):
             machine.close()
 
 
-def trained_steps(checkpoint: pathlib.Path) -> int | None:
-    """Env steps the checkpoint was trained for, from the metrics.json its run wrote beside it."""
-    import json
-
-    metrics = checkpoint.parent / "metrics.json"
-    try:
-        return int(json.loads(metrics.read_text())["steps"])
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
-        return None
-
-
 def checkpoint_path() -> pathlib.Path:
-    path = pathlib.Path(os.environ.get("PARITYGYM_GAMEBOY_POLICY", DEFAULT_CHECKPOINT))
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"L4 for {ENV_ID} evaluates a trained policy, and {path} does not exist: run `python examples/ppo_gameboy.py` "
-            "first (or set PARITYGYM_GAMEBOY_POLICY to a checkpoint.msgpack written by paritygym.train)")
-    return path
+    """The trained policy L4 evaluates (PARITYGYM_GAMEBOY_POLICY, else {DEFAULT_CHECKPOINT})."""
+    from paritygym.train.ppo import find_checkpoint
+
+    return find_checkpoint("PARITYGYM_GAMEBOY_POLICY", DEFAULT_CHECKPOINT, "examples/ppo_gameboy.py", f"L4 for {ENV_ID}")
 
 
 def verify_l4(level: int = 4, episodes: int = 1024, seed: int = 0, alpha: float = 0.05, eval_envs: int = 32) -> list:
     """`paritygym verify GameBoy-v0 --level 4 --episodes N`: N episodes per backend (see the module
     docstring); one report, passed when the TOST shows the mean returns equivalent within L4_MARGIN."""
     import paritygym
-    from paritygym.train import load_checkpoint
+    from paritygym.train.ppo import load_checkpoint, trained_steps
     from paritygym.train.transfer import evaluate_on_vector_env
     from paritygym.verify import ParityReport, tost
 

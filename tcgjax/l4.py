@@ -18,7 +18,6 @@ exactly), which would test nothing L3 does not. A Welch TOST on the per-game win
 
 from __future__ import annotations
 
-import os
 import pathlib
 import time
 from typing import Any
@@ -97,24 +96,11 @@ def _loss(reward, info):
     return (np.asarray(reward) < -0.5).astype(np.float32)
 
 
-def trained_steps(checkpoint: pathlib.Path) -> int | None:
-    """Env steps the checkpoint was trained for, from the metrics.json its run wrote beside it."""
-    import json
-
-    metrics = checkpoint.parent / "metrics.json"
-    try:
-        return int(json.loads(metrics.read_text())["steps"])
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
-        return None
-
-
 def checkpoint_path() -> pathlib.Path:
-    path = pathlib.Path(os.environ.get("PARITYGYM_TCG_POLICY", DEFAULT_CHECKPOINT))
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"L4 for {ENV_ID} evaluates a trained policy, and {path} does not exist: run `python examples/ppo_tcg.py` "
-            "first (or set PARITYGYM_TCG_POLICY to a checkpoint.msgpack written by paritygym.train)")
-    return path
+    """The trained policy L4 evaluates (PARITYGYM_TCG_POLICY, else {DEFAULT_CHECKPOINT})."""
+    from paritygym.train.ppo import find_checkpoint
+
+    return find_checkpoint("PARITYGYM_TCG_POLICY", DEFAULT_CHECKPOINT, "examples/ppo_tcg.py", f"L4 for {ENV_ID}")
 
 
 def evaluate_both(games: int, seed: int, eval_envs: int = 128) -> dict[str, Any]:
@@ -123,7 +109,7 @@ def evaluate_both(games: int, seed: int, eval_envs: int = 128) -> dict[str, Any]
     autoreset. (paritygym.train.evaluate's fused scan would run every env for whole 256-step chunks
     after its game ended — about 7x the steps of a ~35-step game, and the JAX TCG env is slow.)"""
     import paritygym
-    from paritygym.train import load_checkpoint
+    from paritygym.train.ppo import load_checkpoint, trained_steps
     from paritygym.train.transfer import evaluate_on_vector_env
 
     path = checkpoint_path()

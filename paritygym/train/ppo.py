@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import pathlib
 import sys
 import time
@@ -479,6 +480,27 @@ def save_checkpoint(path: str | pathlib.Path, config: PPOConfig, params: Any) ->
     path = pathlib.Path(path)
     path.write_bytes(flax.serialization.to_bytes(params))
     path.with_suffix(".config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+
+
+def trained_steps(checkpoint: str | pathlib.Path) -> int | None:
+    """Env steps a checkpoint was trained for, from the metrics.json its run wrote beside it
+    (None when that file is missing or unreadable)."""
+    metrics = pathlib.Path(checkpoint).parent / "metrics.json"
+    try:
+        return int(json.loads(metrics.read_text())["steps"])
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def find_checkpoint(env_var: str, default: str, example: str, user: str) -> pathlib.Path:
+    """The checkpoint named by the environment variable `env_var`, else `default`; a clear error
+    naming the example that writes it when neither exists; `user` names the tool that needs it."""
+    path = pathlib.Path(os.environ.get(env_var, default))
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{user} evaluates a trained policy, and {path} does not exist: run `python {example}` first (or set {env_var} to a "
+            "checkpoint.msgpack written by paritygym.train)")
+    return path
 
 
 def load_checkpoint(path: str | pathlib.Path) -> tuple[PPOConfig, Any, Learner]:
