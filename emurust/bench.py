@@ -47,6 +47,17 @@ def _catch_start_state_pyboy(pb) -> bytes:
     return buf.getvalue()
 
 
+def _catch_start_state_emurust(rom: bytes) -> bytes:
+    """The same start-up in emurust (Start is bit 3 of the buttons byte)."""
+    gb = emurust.GameBoy(rom)
+    gb.tick(12, False)
+    gb.buttons = 0x08
+    gb.tick(2, False)
+    gb.buttons = 0
+    gb.tick(2, False)
+    return gb.save_state()
+
+
 def _pyboy_worker(args: tuple) -> tuple[int, float, float]:
     """Runs `num_envs` PyBoys round-robin for `num_steps` steps each; returns (frames, wall s, CPU s)."""
     rom, num_envs, num_steps, frame_skip, screen, seed = args
@@ -109,13 +120,7 @@ def emurust_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_s
     the Python API: one VecGameBoy step per batch step."""
     vec = emurust.VecGameBoy(rom, num_envs, frame_skip, screen="gray" if screen else None, downscale=2,
                              ram_addresses=[0xC0A0, 0xC0A1, 0xC0A3], num_threads=num_threads)
-    gb = emurust.GameBoy(rom)
-    gb.tick(12, False)
-    gb.buttons = 0x08
-    gb.tick(2, False)
-    gb.buttons = 0
-    gb.tick(2, False)
-    vec.reset_state = gb.save_state()
+    vec.reset_state = _catch_start_state_emurust(rom)
     vec.reset()
     screen_out = np.empty(vec.screen_shape, np.uint8) if screen else None
     ram_out = np.empty(vec.ram_shape, np.uint8)
@@ -184,12 +189,7 @@ def render_check(repeats: int = 5, calls: int = 60) -> dict[str, dict[str, float
     pb = ref.pyboy
     pyboy_start = _catch_start_state_pyboy(pb)
     gb = emurust.GameBoy(rom)
-    gb.tick(12, False)
-    gb.buttons = 0x08
-    gb.tick(2, False)
-    gb.buttons = 0
-    gb.tick(2, False)
-    ours_start = gb.save_state()
+    ours_start = _catch_start_state_emurust(rom)
     variants = {
         "tick(24, False)": (lambda: pb.tick(24, False, False), lambda: gb.tick(24, False)),
         "tick(24, True)": (lambda: pb.tick(24, True, False), lambda: gb.tick(24, True)),
