@@ -114,22 +114,42 @@ class MujocoClimb:
         pass
 
 
-def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
-    """Agent steps per second of the MuJoCo C reference (one process, ``batch_size`` MjData stepped
-    in turn with random actions; num_procs > 1 is not used here)."""
+def _mujoco_worker(args: tuple) -> tuple[int, float]:
+    """Steps ``batch_size`` MjData of the course in turn with random actions; (agent steps, seconds)."""
+    batch_size, steps, seed, barrier = args
     m = mujoco.MjModel.from_xml_path(str(COURSE_XML))
     datas = [mujoco.MjData(m) for _ in range(batch_size)]
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     for k, d in enumerate(datas):
         d.qpos[:] = [course.SECTION_STARTS[k % course.NUM_SECTIONS][0], course.SECTION_STARTS[k % course.NUM_SECTIONS][1]
                      - game.POT_Z_OFFSET, 0.0, *game.START_HAMMER]
-    steps = max(1, num_steps // batch_size)
+    if barrier is not None:
+        barrier.wait()  # all processes start timing together
     start = time.perf_counter()
     for _ in range(steps):
         for d in datas:
             d.ctrl[:] = action_to_ctrl(rng.uniform(-1, 1, m.nu), m.actuator_ctrlrange)
             mujoco.mj_step(m, d, nstep=SUBSTEPS)
-    return steps * batch_size / (time.perf_counter() - start)
+    return steps * batch_size, time.perf_counter() - start
+
+
+def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
+    """Agent steps per second of the MuJoCo C reference: ``batch_size`` MjData stepped in turn with
+    random actions (8 mj_step each), split over ``num_procs`` processes started together."""
+    steps = max(1, num_steps // batch_size)
+    if num_procs <= 1:
+        done, elapsed = _mujoco_worker((batch_size, steps, 0, None))
+        return done / elapsed
+    import multiprocessing
+
+    per_proc = [n for n in (batch_size // num_procs + (1 if i < batch_size % num_procs else 0)
+                            for i in range(num_procs)) if n > 0]
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager:
+        barrier = manager.Barrier(len(per_proc))
+        with ctx.Pool(len(per_proc)) as pool:
+            results = pool.map(_mujoco_worker, [(n, steps, i, barrier) for i, n in enumerate(per_proc)])
+    return sum(r[0] for r in results) / max(r[1] for r in results)
 
 
 def mjx_bench(batch_size: int, num_steps: int, num_procs: int = 1) -> float:
