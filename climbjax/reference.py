@@ -140,16 +140,10 @@ def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
     if num_procs <= 1:
         done, elapsed = _mujoco_worker((batch_size, steps, 0, None))
         return done / elapsed
-    import multiprocessing
+    from paritygym.bench.processes import split_batch, steps_per_second_in_processes
 
-    per_proc = [n for n in (batch_size // num_procs + (1 if i < batch_size % num_procs else 0)
-                            for i in range(num_procs)) if n > 0]
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Manager() as manager:
-        barrier = manager.Barrier(len(per_proc))
-        with ctx.Pool(len(per_proc)) as pool:
-            results = pool.map(_mujoco_worker, [(n, steps, i, barrier) for i, n in enumerate(per_proc)])
-    return sum(r[0] for r in results) / max(r[1] for r in results)
+    jobs = [(n, steps, i) for i, n in enumerate(split_batch(batch_size, num_procs))]
+    return steps_per_second_in_processes(_mujoco_worker, jobs)
 
 
 def mjx_bench(batch_size: int, num_steps: int, num_procs: int = 1) -> float:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import multiprocessing
 import os
 import pathlib
 import shutil
@@ -265,16 +264,11 @@ def bench_reference(batch_size: int, num_steps: int, num_procs: int, **kwargs: A
         start = time.perf_counter()
         env.random_rollout(steps, 0)
         return batch_size * steps / (time.perf_counter() - start)
-    per_proc = [batch_size // num_procs + (1 if i < batch_size % num_procs else 0) for i in range(num_procs)]
-    per_proc = [n for n in per_proc if n > 0]
+    from paritygym.bench.processes import split_batch, steps_per_second_in_processes
+
+    per_proc = split_batch(batch_size, num_procs)
     steps = _steps_for(max(per_proc), num_steps)
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Manager() as manager:
-        barrier = manager.Barrier(len(per_proc))
-        with ctx.Pool(len(per_proc)) as pool:
-            results = pool.map(_rollout_worker, [(n, steps, i, kwargs, i, barrier) for i, n in enumerate(per_proc)])
-    total_steps = sum(r[0] for r in results)
-    return total_steps / max(r[1] for r in results)
+    return steps_per_second_in_processes(_rollout_worker, [(n, steps, i, kwargs, i) for i, n in enumerate(per_proc)])
 
 
 def _steps_for(batch: int, requested: int) -> int:

@@ -6,7 +6,6 @@ benchmark (`bench_reference`).
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from typing import Sequence
 
@@ -132,10 +131,6 @@ def bench_reference(batch_size: int, num_steps: int, num_procs: int) -> float:
     if num_procs <= 1:
         steps, seconds = _random_agent_steps(total, seed=1)
         return steps / seconds
-    per_proc = total // num_procs
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Manager() as manager:
-        barrier = manager.Barrier(num_procs)
-        with ctx.Pool(num_procs) as pool:
-            results = pool.map(_worker, [(per_proc, 100 + i, barrier) for i in range(num_procs)])
-    return sum(r[0] for r in results) / max(r[1] for r in results)
+    from paritygym.bench.processes import steps_per_second_in_processes
+
+    return steps_per_second_in_processes(_worker, [(total // num_procs, 100 + i) for i in range(num_procs)])
