@@ -126,6 +126,19 @@ def combine(*fns: Callable) -> Callable:
     return _with_addresses(terminated, addresses, " or ".join(getattr(f, "description", "?") for f in fns))
 
 
+def step_outcome(reward_fn: Callable | None, terminated_fn: Callable | None, prev: RamView, now: RamView,
+                 steps: np.ndarray, max_episode_steps: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(reward, terminated, truncated) of one batched step from the RAM before and after it; shared
+    by GameBoy-v0 and the PyBoy backend of its L4 so both score a game the same way."""
+    num_envs = len(steps)
+    reward = np.zeros(num_envs, np.float32) if reward_fn is None else np.asarray(reward_fn(prev, now), np.float32)
+    terminated = np.zeros(num_envs, bool) if terminated_fn is None else np.asarray(terminated_fn(now), bool)
+    if reward.shape != (num_envs,) or terminated.shape != (num_envs,):
+        raise ValueError(f"reward/terminated functions must return shape ({num_envs},), got {reward.shape} and {terminated.shape}")
+    truncated = (steps >= max_episode_steps) & ~terminated if max_episode_steps else np.zeros(num_envs, bool)
+    return reward, terminated, truncated
+
+
 # ---- bundled games -----------------------------------------------------------------------------
 
 START = 0x08
@@ -360,11 +373,8 @@ class GameBoyVectorEnv(gymnasium.vector.VectorEnv):
         self._steps += 1
         prev = RamView(self._prev_ram, self._columns)
         now = RamView(self._ram, self._columns)
-        reward = np.zeros(self.num_envs, np.float32) if self.reward_fn is None else np.asarray(self.reward_fn(prev, now), np.float32)
-        terminated = np.zeros(self.num_envs, bool) if self.terminated_fn is None else np.asarray(self.terminated_fn(now), bool)
-        if reward.shape != (self.num_envs,) or terminated.shape != (self.num_envs,):
-            raise ValueError(f"reward/terminated functions must return shape ({self.num_envs},), got {reward.shape} and {terminated.shape}")
-        truncated = (self._steps >= self.max_episode_steps) & ~terminated if self.max_episode_steps else np.zeros(self.num_envs, bool)
+        reward, terminated, truncated = step_outcome(self.reward_fn, self.terminated_fn, prev, now, self._steps,
+                                                     self.max_episode_steps)
         obs = self._observation()
         info: dict[str, Any] = {}
         done = terminated | truncated

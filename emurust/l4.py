@@ -25,7 +25,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from emurust.env import GAMES, START, RamView
+from emurust.env import GAMES, START, RamView, step_outcome
 
 ENV_ID = "GameBoy-v0"
 L4_MARGIN = 0.5  # episode return (issue 8: Game Boy 0.5 reward)
@@ -127,9 +127,8 @@ class PyBoyGameVectorEnv(gymnasium.vector.VectorEnv):
             self._read(i)
         self._steps += 1
         now = RamView(self._ram, self._columns)
-        reward = np.asarray(self.reward_fn(prev, now), np.float32)
-        terminated = np.asarray(self.terminated_fn(now), bool)
-        truncated = (self._steps >= self.max_episode_steps) & ~terminated if self.max_episode_steps else np.zeros(self.num_envs, bool)
+        reward, terminated, truncated = step_outcome(self.reward_fn, self.terminated_fn, prev, now, self._steps,
+                                                     self.max_episode_steps)
         obs = self._observation()
         info: dict[str, Any] = {}
         done = terminated | truncated
