@@ -60,6 +60,19 @@ register(
     docs="docs/envs/pokemon.md",
     reference_bench="pokejax.bench:reference_bench",
     verify="pokejax.verify:verify",
+    verify_l4="pokejax.l4:verify_l4",
+)
+
+register(
+    "PokemonGen1RandomPool-v0",
+    "pokejax.env:PokemonGen1RandomEnv",
+    reference="Pokémon Showdown 0.11.11 (npm, pinned), format gen1randombattle, driven by a node bridge in the tests",
+    parity="PokemonGen1Random-v0 with new battles' teams drawn from a pool of 4,096 Showdown random teams "
+    "generated once (each identical to Showdown's generator for its seed; pool battles L3-checked); "
+    "see docs/envs/pokemon.md",
+    docs="docs/envs/pokemon.md",
+    reference_bench="pokejax.bench:reference_bench",
+    default_kwargs={"team_pool_size": 4096},
 )
 
 register(

@@ -52,9 +52,9 @@ def stages(fn: Callable, *args, compile_: bool = True) -> dict:
     return row
 
 
-def report(programs: list[str], batch: int):
+def report(programs: list[str], batch: int, env_id: str = ENV_ID):
     """Yields (program name, row of ``stages``) in the order measured."""
-    env, params = paritygym.make(ENV_ID)
+    env, params = paritygym.make(env_id)
     keys = jax.random.split(jax.random.key(0), batch)
     actions = jnp.zeros(batch, jnp.int32)
     # abstract arguments: nothing is executed, so the report measures compilation only
@@ -81,10 +81,10 @@ def report(programs: list[str], batch: int):
             yield name, stages(fn, *args, compile_=False)
 
 
-def throughput(batch: int, calls: int, rounds: int) -> None:
+def throughput(batch: int, calls: int, rounds: int, env_id: str = ENV_ID) -> None:
     from paritygym.bench.runner import jax_programs
 
-    env, params = paritygym.make(ENV_ID)
+    env, params = paritygym.make(env_id)
     reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
     key = jax.random.key(0)
     states = reset(key)
@@ -106,18 +106,19 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--programs", default="env_step,engine_step")
     ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--env", default=ENV_ID, help="env id (PokemonGen1RandomPool-v0: teams from a pool)")
     ap.add_argument("--calls", type=int, default=10, help="calls per round (throughput)")
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds (throughput)")
     args = ap.parse_args(argv)
     jax.config.update("jax_enable_compilation_cache", False)
     programs = args.programs.split(",")
     if "throughput" in programs:
-        throughput(args.batch, args.calls, args.rounds)
+        throughput(args.batch, args.calls, args.rounds, args.env)
         programs.remove("throughput")
         if not programs:
             return
     print(f"{'program':<20} {'HLO lines':>9} {'trace s':>8} {'lower s':>8} {'compile s':>9}   (CPU s: trace lower compile)")
-    for name, row in report(programs, args.batch):
+    for name, row in report(programs, args.batch, args.env):
         comp = f"{row['compile_s']:9.1f}" if "compile_s" in row else f"{'-':>9}"
         comp_cpu = f"{row['compile_cpu_s']:.1f}" if "compile_cpu_s" in row else "-"
         print(f"{name:<20} {row['hlo_lines']:>9,} {row['trace_s']:8.1f} {row['lower_s']:8.1f} {comp}"

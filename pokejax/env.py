@@ -15,6 +15,12 @@ docs/envs/pokemon.md): both teams per slot (own in full; the opponent's only onc
 species and level once seen, HP as Showdown's percentage, status, moves once used), both active
 Pokémon's visible battle state (stages, confusion, substitute, screens, locks, ...), and the
 request. ``params.full_observation`` shows the opponent as fully as one's own side.
+
+Teams: by default every new battle runs Showdown's random-battle team generator (exactly
+Showdown's teams for the drawn seed). ``PokemonGen1RandomEnv(team_pool_size=N)`` (registered as
+``PokemonGen1RandomPool-v0`` with N = 4096) instead draws both teams of a new battle from N teams
+generated once by that generator (``PokemonParams.team_pool``; ``teams.make_team_pool``): the
+training and benchmark option, 2.5x the env steps per CPU second at batch 1024.
 """
 
 from __future__ import annotations
@@ -238,6 +244,12 @@ def max_damage_action(key, st: BattleState, player) -> jax.Array:
 # ---------------------------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=None)
+def make_team_pool_cached(size: int, seed: int = 0) -> teams.TeamPool:
+    """``teams.make_team_pool``, generated once per process for each (size, seed)."""
+    return teams.make_team_pool(size, seed)
+
+
+@functools.lru_cache(maxsize=None)
 def _jitted_new_battle():
     return jax.jit(setup.new_battle)
 
@@ -246,6 +258,10 @@ def _jitted_new_battle():
 class PokemonParams:
     max_turns: int = 1000           # turn cap: a battle still running after this turn is truncated
     full_observation: bool = False  # show the opponent's side in full
+    # None: every new battle runs Showdown's team generator for both teams (the default, exactly
+    # Showdown's gen1randombattle). A ``teams.TeamPool``: new battles draw two teams from it
+    # (much cheaper per step; each team is one Showdown's generator makes; see ``make_team_pool``).
+    team_pool: teams.TeamPool | None = None
 
 
 class PokemonGen1Random(TwoPlayerGame):
@@ -264,7 +280,11 @@ class PokemonGen1Random(TwoPlayerGame):
         """A new battle (two random teams, battle seed from the key) before its leads are sent out
         (request REQUEST_START): the next ``step``, whatever the actions, starts it."""
         k_teams, k_battle = jax.random.split(key)
-        return setup.initial_state(teams.random_teams(k_teams), prng.seed_from_key(k_battle))
+        if params.team_pool is None:
+            battle_teams = teams.random_teams(k_teams)
+        else:
+            battle_teams = teams.draw_battle_teams(k_teams, params.team_pool)
+        return setup.initial_state(battle_teams, prng.seed_from_key(k_battle))
 
     def init_from_packed(self, p1: str, p2: str, seed) -> BattleState:
         """Team injection (parity runs): the battle Showdown starts between two packed teams at a
@@ -326,12 +346,21 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
     ``step`` overrides gymnax's to do so; it returns what gymnax's would
     (``info["final_observation"]`` included)."""
 
-    def __init__(self, opponents=()):
+    def __init__(self, opponents=(), team_pool_size: int = 0, team_pool_seed: int = 0):
+        """``team_pool_size`` > 0: ``default_params`` carry a pool of that many teams generated
+        once (``teams.make_team_pool(team_pool_size, team_pool_seed)``) that new battles draw
+        from, instead of running Showdown's team generator at every reset (the training and
+        benchmark option; ``PokemonGen1RandomPool-v0``). 0: the generator (the default)."""
         super().__init__(PokemonGen1Random(), opponents)
+        if team_pool_size:   # fail at construction, not at the first default_params
+            make_team_pool_cached(team_pool_size, team_pool_seed)
+        self.team_pool_size = team_pool_size
+        self.team_pool_seed = team_pool_seed
 
     @property
     def default_params(self) -> SingleAgentParams:
-        return SingleAgentParams(game=PokemonParams(), opponent=OPPONENT_RANDOM)
+        pool = make_team_pool_cached(self.team_pool_size, self.team_pool_seed) if self.team_pool_size else None
+        return SingleAgentParams(game=PokemonParams(team_pool=pool), opponent=OPPONENT_RANDOM)
 
     def _new_episode(self, key, params: SingleAgentParams) -> SingleAgentState:
         """A new episode whose battle is not started yet (request REQUEST_START)."""

@@ -22,6 +22,7 @@ from paritygym.verify import compare_trajectories
 from pokejax.reference import engine_record, showdown_record
 
 ENV_ID = "PokemonGen1Random-v0"
+POOL_ENV_ID = "PokemonGen1RandomPool-v0"
 BATCH = 16
 
 
@@ -224,9 +225,53 @@ def test_team_injection_matches_showdown(showdown):
             showdown.destroy(reply["id"])
 
 
+def test_team_pool_option():
+    """The default env runs Showdown's generator; the pool id (or ``team_pool_size``) carries a
+    pool in its params; a bad size is refused at construction."""
+    _, default = paritygym.make(ENV_ID)
+    assert default.game.team_pool is None
+    env, params = paritygym.make(POOL_ENV_ID)
+    assert env.team_pool_size == 4096 and params.game.team_pool.size == 4096
+    _, small = paritygym.make(ENV_ID, team_pool_size=64, team_pool_seed=5)
+    assert small.game.team_pool.size == 64
+    with pytest.raises(ValueError, match="size"):
+        paritygym.make(ENV_ID, team_pool_size=-1)
+
+
+def test_team_pool_battles_match_showdown(showdown):
+    """Battles the pool env starts (teams drawn from the pool, battle seed from the key) are
+    battles Showdown plays identically: both teams injected as packed teams, the same battle
+    seed, random legal choices, the full state compared after every decision (L3)."""
+    from pokejax import parity
+    from pokejax.game import setup
+
+    env, params = paritygym.make(ENV_ID, team_pool_size=64, team_pool_seed=1)
+    init = jax.jit(env.game.init_unstarted)
+    pool_rows = {tuple(r) for r in np.asarray(params.game.team_pool.teams.species)}
+    steps = 0
+    for k in range(4):
+        st = init(jax.random.key(100 + k), params.game)
+        teams = [setup.TeamArrays(*(np.asarray(getattr(st.team, f))[side] for f in
+                                    ("species", "level", "moves", "ivs", "evs", "size")))
+                 for side in (0, 1)]
+        assert all(tuple(t.species) in pool_rows for t in teams)
+        hi, lo = (int(w) for w in np.asarray(st.rng))
+        battle_seed = [hi >> 16, hi & 0xFFFF, lo >> 16, lo & 0xFFFF]
+        result = parity.play_battle(showdown, battle_seed, teams=[setup.to_packed(t) for t in teams], choice_seed=k)
+        assert result.matched, str(result)
+        steps += result.steps
+    assert steps > 40
+
+
 @pytest.mark.slow
 def test_conformance():
     report = check_env(ENV_ID, num_envs=2, num_steps=16)
+    assert report.episodes_ended > 0
+
+
+@pytest.mark.slow
+def test_conformance_team_pool():
+    report = check_env(POOL_ENV_ID, num_envs=2, num_steps=16)
     assert report.episodes_ended > 0
 
 

@@ -41,3 +41,46 @@ def test_second_team_never_repeats_ditto(generate):
     ditto = teams._DITTO
     assert np.any(np.asarray(free.species) == ditto)
     assert not np.any(np.asarray(blocked.species) == ditto)
+
+
+def _showdown_seed(state) -> list[int]:
+    hi, lo = (int(w) for w in np.asarray(state))
+    return [hi >> 16, hi & 0xFFFF, lo >> 16, lo & 0xFFFF]
+
+
+def test_team_pool_teams_are_showdowns(showdown):
+    """Every team of a pool is exactly the team Showdown's generator makes for its seed."""
+    pool = teams.make_team_pool(40, seed=3)
+    assert pool.size == 40 and len({tuple(np.asarray(s)) for s in pool.seeds}) == 40
+    for n in range(pool.size):
+        expected = showdown.generate_team(_showdown_seed(pool.seeds[n]))["packed"]
+        mine = jax.tree_util.tree_map(lambda x: np.asarray(x[n]), pool.teams)
+        assert setup.to_packed(mine) == setup.to_packed(setup.from_packed(expected)), f"pool team {n}"
+
+
+def test_team_pool_is_deterministic_and_validated():
+    a, b = teams.make_team_pool(300, seed=1), teams.make_team_pool(300, seed=1)
+    assert np.array_equal(np.asarray(a.teams.species), np.asarray(b.teams.species))
+    c = teams.make_team_pool(300, seed=2)
+    assert not np.array_equal(np.asarray(a.teams.species), np.asarray(c.teams.species))
+    assert (np.asarray(a.teams.size) == 6).all()
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="size"):
+            teams.make_team_pool(bad)
+    with pytest.raises(ValueError, match="seed"):
+        teams.make_team_pool(4, seed=-1)
+
+
+def test_pool_draws_cover_the_pool_with_one_ditto_per_battle():
+    pool = teams.make_team_pool(300, seed=1)
+    has_ditto = np.asarray(pool.has_ditto)
+    assert has_ditto.any() and not has_ditto.all()
+    draw = jax.jit(jax.vmap(teams.draw_battle_teams, in_axes=(0, None)))
+    drawn = draw(jax.random.split(jax.random.key(0), 4000), pool)
+    species = np.asarray(drawn.species)                        # [4000, 2, 6]
+    ditto = (species == teams._DITTO).any(axis=2)
+    assert not (ditto[:, 0] & ditto[:, 1]).any()
+    # every drawn team is a row of the pool, and the draws reach most of the pool
+    rows = {tuple(r): n for n, r in enumerate(np.asarray(pool.teams.species))}
+    hit = {rows[tuple(t)] for t in species.reshape(-1, 6)}
+    assert len(hit) > 280
