@@ -127,11 +127,13 @@ def emurust_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_s
     actions = np.random.default_rng(seed).integers(0, len(CATCH_ACTIONS), size=(num_steps, num_envs))
     masks = CATCH_ACTIONS[actions]
     t0, c0 = time.perf_counter(), time.process_time()
+    game_over = ram_out[:, 2]  # a view: CATCH's state byte (0xC0A3) of every emulator after each step
     for step in range(num_steps):
         vec.step(masks[step], screen_out=screen_out, ram_out=ram_out)
-        over = ram_out[:, 2] == 2
-        if over.any():
-            vec.reset(over)
+        # Any game over? A byte search of the state bytes (~1 us) instead of numpy's `(x == 2).any()`
+        # (~14 K host instructions, as much as a sixth of a frame at skip 1); the mask only when needed.
+        if 2 in game_over.tobytes():
+            vec.reset(game_over == 2)
     elapsed = (time.process_time() - c0) if cpu_time else (time.perf_counter() - t0)
     return num_envs * num_steps * frame_skip / elapsed
 

@@ -176,61 +176,68 @@ impl Batch {
         self.pool.current_num_threads()
     }
 
-    /// Splits the output buffers into one chunk per emulator (None where the output is unused).
-    fn split_outputs<'a>(
-        &self,
-        screen_out: &'a mut [u8],
-        ram_out: &'a mut [u8],
-    ) -> (Vec<Option<&'a mut [u8]>>, Vec<Option<&'a mut [u8]>>) {
+    /// Splits the output buffers into one chunk per emulator (empty chunks where an output is unused).
+    fn split_outputs<'a>(&self, screen_out: &'a mut [u8], ram_out: &'a mut [u8]) -> (Vec<&'a mut [u8]>, Vec<&'a mut [u8]>) {
         let n = self.envs.len();
         let screen_len = self.spec.screen_len();
         let ram_len = self.spec.ram_addresses.len();
         assert_eq!(screen_out.len(), n * screen_len, "screen buffer size");
         assert_eq!(ram_out.len(), n * ram_len, "RAM buffer size");
-        let screens = if screen_len == 0 { (0..n).map(|_| None).collect() } else { screen_out.chunks_mut(screen_len).map(Some).collect() };
-        let rams = if ram_len == 0 { (0..n).map(|_| None).collect() } else { ram_out.chunks_mut(ram_len).map(Some).collect() };
-        (screens, rams)
+        let split = |out: &'a mut [u8], len: usize| -> Vec<&'a mut [u8]> {
+            if len == 0 {
+                (0..n).map(|_| <&mut [u8]>::default()).collect()
+            } else {
+                out.chunks_mut(len).collect()
+            }
+        };
+        (split(screen_out, screen_len), split(ram_out, ram_len))
     }
 
     /// Advances every emulator `frame_skip` frames with `buttons[i]` held (only the last frame is
     /// rendered), then writes observations. `screen_out` holds `num_envs * spec.screen_len()` bytes
     /// and `ram_out` `num_envs * ram_addresses.len()` (either may be empty when unused).
-    /// Returns, per emulator, the CPU fault that stopped it, if any.
-    pub fn step(&mut self, buttons: &[u8], screen_out: &mut [u8], ram_out: &mut [u8]) -> Vec<Option<CpuFault>> {
-        assert_eq!(buttons.len(), self.envs.len(), "one button mask per emulator");
-        let (mut screens, mut rams) = self.split_outputs(screen_out, ram_out);
+    /// Returns the first emulator (lowest index) whose CPU is stopped by a fault, if any.
+    pub fn step(&mut self, buttons: &[u8], screen_out: &mut [u8], ram_out: &mut [u8]) -> Option<(usize, CpuFault)> {
+        let n = self.envs.len();
+        assert_eq!(buttons.len(), n, "one button mask per emulator");
+        let (screen_len, ram_len) = (self.spec.screen_len(), self.spec.ram_addresses.len());
+        assert_eq!(screen_out.len(), n * screen_len, "screen buffer size");
+        assert_eq!(ram_out.len(), n * ram_len, "RAM buffer size");
         let spec = &self.spec;
         let render = spec.screen.is_some();
         let frames = self.frame_skip;
-        let envs = &mut self.envs;
-        let step_one = |gb: &mut GameBoy, b: u8, screen: &mut Option<&mut [u8]>, ram: &mut Option<&mut [u8]>| {
+        let step_one = |gb: &mut GameBoy, b: u8, screen: &mut [u8], ram: &mut [u8]| {
             gb.set_buttons(b);
             let result = gb.run_frames(frames, render);
-            if let Some(screen) = screen {
-                write_screen(gb, spec, screen);
-            }
-            if let Some(ram) = ram {
-                write_ram(gb, spec, ram);
-            }
+            // Unused outputs are empty slices, which these leave alone.
+            write_screen(gb, spec, screen);
+            write_ram(gb, spec, ram);
             result.err()
         };
-        if envs.len() == 1 || self.pool.current_num_threads() == 1 {
-            // Handing a tiny batch to the pool costs more than it saves: run it on this thread.
-            return envs
-                .iter_mut()
-                .zip(buttons.iter())
-                .zip(screens.iter_mut())
-                .zip(rams.iter_mut())
-                .map(|(((gb, &b), screen), ram)| step_one(gb, b, screen, ram))
-                .collect();
+        if n == 1 || self.pool.current_num_threads() == 1 {
+            // Handing a tiny batch to the pool costs more than it saves: run it on this thread, and
+            // without splitting the outputs into vectors first (at frame skip 1 a step is only
+            // about one frame, so per-step allocations show).
+            let mut first_fault = None;
+            for (i, (gb, &b)) in self.envs.iter_mut().zip(buttons).enumerate() {
+                let screen = &mut screen_out[i * screen_len..(i + 1) * screen_len];
+                let ram = &mut ram_out[i * ram_len..(i + 1) * ram_len];
+                if let Some(fault) = step_one(gb, b, screen, ram) {
+                    first_fault = first_fault.or(Some((i, fault)));
+                }
+            }
+            return first_fault;
         }
+        let (mut screens, mut rams) = self.split_outputs(screen_out, ram_out);
+        let envs = &mut self.envs;
         self.pool.install(|| {
             envs.par_iter_mut()
                 .zip(buttons.par_iter())
                 .zip(screens.par_iter_mut())
                 .zip(rams.par_iter_mut())
-                .map(|(((gb, &b), screen), ram)| step_one(gb, b, screen, ram))
-                .collect()
+                .enumerate()
+                .filter_map(|(i, (((gb, &b), screen), ram))| step_one(gb, b, screen, ram).map(|f| (i, f)))
+                .min_by_key(|&(i, _)| i)
         })
     }
 
@@ -241,12 +248,8 @@ impl Batch {
         let envs = &mut self.envs;
         self.pool.install(|| {
             envs.par_iter_mut().zip(screens.par_iter_mut()).zip(rams.par_iter_mut()).for_each(|((gb, screen), ram)| {
-                if let Some(screen) = screen {
-                    write_screen(gb, spec, screen);
-                }
-                if let Some(ram) = ram {
-                    write_ram(gb, spec, ram);
-                }
+                write_screen(gb, spec, screen);
+                write_ram(gb, spec, ram);
             })
         })
     }

@@ -246,7 +246,9 @@ impl PyGameBoy {
 }
 
 /// Checks that `obj` is a writeable, C-contiguous uint8 numpy array of exactly `shape`; returns a
-/// raw pointer to its data (valid while the array lives and is not resized).
+/// raw pointer to its data (valid while the array lives and is not resized). Called once per step,
+/// so it reads the array struct directly (no numpy borrow registry: nothing in Rust holds a borrow
+/// of the array across calls, and the caller's arrays are checked against each other by address).
 fn checked_output(obj: &Bound<'_, PyAny>, what: &str, shape: &[usize]) -> PyResult<(*mut u8, usize)> {
     let arr = obj.cast::<PyArrayDyn<u8>>().map_err(|_| {
         let dtype = obj.getattr("dtype").map(|d| d.to_string()).unwrap_or_else(|_| obj.get_type().to_string());
@@ -258,9 +260,11 @@ fn checked_output(obj: &Bound<'_, PyAny>, what: &str, shape: &[usize]) -> PyResu
     if !arr.is_c_contiguous() {
         return Err(PyValueError::new_err(format!("{what} must be C-contiguous (use np.ascontiguousarray or allocate with np.empty)")));
     }
-    let mut rw = arr.try_readwrite().map_err(|e| PyValueError::new_err(format!("{what} is not writeable or is already borrowed: {e}")))?;
-    let slice = rw.as_slice_mut().map_err(|e| PyValueError::new_err(format!("{what}: {e}")))?;
-    Ok((slice.as_mut_ptr(), slice.len()))
+    // SAFETY: `arr` is a live numpy array (checked by the cast above); only its flags are read.
+    if unsafe { (*arr.as_array_ptr()).flags } & numpy::npyffi::NPY_ARRAY_WRITEABLE == 0 {
+        return Err(PyValueError::new_err(format!("{what} is not writeable")));
+    }
+    Ok((arr.data(), arr.len()))
 }
 
 /// Raw output pointer carried into the GIL-free section.
@@ -285,6 +289,8 @@ pub struct PyVecGameBoy {
     /// Discrete action index -> button mask; None means actions are masks.
     action_table: Option<Vec<u8>>,
     reset_state: Option<Vec<u8>>,
+    /// Button masks of the current step (a scratch buffer kept to avoid an allocation per step).
+    buttons: Vec<u8>,
 }
 
 impl PyVecGameBoy {
@@ -293,13 +299,15 @@ impl PyVecGameBoy {
     }
 
     fn screen_shape(&self) -> Option<Vec<usize>> {
+        self.screen_dims().map(|(dims, rank)| dims[..rank].to_vec())
+    }
+
+    /// The screen observation's shape as (dimensions, rank), without allocating (checked every step).
+    fn screen_dims(&self) -> Option<([usize; 4], usize)> {
         let spec = &self.batch.spec;
         spec.screen.map(|f| {
-            let mut s = vec![self.num_envs(), spec.screen_height(), spec.screen_width()];
-            if f == ScreenFormat::Rgb {
-                s.push(3);
-            }
-            s
+            let dims = [self.num_envs(), spec.screen_height(), spec.screen_width(), 3];
+            (dims, if f == ScreenFormat::Rgb { 4 } else { 3 })
         })
     }
 
@@ -309,13 +317,16 @@ impl PyVecGameBoy {
 
     /// Validates the requested outputs against the configuration.
     fn outputs(&self, screen_out: Option<&Bound<'_, PyAny>>, ram_out: Option<&Bound<'_, PyAny>>) -> PyResult<(OutPtr, OutPtr)> {
-        let screen = match (self.screen_shape(), screen_out) {
-            (Some(shape), Some(obj)) => {
-                let (p, n) = checked_output(obj, "screen_out", &shape)?;
+        let screen = match (self.screen_dims(), screen_out) {
+            (Some((dims, rank)), Some(obj)) => {
+                let (p, n) = checked_output(obj, "screen_out", &dims[..rank])?;
                 OutPtr(p, n)
             }
-            (Some(shape), None) => {
-                return Err(PyValueError::new_err(format!("screen_out is required: this VecGameBoy observes the screen, shape {shape:?} uint8")))
+            (Some((dims, rank)), None) => {
+                return Err(PyValueError::new_err(format!(
+                    "screen_out is required: this VecGameBoy observes the screen, shape {:?} uint8",
+                    &dims[..rank]
+                )))
             }
             (None, Some(_)) => return Err(PyValueError::new_err("screen_out given but this VecGameBoy was created with screen=None")),
             (None, None) => OutPtr(std::ptr::null_mut(), 0),
@@ -323,7 +334,7 @@ impl PyVecGameBoy {
         let n_ram = self.batch.spec.ram_addresses.len();
         let ram = match ram_out {
             Some(obj) if n_ram > 0 => {
-                let (p, n) = checked_output(obj, "ram_out", &self.ram_shape())?;
+                let (p, n) = checked_output(obj, "ram_out", &[self.num_envs(), n_ram])?;
                 OutPtr(p, n)
             }
             Some(_) => return Err(PyValueError::new_err("ram_out given but this VecGameBoy has no ram_addresses")),
@@ -342,10 +353,11 @@ impl PyVecGameBoy {
         Ok((screen, ram))
     }
 
-    fn buttons_from(&self, actions: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    /// Converts `actions` into button masks in `self.buttons` (reused every step, so no allocation).
+    fn buttons_from(&mut self, actions: &Bound<'_, PyAny>) -> PyResult<()> {
         let n = self.num_envs();
         // Called once per step: shape and dtype come from the array struct (no Python attribute
-        // lookups), and the values are copied at once with the GIL held (no borrow registry).
+        // lookups), and the values are converted at once with the GIL held (no borrow registry).
         let dtype_error = || {
             let dtype = actions.getattr("dtype").map(|d| d.to_string()).unwrap_or_else(|_| actions.get_type().to_string());
             PyTypeError::new_err(format!("actions must be a numpy array of uint8, int32 or int64, got {dtype}"))
@@ -353,36 +365,49 @@ impl PyVecGameBoy {
         let untyped = actions.cast::<PyUntypedArray>().map_err(|_| dtype_error())?;
         let dtype = untyped.dtype();
         let py = actions.py();
-        let known = [dtype.is_equiv_to(&numpy::dtype::<u8>(py)), dtype.is_equiv_to(&numpy::dtype::<i64>(py)), dtype.is_equiv_to(&numpy::dtype::<i32>(py))];
-        if !known.iter().any(|&k| k) {
+        let kind = if dtype.is_equiv_to(&numpy::dtype::<u8>(py)) {
+            0
+        } else if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) {
+            1
+        } else if dtype.is_equiv_to(&numpy::dtype::<i32>(py)) {
+            2
+        } else {
             return Err(dtype_error());
-        }
+        };
         if untyped.shape() != [n] {
             return Err(PyValueError::new_err(format!("actions must have shape ({n},), got {:?}", untyped.shape())));
         }
-        // SAFETY (the three `as_array`s): the array is 1-D of this dtype (checked above), read while
-        // the GIL is held and copied before anything else runs; no Rust reference to it is alive.
-        let values: Vec<i64> = if known[0] {
-            unsafe { actions.cast_unchecked::<PyArray1<u8>>().as_array() }.iter().map(|&v| v as i64).collect()
-        } else if known[1] {
-            unsafe { actions.cast_unchecked::<PyArray1<i64>>().as_array() }.to_vec()
-        } else {
-            unsafe { actions.cast_unchecked::<PyArray1<i32>>().as_array() }.iter().map(|&v| v as i64).collect()
+        let table = self.action_table.as_deref();
+        let to_mask = |i: i64| -> PyResult<u8> {
+            match table {
+                Some(table) => usize::try_from(i).ok().and_then(|i| table.get(i).copied()).ok_or_else(|| {
+                    PyValueError::new_err(format!("action {i} is outside the action table (0..{})", table.len()))
+                }),
+                None => u8::try_from(i).map_err(|_| PyValueError::new_err(format!("button mask {i} is outside 0-255"))),
+            }
         };
-        match &self.action_table {
-            Some(table) => values
-                .iter()
-                .map(|&i| {
-                    usize::try_from(i).ok().and_then(|i| table.get(i).copied()).ok_or_else(|| {
-                        PyValueError::new_err(format!("action {i} is outside the action table (0..{})", table.len()))
-                    })
-                })
-                .collect(),
-            None => values
-                .iter()
-                .map(|&m| u8::try_from(m).map_err(|_| PyValueError::new_err(format!("button mask {m} is outside 0-255"))))
-                .collect(),
+        let buttons = &mut self.buttons;
+        buttons.clear();
+        // SAFETY (the three `as_array`s): the array is 1-D of this dtype (checked above), read while
+        // the GIL is held and converted before anything else runs; no Rust reference to it is alive.
+        match kind {
+            0 => {
+                for &v in unsafe { actions.cast_unchecked::<PyArray1<u8>>().as_array() }.iter() {
+                    buttons.push(to_mask(v as i64)?);
+                }
+            }
+            1 => {
+                for &v in unsafe { actions.cast_unchecked::<PyArray1<i64>>().as_array() }.iter() {
+                    buttons.push(to_mask(v)?);
+                }
+            }
+            _ => {
+                for &v in unsafe { actions.cast_unchecked::<PyArray1<i32>>().as_array() }.iter() {
+                    buttons.push(to_mask(v as i64)?);
+                }
+            }
         }
+        Ok(())
     }
 
     fn env_index(&self, i: i64) -> PyResult<usize> {
@@ -441,7 +466,7 @@ impl PyVecGameBoy {
         guarded(|| Core::new(rom, boot_rom, profile))?.map_err(rom_error)?;
         let batch = guarded(|| Batch::new(rom, boot_rom, profile, num_envs as usize, frame_skip as u32, spec, threads))?
             .map_err(PyValueError::new_err)?;
-        Ok(PyVecGameBoy { batch, action_table, reset_state: None })
+        Ok(PyVecGameBoy { batch, action_table, reset_state: None, buttons: Vec::with_capacity(num_envs as usize) })
     }
 
     #[getter(num_envs)]
@@ -492,12 +517,12 @@ impl PyVecGameBoy {
         screen_out: Option<&Bound<'_, PyAny>>,
         ram_out: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let buttons = self.buttons_from(actions)?;
+        self.buttons_from(actions)?;
         let (screen, ram) = self.outputs(screen_out, ram_out)?;
-        let batch = &mut self.batch;
+        let (batch, buttons) = (&mut self.batch, &self.buttons);
         // The arrays stay alive (borrowed by the caller's frame) for the whole call.
-        let faults = py.detach(move || guarded(move || unsafe { batch.step(&buttons, screen.slice(), ram.slice()) }))?;
-        if let Some((i, f)) = faults.iter().enumerate().find_map(|(i, f)| f.map(|f| (i, f))) {
+        let fault = py.detach(move || guarded(move || unsafe { batch.step(buttons, screen.slice(), ram.slice()) }))?;
+        if let Some((i, f)) = fault {
             return Err(EmulatorFault::new_err(format!("emulator {i}: {f}")));
         }
         Ok(())
