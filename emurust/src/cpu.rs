@@ -141,47 +141,40 @@ impl Cpu {
         self.r[F] = (if z { FLAG_Z } else { 0 }) | (if n { FLAG_N } else { 0 }) | (if h { FLAG_H } else { 0 }) | (if c { FLAG_C } else { 0 });
     }
 
-    // ---- memory helpers (time = instruction start + offset) -------------------------------
+    // ---- memory helpers ---------------------------------------------------------------------
+    // The interpreter keeps PC and the instruction's start time (`now`) in locals of the batch loop
+    // (host registers) rather than in `self`, so the helpers take them as arguments; memory access
+    // times are `now` + the access's offset in the instruction.
 
     #[inline(always)]
-    fn read_at(&mut self, bus: &mut Bus, addr: u16, offset: u64) -> u8 {
-        bus.read_data(addr, self.cycles + offset)
-    }
-
-    #[inline(always)]
-    fn write_at(&mut self, bus: &mut Bus, addr: u16, value: u8, offset: u64) {
-        bus.write(addr, value, self.cycles + offset)
-    }
-
-    #[inline(always)]
-    fn fetch(&mut self, bus: &mut Bus) -> u8 {
-        let v = bus.read(self.pc, self.cycles);
-        self.pc = self.pc.wrapping_add(1);
+    fn fetch(bus: &mut Bus, pc: &mut u16, now: u64) -> u8 {
+        let v = bus.read(*pc, now);
+        *pc = pc.wrapping_add(1);
         v
     }
 
     #[inline(always)]
-    fn fetch16(&mut self, bus: &mut Bus) -> u16 {
-        let lo = self.fetch(bus);
-        let hi = self.fetch(bus);
+    fn fetch16(bus: &mut Bus, pc: &mut u16, now: u64) -> u16 {
+        let lo = Self::fetch(bus, pc, now);
+        let hi = Self::fetch(bus, pc, now);
         u16::from_le_bytes([lo, hi])
     }
 
-    /// Pushes `value`: high byte at `offset`, low byte 4 cycles later.
+    /// Pushes `value`: high byte at time `at`, low byte 4 cycles later.
     #[inline(always)]
-    fn push(&mut self, bus: &mut Bus, value: u16, offset: u64) {
+    fn push(&mut self, bus: &mut Bus, value: u16, at: u64) {
         self.sp = self.sp.wrapping_sub(1);
-        self.write_at(bus, self.sp, (value >> 8) as u8, offset);
+        bus.write(self.sp, (value >> 8) as u8, at);
         self.sp = self.sp.wrapping_sub(1);
-        self.write_at(bus, self.sp, value as u8, offset + 4);
+        bus.write(self.sp, value as u8, at + 4);
     }
 
-    /// Pops a word: low byte at `offset`, high byte 4 cycles later.
+    /// Pops a word: low byte at time `at`, high byte 4 cycles later.
     #[inline(always)]
-    fn pop(&mut self, bus: &mut Bus, offset: u64) -> u16 {
-        let lo = self.read_at(bus, self.sp, offset);
+    fn pop(&mut self, bus: &mut Bus, at: u64) -> u16 {
+        let lo = bus.read_data(self.sp, at);
         self.sp = self.sp.wrapping_add(1);
-        let hi = self.read_at(bus, self.sp, offset + 4);
+        let hi = bus.read_data(self.sp, at + 4);
         self.sp = self.sp.wrapping_add(1);
         u16::from_le_bytes([lo, hi])
     }
@@ -329,11 +322,11 @@ impl Cpu {
     fn dispatch(&mut self, bus: &mut Bus) {
         let pc = self.pc;
         self.sp = self.sp.wrapping_sub(1);
-        self.write_at(bus, self.sp, (pc >> 8) as u8, 0);
+        bus.write(self.sp, (pc >> 8) as u8, self.cycles);
         // The high-byte push may overwrite IE and cancel the request: PC then becomes 0.
         let pending = Self::pending(bus);
         self.sp = self.sp.wrapping_sub(1);
-        self.write_at(bus, self.sp, pc as u8, 0);
+        bus.write(self.sp, pc as u8, self.cycles);
         self.ime = false;
         if pending == 0 {
             self.pc = 0;
@@ -381,16 +374,31 @@ impl Cpu {
         bus.batch_end = end;
         if self.halt_bug && self.cycles < end {
             self.halt_bug = false;
-            self.step_with::<false, true>(bus, end);
+            self.step_on_self::<false, true>(bus, end);
         }
-        // An EI delay left over from the previous batch (or the HALT-bug step) runs down first.
-        while self.ei_delay != 0 && self.cycles < bus.batch_end {
-            self.step_checked(bus, end);
-        }
-        // From here on no EI delay is pending at an instruction's start: an EI runs the instruction
-        // after it itself (see the 0xFB arm), so the hot loop does not test the delay every step.
-        while self.cycles < bus.batch_end {
-            self.step_with::<true, false>(bus, end);
+        loop {
+            // An EI delay left over from the previous batch (or the HALT-bug step, or an EI of the
+            // hot loop below) runs down first.
+            while self.ei_delay != 0 && self.cycles < bus.batch_end {
+                self.step_checked(bus, end);
+            }
+            if self.cycles >= bus.batch_end {
+                break;
+            }
+            // The hot loop: PC and the cycle count live in locals (host registers) and go back to
+            // `self` when it ends. No EI delay is pending at an instruction's start here: an EI ends
+            // the hot loop (see the 0xFB arm) and the loop above counts its delay down.
+            let (mut pc, mut cycles) = (self.pc, self.cycles);
+            while cycles < bus.batch_end {
+                self.step_with::<true, false>(bus, end, &mut pc, &mut cycles);
+            }
+            (self.pc, self.cycles) = (pc, cycles);
+            if self.ei_delay == 0 {
+                break;
+            }
+            // An EI ended the hot loop by ending the batch; the batch goes on (EI writes nothing,
+            // so the batch end was `end` when it ran).
+            bus.batch_end = end;
         }
         if self.fault.is_some() {
             // A locked-up CPU lets time pass.
@@ -404,66 +412,78 @@ impl Cpu {
         // Outside `run_batch` the bus's batch end is whatever the caller set; an IME change
         // restores it (or ends the batch) as in the loop.
         let end = bus.batch_end;
-        self.step_with::<true, true>(bus, end);
+        self.step_on_self::<true, true>(bus, end);
     }
 
     /// One instruction with the EI-delay countdown, off the hot loop (kept out of line so the
     /// interpreter's match is not copied into every caller).
     #[inline(never)]
     fn step_checked(&mut self, bus: &mut Bus, end: u64) {
-        self.step_with::<true, true>(bus, end);
+        self.step_on_self::<true, true>(bus, end);
     }
 
-    /// One instruction; `ADVANCE = false` is the HALT bug's fetch that leaves PC in place.
+    /// `step_with` on PC and the cycle count stored in `self`.
+    #[inline(always)]
+    fn step_on_self<const ADVANCE: bool, const EI_CHECK: bool>(&mut self, bus: &mut Bus, end: u64) {
+        let (mut pc, mut cycles) = (self.pc, self.cycles);
+        self.step_with::<ADVANCE, EI_CHECK>(bus, end, &mut pc, &mut cycles);
+        (self.pc, self.cycles) = (pc, cycles);
+    }
+
+    /// One instruction; `ADVANCE = false` is the HALT bug's fetch that leaves PC in place. `pc` and
+    /// `cycles` stand for `self.pc` and `self.cycles` (the caller keeps them in locals; the
+    /// instruction starts at time `cycles` and adds its length to it).
     ///
     /// `EI_CHECK = true` counts down a pending EI delay after the instruction. `EI_CHECK = false`
-    /// may only run when no delay is pending (`ei_delay == 0`): only an EI can then start one, and
-    /// that EI completes its own delay by running the next instruction (with the check) at once if
-    /// the batch (`end`) has room for it, exactly as two consecutive steps of the checked loop would.
+    /// (the hot loop) may only run when no delay is pending (`ei_delay == 0`): only an EI can then
+    /// start one, and that EI ends the batch so that `run_batch` counts the delay down with the
+    /// next instruction if the batch has room for it, exactly as two consecutive steps of the
+    /// checked loop would.
     #[inline(always)]
-    fn step_with<const ADVANCE: bool, const EI_CHECK: bool>(&mut self, bus: &mut Bus, end: u64) {
-        let op = bus.read(self.pc, self.cycles);
+    fn step_with<const ADVANCE: bool, const EI_CHECK: bool>(&mut self, bus: &mut Bus, end: u64, pc: &mut u16, cycles: &mut u64) {
+        let now = *cycles;
+        let op = bus.read(*pc, now);
         if ADVANCE {
-            self.pc = self.pc.wrapping_add(1);
+            *pc = pc.wrapping_add(1);
         }
-        let mut cycles = CYCLES[op as usize] as u64;
+        let mut len = CYCLES[op as usize] as u64;
         match op {
             0x00 => {}
             0x01 => {
-                let v = self.fetch16(bus);
+                let v = Self::fetch16(bus, pc, now);
                 self.set_bc(v);
             }
             0x11 => {
-                let v = self.fetch16(bus);
+                let v = Self::fetch16(bus, pc, now);
                 self.set_de(v);
             }
             0x21 => {
-                let v = self.fetch16(bus);
+                let v = Self::fetch16(bus, pc, now);
                 self.set_hl(v);
             }
-            0x31 => self.sp = self.fetch16(bus),
-            0x02 => self.write_at(bus, self.bc(), self.r[A], 0),
-            0x12 => bus.write_locking(self.de(), self.r[A], self.cycles),
+            0x31 => self.sp = Self::fetch16(bus, pc, now),
+            0x02 => bus.write(self.bc(), self.r[A], now),
+            0x12 => bus.write_locking(self.de(), self.r[A], now),
             0x22 => {
                 let hl = self.hl();
-                self.write_at(bus, hl, self.r[A], 0);
+                bus.write(hl, self.r[A], now);
                 self.set_hl(hl.wrapping_add(1));
             }
             0x32 => {
                 let hl = self.hl();
-                self.write_at(bus, hl, self.r[A], 0);
+                bus.write(hl, self.r[A], now);
                 self.set_hl(hl.wrapping_sub(1));
             }
-            0x0A => self.r[A] = self.read_at(bus, self.bc(), 0),
-            0x1A => self.r[A] = bus.read_locking(self.de(), self.cycles),
+            0x0A => self.r[A] = bus.read_data(self.bc(), now),
+            0x1A => self.r[A] = bus.read_locking(self.de(), now),
             0x2A => {
                 let hl = self.hl();
-                self.r[A] = self.read_at(bus, hl, 0);
+                self.r[A] = bus.read_data(hl, now);
                 self.set_hl(hl.wrapping_add(1));
             }
             0x3A => {
                 let hl = self.hl();
-                self.r[A] = self.read_at(bus, hl, 0);
+                self.r[A] = bus.read_data(hl, now);
                 self.set_hl(hl.wrapping_sub(1));
             }
             0x03 => self.set_bc(self.bc().wrapping_add(1)),
@@ -480,15 +500,15 @@ impl Cpu {
             0x39 => self.add_hl(self.sp),
             0x34 => {
                 let hl = self.hl();
-                let v = self.read_at(bus, hl, 0);
+                let v = bus.read_data(hl, now);
                 let r = self.inc8(v);
-                self.write_at(bus, hl, r, 4);
+                bus.write(hl, r, now + 4);
             }
             0x35 => {
                 let hl = self.hl();
-                let v = self.read_at(bus, hl, 0);
+                let v = bus.read_data(hl, now);
                 let r = self.dec8(v);
-                self.write_at(bus, hl, r, 4);
+                bus.write(hl, r, now + 4);
             }
             0x04 | 0x0C | 0x14 | 0x1C | 0x24 | 0x2C | 0x3C => {
                 let idx = op >> 3;
@@ -501,11 +521,11 @@ impl Cpu {
                 self.set_reg(idx, r);
             }
             0x36 => {
-                let v = self.fetch(bus);
-                self.write_at(bus, self.hl(), v, 4);
+                let v = Self::fetch(bus, pc, now);
+                bus.write(self.hl(), v, now + 4);
             }
             0x06 | 0x0E | 0x16 | 0x1E | 0x26 | 0x2E | 0x3E => {
-                let v = self.fetch(bus);
+                let v = Self::fetch(bus, pc, now);
                 self.set_reg(op >> 3, v);
             }
             0x07 => {
@@ -529,16 +549,16 @@ impl Cpu {
                 self.set_flags(false, false, false, c != 0);
             }
             0x08 => {
-                let addr = self.fetch16(bus);
-                self.write_at(bus, addr, self.sp as u8, 0);
-                self.write_at(bus, addr.wrapping_add(1), (self.sp >> 8) as u8, 0);
+                let addr = Self::fetch16(bus, pc, now);
+                bus.write(addr, self.sp as u8, now);
+                bus.write(addr.wrapping_add(1), (self.sp >> 8) as u8, now);
             }
             0x10 => {
                 // STOP is two bytes long.
-                self.pc = self.pc.wrapping_add(1);
+                *pc = pc.wrapping_add(1);
                 if bus.profile == Profile::Hardware {
                     // DMG: the divider is reset and the CPU sleeps until a button is pressed.
-                    bus.write(0xFF04, 0, self.cycles);
+                    bus.write(0xFF04, 0, now);
                     if bus.joypad.pressed == 0 {
                         self.stopped = true;
                         bus.end_batch();
@@ -546,14 +566,14 @@ impl Cpu {
                 }
             }
             0x18 => {
-                let e = self.fetch(bus) as i8;
-                self.pc = self.pc.wrapping_add(e as u16);
+                let e = Self::fetch(bus, pc, now) as i8;
+                *pc = pc.wrapping_add(e as u16);
             }
             0x20 | 0x28 | 0x30 | 0x38 => {
-                let e = self.fetch(bus) as i8;
+                let e = Self::fetch(bus, pc, now) as i8;
                 if self.condition(op) {
-                    self.pc = self.pc.wrapping_add(e as u16);
-                    cycles += 4;
+                    *pc = pc.wrapping_add(e as u16);
+                    len += 4;
                 }
             }
             0x27 => self.daa(),
@@ -568,13 +588,13 @@ impl Cpu {
                 let dst = (op >> 3) & 7;
                 let src = op & 7;
                 if op == 0x76 {
-                    self.halt(bus);
+                    self.halt(bus, pc);
                 } else if src == 6 {
-                    let v = if op == 0x7E { bus.read_locking(self.hl(), self.cycles) } else { self.read_at(bus, self.hl(), 0) };
+                    let v = if op == 0x7E { bus.read_locking(self.hl(), now) } else { bus.read_data(self.hl(), now) };
                     self.set_reg(dst, v);
                 } else if dst == 6 {
                     let v = self.reg(src);
-                    self.write_at(bus, self.hl(), v, 0);
+                    bus.write(self.hl(), v, now);
                 } else {
                     let v = self.reg(src);
                     self.set_reg(dst, v);
@@ -582,95 +602,95 @@ impl Cpu {
             }
             0x80..=0xBF => {
                 let src = op & 7;
-                let v = if src == 6 { self.read_at(bus, self.hl(), 0) } else { self.reg(src) };
+                let v = if src == 6 { bus.read_data(self.hl(), now) } else { self.reg(src) };
                 self.alu((op >> 3) & 7, v);
             }
             0xC6 | 0xCE | 0xD6 | 0xDE | 0xE6 | 0xEE | 0xF6 | 0xFE => {
-                let v = self.fetch(bus);
+                let v = Self::fetch(bus, pc, now);
                 self.alu((op >> 3) & 7, v);
             }
             0xC0 | 0xC8 | 0xD0 | 0xD8 => {
                 if self.condition(op) {
-                    self.pc = self.pop(bus, 8);
-                    cycles += 12;
+                    *pc = self.pop(bus, now + 8);
+                    len += 12;
                 }
             }
-            0xC9 => self.pc = self.pop(bus, 4),
+            0xC9 => *pc = self.pop(bus, now + 4),
             0xD9 => {
-                self.pc = self.pop(bus, 4);
+                *pc = self.pop(bus, now + 4);
                 self.ime = true;
                 bus.batch_end = if Self::pending(bus) != 0 { 0 } else { end };
             }
             0xC1 => {
-                let v = self.pop(bus, 0);
+                let v = self.pop(bus, now);
                 self.set_bc(v);
             }
             0xD1 => {
-                let v = self.pop(bus, 0);
+                let v = self.pop(bus, now);
                 self.set_de(v);
             }
             0xE1 => {
-                let v = self.pop(bus, 0);
+                let v = self.pop(bus, now);
                 self.set_hl(v);
             }
             0xF1 => {
-                let v = self.pop(bus, 0);
+                let v = self.pop(bus, now);
                 self.set_af(v);
             }
-            0xC5 => self.push(bus, self.bc(), 8),
-            0xD5 => self.push(bus, self.de(), 8),
-            0xE5 => self.push(bus, self.hl(), 8),
-            0xF5 => self.push(bus, self.af(), 8),
+            0xC5 => self.push(bus, self.bc(), now + 8),
+            0xD5 => self.push(bus, self.de(), now + 8),
+            0xE5 => self.push(bus, self.hl(), now + 8),
+            0xF5 => self.push(bus, self.af(), now + 8),
             0xC2 | 0xCA | 0xD2 | 0xDA => {
-                let addr = self.fetch16(bus);
+                let addr = Self::fetch16(bus, pc, now);
                 if self.condition(op) {
-                    self.pc = addr;
-                    cycles += 4;
+                    *pc = addr;
+                    len += 4;
                 }
             }
-            0xC3 => self.pc = self.fetch16(bus),
-            0xE9 => self.pc = self.hl(),
+            0xC3 => *pc = Self::fetch16(bus, pc, now),
+            0xE9 => *pc = self.hl(),
             0xC4 | 0xCC | 0xD4 | 0xDC => {
-                let addr = self.fetch16(bus);
+                let addr = Self::fetch16(bus, pc, now);
                 if self.condition(op) {
-                    self.push(bus, self.pc, 16);
-                    self.pc = addr;
-                    cycles += 12;
+                    self.push(bus, *pc, now + 16);
+                    *pc = addr;
+                    len += 12;
                 }
             }
             0xCD => {
-                let addr = self.fetch16(bus);
-                self.push(bus, self.pc, 16);
-                self.pc = addr;
+                let addr = Self::fetch16(bus, pc, now);
+                self.push(bus, *pc, now + 16);
+                *pc = addr;
             }
             0xC7 | 0xCF | 0xD7 | 0xDF | 0xE7 | 0xEF | 0xF7 | 0xFF => {
-                self.push(bus, self.pc, 8);
-                self.pc = (op & 0x38) as u16;
+                self.push(bus, *pc, now + 8);
+                *pc = (op & 0x38) as u16;
             }
             0xE0 => {
-                let n = self.fetch(bus);
-                self.write_at(bus, 0xFF00 | n as u16, self.r[A], 4);
+                let n = Self::fetch(bus, pc, now);
+                bus.write(0xFF00 | n as u16, self.r[A], now + 4);
             }
             0xF0 => {
-                let n = self.fetch(bus);
-                self.r[A] = self.read_at(bus, 0xFF00 | n as u16, 4);
+                let n = Self::fetch(bus, pc, now);
+                self.r[A] = bus.read_data(0xFF00 | n as u16, now + 4);
             }
-            0xE2 => self.write_at(bus, 0xFF00 | self.r[C] as u16, self.r[A], 0),
-            0xF2 => self.r[A] = self.read_at(bus, 0xFF00 | self.r[C] as u16, 0),
+            0xE2 => bus.write(0xFF00 | self.r[C] as u16, self.r[A], now),
+            0xF2 => self.r[A] = bus.read_data(0xFF00 | self.r[C] as u16, now),
             0xEA => {
-                let addr = self.fetch16(bus);
-                self.write_at(bus, addr, self.r[A], 8);
+                let addr = Self::fetch16(bus, pc, now);
+                bus.write(addr, self.r[A], now + 8);
             }
             0xFA => {
-                let addr = self.fetch16(bus);
-                self.r[A] = self.read_at(bus, addr, 8);
+                let addr = Self::fetch16(bus, pc, now);
+                self.r[A] = bus.read_data(addr, now + 8);
             }
             0xE8 => {
-                let e = self.fetch(bus);
+                let e = Self::fetch(bus, pc, now);
                 self.sp = self.sp_plus(e);
             }
             0xF8 => {
-                let e = self.fetch(bus);
+                let e = Self::fetch(bus, pc, now);
                 let v = self.sp_plus(e);
                 self.set_hl(v);
             }
@@ -682,31 +702,29 @@ impl Cpu {
             0xFB => {
                 // IME is set after the next instruction (counted down below, so 2 here).
                 if !EI_CHECK {
-                    // No delay was pending: this step's countdown leaves 1, then the next
-                    // instruction runs here if the batch continues (EI writes nothing, so it cannot
-                    // have ended the batch early).
+                    // No delay was pending: this step's countdown leaves 1. The hot loop (the only
+                    // caller without the check) ends here so that `run_batch` runs the next
+                    // instruction with the check if the batch continues.
                     debug_assert!(self.ei_delay == 0);
                     self.ei_delay = 1;
-                    self.cycles += cycles;
-                    if self.cycles < bus.batch_end {
-                        self.step_checked(bus, end);
-                    }
+                    *cycles += len;
+                    bus.end_batch();
                     return;
                 }
                 if self.ei_delay == 0 {
                     self.ei_delay = 2;
                 }
             }
-            0xCB => cycles = self.step_cb(bus),
+            0xCB => len = self.step_cb(bus, pc, now),
             _ => {
                 // D3 DB DD E3 E4 EB EC ED F4 FC FD: the SM83 locks up.
-                self.pc = self.pc.wrapping_sub(1);
-                self.fault = Some(CpuFault::IllegalOpcode { opcode: op, pc: self.pc });
+                *pc = pc.wrapping_sub(1);
+                self.fault = Some(CpuFault::IllegalOpcode { opcode: op, pc: *pc });
                 bus.end_batch();
                 return;
             }
         }
-        self.cycles += cycles;
+        *cycles += len;
         if EI_CHECK && self.ei_delay != 0 {
             self.ei_delay -= 1;
             if self.ei_delay == 0 {
@@ -718,7 +736,7 @@ impl Cpu {
     }
 
     #[inline(always)]
-    fn halt(&mut self, bus: &mut Bus) {
+    fn halt(&mut self, bus: &mut Bus, pc: &mut u16) {
         if bus.profile == Profile::Hardware && !self.ime && Self::pending(bus) != 0 {
             // HALT bug: no halt, and the next opcode byte is read twice (see `halt_bug`).
             self.halt_bug = true;
@@ -726,33 +744,33 @@ impl Cpu {
             return;
         }
         // Wait on the HALT opcode itself; waking up moves PC past it (unless EI was still pending).
-        self.pc = self.pc.wrapping_sub(1);
+        *pc = pc.wrapping_sub(1);
         self.halted = true;
         self.halted_during_ei = self.ei_delay != 0;
         bus.end_batch();
     }
 
     #[inline(always)]
-    fn step_cb(&mut self, bus: &mut Bus) -> u64 {
-        let op = self.fetch(bus);
+    fn step_cb(&mut self, bus: &mut Bus, pc: &mut u16, now: u64) -> u64 {
+        let op = Self::fetch(bus, pc, now);
         let idx = op & 7;
         let bit = (op >> 3) & 7;
         if idx == 6 {
             let hl = self.hl();
             match op >> 6 {
                 1 => {
-                    let v = self.read_at(bus, hl, 4);
+                    let v = bus.read_data(hl, now + 4);
                     self.r[F] = (self.r[F] & FLAG_C) | FLAG_H | if v & (1 << bit) == 0 { FLAG_Z } else { 0 };
                     12
                 }
                 kind => {
-                    let v = self.read_at(bus, hl, 4);
+                    let v = bus.read_data(hl, now + 4);
                     let r = match kind {
                         0 => self.cb_shift(op, v),
                         2 => v & !(1 << bit),
                         _ => v | (1 << bit),
                     };
-                    self.write_at(bus, hl, r, 8);
+                    bus.write(hl, r, now + 8);
                     16
                 }
             }
