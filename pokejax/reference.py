@@ -147,6 +147,15 @@ class ShowdownBridge:
         return self.call("damage", p1=attacker_set, p2=defender_set, attacker=0, move=move,
                          seed=list(seed), setup=setup or {})
 
+    def scan(self, teams: Sequence[str], script: Sequence[Sequence[int]], seeds: Sequence[Seed],
+             patterns: Sequence[str], limit: int = 1, format: str = "gen1randombattle") -> list[list[int]]:
+        """Play a scripted battle (actions 0-3 move slot, 4+k switch to team index k; an illegal
+        action becomes the first legal one) at each battle seed in Showdown alone, and return, per
+        regular expression, the indices of the first ``limit`` seeds whose protocol log matches it."""
+        reply = self.call("scan", format=format, teams=list(teams), script=[list(map(int, s)) for s in script],
+                          seeds=[list(map(int, s)) for s in seeds], patterns=list(patterns), limit=limit)
+        return reply["matches"]
+
     def speed(self, battles: int, seed: Seed = (1, 2, 3, 4), format: str = "gen1randombattle") -> dict[str, Any]:
         return self.call("speed", battles=battles, seed=list(seed), format=format)
 

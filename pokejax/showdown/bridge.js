@@ -15,6 +15,11 @@
 //   generate  {format, seed} -> {packed, sets}
 //   damage    {p1: set, p2: set, attacker: 0|1, move, seed, setup?} -> {damage, seed, crit}
 //   speed     {battles, turns?, format, seed} random-play benchmark -> {turns, seconds}
+//   scan      {format, teams: [p1, p2], script: [[a1, a2], ...], seeds: [[4 words], ...], patterns,
+//             limit?} -> {matches: [[seed index, ...] per pattern]}  plays a scripted battle at each
+//             battle seed (actions 0-3 move slot, 4+k switch to team index k; an action that is not
+//             legal there becomes the first legal one) and reports which seeds' protocol logs match
+//             each regular expression (up to ``limit`` seeds per pattern)
 //
 // Team slots: side.pokemon is reordered by Showdown on every switch; the bridge tags each
 // Pokemon with its original team index so that callers can speak in fixed team slots.
@@ -294,6 +299,7 @@ function cmdDamage(msg) {
     }
     if (setup.boosts && setup.boosts[i]) p.boostBy(setup.boosts[i]);
     if (setup.volatiles && setup.volatiles[i]) for (const v of setup.volatiles[i]) p.volatiles[v] = battle.initEffectState({id: v, target: p});
+    if (setup.types && setup.types[i]) p.setType(setup.types[i]);
   }
   battle.prng = new PRNG(msg.seed);
   battle.prng._trace = [];
@@ -302,10 +308,13 @@ function cmdDamage(msg) {
   const move = battle.dex.getActiveMove(msg.move);
   const damage = battle.actions.getDamage(attacker, defender, move, true);
   const crit = !!(defender.getMoveHitData(move).crit);
+  // how Showdown rates the hit: immunity and the summed type effectiveness (+1 per doubling)
+  const immune = !defender.runImmunity(move.type);
+  const effectiveness = defender.runEffectiveness(move);
   const draws = battle.prng._trace;
   const seed = battle.prng.getSeed();
   battle.destroy();
-  return {damage: damage === undefined ? null : damage, crit, seed, draws,
+  return {damage: damage === undefined ? null : damage, crit, seed, draws, immune, effectiveness,
     stats: mons.map(p => ({stored: p.storedStats, modified: p.modifiedStats, maxhp: p.maxhp}))};
 }
 
@@ -338,6 +347,36 @@ function cmdSpeed(msg) {
   return {turns, seconds};
 }
 
+// Scripted battles at many seeds, Showdown only: which seeds make each protocol pattern happen.
+// The fallback for an illegal scripted action (the first legal one) is parity.py's scripted policies'.
+function cmdScan(msg) {
+  const patterns = msg.patterns.map(p => new RegExp(p, 'm'));
+  const limit = msg.limit || 1;
+  const matches = patterns.map(() => []);
+  for (let n = 0; n < msg.seeds.length; n++) {
+    if (matches.every(m => m.length >= limit)) break;
+    const battle = new Battle({formatid: msg.format || 'gen1randombattle', seed: msg.seeds[n]});
+    battle.setPlayer('p1', {name: 'P1', team: msg.teams[0]});
+    battle.setPlayer('p2', {name: 'P2', team: msg.teams[1]});
+    for (const step of msg.script) {
+      if (battle.ended) break;
+      battle.sides.forEach((side, i) => {
+        const c = legalChoices(side);
+        if (c.kind === 'wait') return;
+        const legal = c.moves.concat(c.switches.map(k => 4 + k));
+        if (!legal.length) { side.autoChoose(); return; }
+        const action = legal.includes(step[i]) ? step[i] : legal[0];
+        side.choose(toChoiceString(side, action < 4 ? {move: action} : {switch: action - 4}));
+      });
+      battle.commitChoices();
+    }
+    const log = battle.log.filter(l => !l.startsWith('|t:|')).join('\n');
+    patterns.forEach((re, k) => { if (matches[k].length < limit && re.test(log)) matches[k].push(n); });
+    battle.destroy();
+  }
+  return {matches};
+}
+
 // _origIndex for battles made outside cmdStart (speed benchmark)
 const origSetPlayer = Battle.prototype.setPlayer;
 Battle.prototype.setPlayer = function (slot, options) {
@@ -348,7 +387,7 @@ Battle.prototype.setPlayer = function (slot, options) {
 };
 
 const COMMANDS = {start: cmdStart, choose: cmdChoose, destroy: cmdDestroy, prng: cmdPrng,
-  generate: cmdGenerate, damage: cmdDamage, speed: cmdSpeed,
+  generate: cmdGenerate, damage: cmdDamage, speed: cmdSpeed, scan: cmdScan,
   ping: () => ({version: require(path.join(__dirname, 'node_modules', 'pokemon-showdown', 'package.json')).version})};
 
 const rl = readline.createInterface({input: process.stdin, terminal: false});
