@@ -216,6 +216,60 @@ RULES = {
         ((M(0), M(0)), (S(1), S(1)), (M(0), M(0))),
         {"both faint": r"^\|faint\|p2a: Rattata\n\|faint\|p1a: Electrode|^\|faint\|p1a: Electrode\n\|faint\|p2a: Rattata"},
     ),
+    # recoil (a quarter of the damage dealt) and High Jump Kick's crash damage on a miss
+    "recoil_and_crash": Rule(
+        (("Tauros", ("doubleedge", "takedown"), 100), ("Hitmonlee", ("highjumpkick", "jumpkick"), 100)),
+        (("Snorlax", ("tackle", "rest"), 100), ("Gengar", ("nightshade", "hypnosis"), 100)),
+        ((M(0), M(0)), (M(1), M(0)), (S(1), M(0)), (M(0), M(0)), (M(0), S(1)), (M(1), M(0)), (M(0), M(0))),
+        {"recoil": r"^\|-damage\|p1a: Tauros\|[^|]+\|\[from\] Recoil",
+         "crash (1 HP) when immune or missed": r"^\|move\|p1a: Hitmonlee\|(High Jump Kick|Jump Kick)\|[^\n]*\n"
+                                               r"\|-(immune|miss)\|[^\n]*\n" + SPLIT + r"\|-damage\|p1a: Hitmonlee"},
+    ),
+    # drain: half the damage dealt heals the user; Dream Eater only on a sleeping target
+    "drain": Rule(
+        (("Gengar", ("megadrain", "dreameater", "hypnosis"), 100),),
+        (("Snorlax", ("earthquake", "rest"), 60),),
+        ((M(0), M(0)), (M(1), M(0)), (M(2), M(0)), (M(1), M(0)), (M(1), M(0)), (M(0), M(0))),
+        {"drain": r"^\|-heal\|p1a: Gengar\|[^|]+\|\[from\] drain", "dream eater fails awake": r"^\|move\|p1a: Gengar\|Dream Eater\|[^\n]*\n\|-(fail|immune)",
+         "dream eater drains": r"^\|move\|p1a: Gengar\|Dream Eater\|p2a: Snorlax\n" + SPLIT + r"\|-damage\|p2a: Snorlax\|[^\n]*\n(?:.*\n){0,2}\|-heal\|p1a: Gengar"},
+    ),
+    # fixed damage: Super Fang (half the HP), Sonic Boom (20), Dragon Rage (40), Psywave (1-1.5 x level)
+    "fixed_damage": Rule(
+        (("Raticate", ("superfang", "sonicboom", "dragonrage", "psywave"), 100),),
+        (("Snorlax", ("tackle", "rest"), 100),),
+        ((M(0), M(0)), (M(1), M(0)), (M(2), M(0)), (M(3), M(0)), (M(3), M(0)), (M(0), M(0))),
+        {m: rf"^\|move\|p1a: Raticate\|{m}\|p2a: Snorlax\n" + SPLIT + r"\|-damage\|p2a: Snorlax"
+         for m in ("Super Fang", "Sonic Boom", "Dragon Rage", "Psywave")},
+    ),
+    # Haze: resets both sides' stages, cures the foe's status
+    "haze": Rule(
+        (("Weezing", ("haze", "toxic", "sludge"), 100),),
+        (("Tauros", ("swordsdance", "bodyslam", "agility"), 100),),
+        ((M(1), M(0)), (M(2), M(2)), (M(0), M(0)), (M(2), M(1)), (M(0), M(1))),
+        {"haze": r"^\|-clearallboost", "cures the foe": r"^\|-clearallboost" + ANY + r"\|-curestatus\|p2a: Tauros|^\|-curestatus\|p2a: Tauros\|[^\n]*\n" + ANY + r"\|-clearallboost"},
+    ),
+    # Mist: protects from the foe's stat-lowering moves
+    "mist": Rule(
+        (("Articuno", ("mist", "icebeam"), 100),),
+        (("Tauros", ("leer", "growl", "bodyslam"), 100),),
+        ((M(1), M(0)), (M(0), M(0)), (M(1), M(1)), (M(1), M(2))),
+        {"mist": r"^\|-start\|p1a: Articuno\|Mist", "protects": r"^\|-activate\|p1a: Articuno\|(move: )?Mist"},
+    ),
+    # Conversion: the user takes the target's types
+    "conversion": Rule(
+        (("Porygon", ("conversion", "triattack"), 100),),
+        (("Gengar", ("nightshade", "thunderbolt"), 100),),
+        ((M(1), M(0)), (M(0), M(0)), (M(1), M(1)), (M(1), M(0))),
+        {"typechange": r"^\|-start\|p1a: Porygon\|typechange\|"},
+    ),
+    # the other charge moves: Skull Bash, Razor Wind
+    "charge_moves": Rule(
+        (("Blastoise", ("skullbash", "razorwind"), 100),),
+        (("Chansey", ("tackle", "softboiled"), 100),),
+        ((M(0), M(0)), (M(0), M(0)), (M(1), M(1)), (M(1), M(0))),
+        {"skull bash": r"^\|-prepare\|p1a: Blastoise\|Skull Bash", "razor wind": r"^\|-prepare\|p1a: Blastoise\|Razor Wind",
+         "released": r"^\|move\|p1a: Blastoise\|(Skull Bash|Razor Wind)\|p2a: Chansey\|\[from\]"},
+    ),
 }
 
 
