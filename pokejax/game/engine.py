@@ -886,7 +886,10 @@ def use_move_once(st: BattleState, move, called, on):
     releasing = charge_move & (act.two_turn_move[0] != 0)
     st = set_active(st, 0, releasing, two_turn_move=0, invulnerable=False)
     charging = charge_move & ~releasing
-    st = set_active(st, 0, charging, two_turn_move=move, invulnerable=effect == E.CHARGE_INVULNERABLE)
+    # only Dig/Fly add the invulnerability; other charges keep it (a Dig/Fly user fully paralysed
+    # mid-charge stays invulnerable into its next charge: the Gen 1 quirk Showdown reproduces)
+    st = set_active(st, 0, charging, two_turn_move=move,
+                    invulnerable=(effect == E.CHARGE_INVULNERABLE) | act.invulnerable[0])
     go = on & ~charging
     st = set_active(st, 1, go & (effect == E.TRAP), must_recharge=False)
     st = st.replace(last_damage=_w(go & ~MOVE_KEEPS_LAST_DAMAGE[move], 0, st.last_damage))
