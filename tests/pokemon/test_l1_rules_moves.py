@@ -303,17 +303,8 @@ def test_move_rule_identical_many_seeds(showdown, name):
     check_rule(showdown, RULES[name], fixed=SLOW_FIXED_SEEDS)
 
 
-STUCK_DIVERGENCE = (
-    "pokejax drops the stuck semi-invulnerability when the Pokemon starts charging another two-turn "
-    "move (Solar Beam) while stuck; Showdown keeps volatile 'invulnerability' (foe's moves still miss) "
-    "until Dig/Fly is executed or a switch. Battle seed [26575, 40747, 43225, 21021], step 4 (the "
-    "Solar Beam charge): field volatiles[0, 9] (invulnerable) ours=0 showdown=1")
-
-
-@pytest.mark.parametrize("name", [
-    "then_other_move",
-    pytest.param("then_another_charge", marks=pytest.mark.xfail(strict=True, raises=AssertionError,
-                                                               reason=STUCK_DIVERGENCE)),
-])
+# "then_another_charge" found a divergence (pokejax cleared the stuck invulnerability at the
+# Solar Beam charge; Showdown keeps it), fixed in the engine in f4c6bb0.
+@pytest.mark.parametrize("name", ["then_other_move", "then_another_charge"])
 def test_stuck_invulnerability_identical(showdown, name):
     check_rule(showdown, STUCK_INVULNERABILITY[name])
