@@ -8,6 +8,8 @@ random play needs), the number to compare with the reference engine's game actio
 
     python -m tcgjax.bench --batch 1 64 1024 4096 --seconds 3 --reference
     python -m tcgjax.bench --env --batch 1024     # the single-agent env, default vs interleaved mode
+    python -m tcgjax.bench --env --closed-params  # the same, params closed over as a trainer compiles them
+    python -m tcgjax.bench --profile --batch 1024 # kernel time by kernel name
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 
 from tcgjax import spec
 from tcgjax.game import card_tables
+from tcgjax.game.core import kth_true
 from tcgjax.game.step import _legal_for_seat0, new_game, step
 from tcgjax.game.state import rotate
 
@@ -42,8 +45,10 @@ def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MA
 
     def one_game_action(state, fresh, key):
         mask = _legal_for_seat0(tables, rotate(state, state.decider))
-        logits = jnp.where(mask, 0.0, -jnp.inf)
-        action = jax.random.categorical(key, jnp.where(mask.any(), logits, 0.0)).astype(jnp.int32)
+        # uniform among the legal actions from one random integer (a categorical draw would make
+        # one Gumbel value per action: 5% of the step at batch 1,024)
+        choice = jax.random.randint(key, (), 0, jnp.maximum(mask.sum(), 1))
+        action = kth_true(mask, choice)
         new = step(tables, state, action, max_turns, mask)
         done = new.game_over
         return jax.tree_util.tree_map(lambda f, s: jnp.where(done, f, s), fresh, new), done
@@ -90,13 +95,62 @@ def bench_core(batch: int, seconds: float = 2.0, scan_length: int = 16) -> dict:
             "actions_per_cpu_s": actions / cpu, "compile_s": compile_s, "seconds": elapsed}
 
 
-def env_program(batch: int, scan_length: int):
+def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 25) -> list[tuple[str, float, int]]:
+    """Kernel time of the batched core: runs the compiled program `calls` times inside a
+    `jax.profiler` trace and sums the host-side event durations by kernel name (XLA:CPU emits one
+    event per fusion/kernel run). Returns the `top` (name, time / wall time of the calls, runs) rows."""
+    import glob
+    import tempfile
+    from collections import defaultdict
+
+    reset, run = core_programs(batch, scan_length)
+    key = jax.random.key(0)
+    states = reset(key)
+    compiled = run.lower(key, states).compile()
+    states, finished = compiled(key, states)
+    jax.block_until_ready(finished)
+    with tempfile.TemporaryDirectory() as folder:
+        with jax.profiler.trace(folder):
+            start = time.perf_counter()
+            for call in range(calls):
+                states, finished = compiled(jax.random.fold_in(key, call + 1), states)
+                jax.block_until_ready(finished)
+            wall_ns = (time.perf_counter() - start) * 1e9
+        (path,) = glob.glob(f"{folder}/**/*.xplane.pb", recursive=True)
+        data = jax.profiler.ProfileData.from_file(path)
+    total_ns, runs = defaultdict(float), defaultdict(int)
+    for plane in data.planes:
+        for line in plane.lines:
+            if not line.name.startswith("tf_XLA"):  # the threads that run XLA:CPU kernels
+                continue
+            for event in line.events:
+                # skip markers and containers (the executor, loops: their kernels are counted)
+                if event.name.startswith(("end: ", "Threadpool", "ThunkExecutor", "while")):
+                    continue
+                total_ns[event.name] += event.duration_ns
+                runs[event.name] += 1
+    # shares of the wall time: what the kernels do not cover is dispatch between kernels (and
+    # kernels run in parallel on several threads, which makes the sum exceed the wall time)
+    rows = sorted(total_ns.items(), key=lambda item: -item[1])[:top]
+    return [(name, ns / wall_ns, runs[name]) for name, ns in rows]
+
+
+def env_program(batch: int, scan_length: int, closed_params=None):
     """(reset, run, params) of the single-agent env `TCGPocketA1-v0` with a uniform random legal
     agent: `run(key, states, params)` makes `scan_length` env steps in each of `batch` envs and
     returns (states, agent decisions made: the steps where the agent acted, which is every step in
-    the default mode). One program for both modes (`params.game.interleaved` is traced)."""
+    the default mode). One program for both modes (`params.game.interleaved` is traced).
+
+    `closed_params`: compile with these params as constants instead (what a trainer and
+    `paritygym bench` do: the opponent and the mode are known at compile time, so XLA drops the
+    other opponent's code); `run` then ignores its `params` argument."""
     from tcgjax.env import TCGPocketA1
     env = TCGPocketA1()
+    if closed_params is not None:
+        reset_traced, run_traced, _ = env_program(batch, scan_length)
+        reset_closed = jax.jit(lambda key, params: reset_traced(key, closed_params))
+        run_closed = jax.jit(lambda key, states, params: run_traced(key, states, closed_params), donate_argnums=1)
+        return reset_closed, run_closed, closed_params
 
     def reset(key, params):
         return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, batch), params)[1]
@@ -116,13 +170,20 @@ def env_program(batch: int, scan_length: int):
     return jax.jit(reset), jax.jit(run, donate_argnums=1), env.default_params
 
 
-def bench_env(batch: int, interleaved: bool, seconds: float = 2.0, scan_length: int = 16, programs=None) -> dict:
+def bench_env(batch: int, interleaved: bool, seconds: float = 2.0, scan_length: int = 16, programs=None,
+              closed: bool = False) -> dict:
     """Env steps/s and agent decisions/s (per wall and per CPU second) of the single-agent env
-    (random agent vs the random opponent). `programs`: (reset, compiled run, params) to reuse."""
+    (random agent vs the random opponent). `programs`: (reset, compiled run, params) to reuse.
+    `closed`: params closed over (one program per mode, as a trainer compiles it)."""
     key = jax.random.key(0)
     compile_s = 0.0
     if programs is None:
-        reset, run, params = env_program(batch, scan_length)
+        closed_params = None
+        if closed:
+            from tcgjax.env import TCGPocketA1
+            default = TCGPocketA1().default_params
+            closed_params = default.replace(game=default.game.replace(interleaved=interleaved))
+        reset, run, params = env_program(batch, scan_length, closed_params)
         start = time.perf_counter()
         compiled = run.lower(key, reset(key, params), params).compile()
         compile_s = time.perf_counter() - start
@@ -186,13 +247,25 @@ def main(argv=None) -> None:
     parser.add_argument("--reference", action="store_true", help="also time the reference (1 process, 1 per core)")
     parser.add_argument("--env", action="store_true",
                         help="time the single-agent env (default and interleaved modes, random agent vs random opponent) instead")
+    parser.add_argument("--closed-params", action="store_true",
+                        help="with --env: compile one program per mode with the params closed over (as a trainer does)")
+    parser.add_argument("--profile", action="store_true",
+                        help="kernel time of the core by kernel name (jax.profiler trace) instead of throughput")
     args = parser.parse_args(argv)
+    if args.profile:
+        for batch in args.batch:
+            print(f"batch {batch}: share of wall time, runs in 3 calls of {args.scan_length} steps, kernel", flush=True)
+            rows = profile_core(batch, 3, args.scan_length, top=10_000)
+            print(f"  all kernels: {sum(share for _, share, _ in rows):.0%} of wall time ({len(rows)} kernels)")
+            for name, share, runs in rows[:30]:
+                print(f"  {share:6.1%} {runs:7d}  {name}")
+        return
     if args.env:
         for batch in args.batch:
             programs = None
             for interleaved in (False, True):
-                r = bench_env(batch, interleaved, args.seconds, args.scan_length, programs)
-                programs = r["programs"]
+                r = bench_env(batch, interleaved, args.seconds, args.scan_length, programs, args.closed_params)
+                programs = None if args.closed_params else r["programs"]
                 print(f"env {'interleaved' if interleaved else 'default    '} batch {batch:>6}: {r['steps_per_s']:>10,.0f} env steps/s  "
                       f"{r['decisions_per_s']:>10,.0f} agent decisions/s  {r['decisions_per_cpu_s']:>10,.0f} per CPU s  "
                       f"(compile {r['compile_s']:.1f} s)", flush=True)

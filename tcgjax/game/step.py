@@ -201,10 +201,13 @@ def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TUR
     frame = rotate(state, decider)
     mask = _legal_for_seat0(T, frame) if mask is None else mask
     legal = mask[jnp.clip(action, 0, spec.NUM_ACTIONS - 1)] & (action >= 0) & (action < spec.NUM_ACTIONS)
-    acted = rotate(_apply_action(T, frame, action, legal), decider)
-    # everything that happens by itself, in the frame of the turn player
-    turn_player = acted.turn_player
-    settled = core.settle(T, rotate(acted, turn_player), max_turns, (acted.phase == spec.MAIN) & ~acted.game_over)
+    acted = _apply_action(T, frame, action, legal)
+    # everything that happens by itself, in the frame of the turn player. Back to the table's seats
+    # and then into the turn player's frame is one rotation (two flips cancel): by the turn
+    # player's seat as the decider sees it. One full-state rotation fewer per step.
+    turn_player_seen = acted.turn_player
+    turn_player = jnp.where(decider == 1, 1 - turn_player_seen, turn_player_seen)
+    settled = core.settle(T, rotate(acted, turn_player_seen), max_turns, (acted.phase == spec.MAIN) & ~acted.game_over)
     return merge(legal, rotate(settled, turn_player), state)
 
 
