@@ -183,17 +183,24 @@ def must_act(st: BattleState) -> jax.Array:
     return live & ((st.request == REQUEST_MOVE) | ((st.request == REQUEST_SWITCH) & st.side.switch_flag))
 
 
+def legal_masks(st: BattleState) -> jax.Array:
+    """bool[2, NUM_ACTIONS]: both players' legal actions (a row is all False when that player does
+    not act this step). The env step computes it once per state it needs masks of and passes it on."""
+    masks = jnp.stack([engine.legal_actions(st, 0), engine.legal_actions(st, 1)])
+    return masks & must_act(st)[:, None]
+
+
 def legal_mask(st: BattleState, player) -> jax.Array:
     """bool[NUM_ACTIONS]: ``player``'s legal actions (all False when it does not act this step)."""
-    masks = jnp.stack([engine.legal_actions(st, 0), engine.legal_actions(st, 1)])
-    return masks[player] & must_act(st)[player]
+    return legal_masks(st)[player]
 
 
-def legal_or_first(st: BattleState, actions) -> jax.Array:
+def legal_or_first(st: BattleState, actions, masks: jax.Array | None = None) -> jax.Array:
     """int32[2]: each player's action, an illegal (or out-of-range) one replaced by its lowest
-    legal action, so that the engine only ever sees choices Showdown would accept."""
+    legal action, so that the engine only ever sees choices Showdown would accept. ``masks``:
+    ``legal_masks(st)`` when the caller has it already."""
     actions = jnp.asarray(actions, jnp.int32)
-    masks = jnp.stack([legal_mask(st, 0), legal_mask(st, 1)])
+    masks = legal_masks(st) if masks is None else masks
     in_range = (actions >= 0) & (actions < NUM_ACTIONS)
     ok = in_range & jnp.take_along_axis(masks, jnp.clip(actions, 0, NUM_ACTIONS - 1)[:, None], axis=1)[:, 0]
     return jnp.where(ok, actions, jnp.argmax(masks, axis=1).astype(jnp.int32))
@@ -230,10 +237,11 @@ def expected_damage(st: BattleState, player) -> jax.Array:
     return jnp.where(damaging & ~immune & (moves != 0), d * hit, 0.0)
 
 
-def max_damage_action(key, st: BattleState, player) -> jax.Array:
+def max_damage_action(key, st: BattleState, player, mask: jax.Array | None = None) -> jax.Array:
     """The heuristic opponent: the legal move with the highest expected damage; a random legal
-    action when no legal move deals damage (including forced switches)."""
-    mask = legal_mask(st, player)
+    action when no legal move deals damage (including forced switches). ``mask``:
+    ``legal_mask(st, player)`` when the caller has it already."""
+    mask = legal_mask(st, player) if mask is None else mask
     dmg = jnp.where(mask[:4], expected_damage(st, player), -1.0)
     best = jnp.argmax(dmg).astype(jnp.int32)
     return jnp.where(dmg[best] > 0, best, random_legal_action(key, mask))
@@ -292,18 +300,19 @@ class PokemonGen1Random(TwoPlayerGame):
         teams_ = setup.stack_teams(setup.from_packed(p1), setup.from_packed(p2))
         return _jitted_new_battle()(teams_, prng.seed_from_showdown(list(seed)))
 
-    def step(self, key, state: BattleState, actions, params: PokemonParams):
-        return self._step(engine.step, state, actions, params)
+    def step(self, key, state: BattleState, actions, params: PokemonParams, masks: jax.Array | None = None):
+        """``masks``: ``legal_masks(state)`` when the caller has it already."""
+        return self._step(engine.step, state, actions, params, masks)
 
-    def switch_step(self, key, state: BattleState, actions, params: PokemonParams):
+    def switch_step(self, key, state: BattleState, actions, params: PokemonParams, masks: jax.Array | None = None):
         """``step`` for a state in a switch request or an unstarted battle (``init_unstarted``);
         any other state is returned unchanged. Its program lacks the move turn (a fraction of
         ``step``'s size and cost)."""
-        return self._step(engine.switch_step, state, actions, params)
+        return self._step(engine.switch_step, state, actions, params, masks)
 
-    def _step(self, engine_step, state: BattleState, actions, params: PokemonParams):
+    def _step(self, engine_step, state: BattleState, actions, params: PokemonParams, masks=None):
         over = self.is_over(state, params)
-        new = engine_step(state, legal_or_first(state, actions))
+        new = engine_step(state, legal_or_first(state, actions, masks))
         new = jax.tree_util.tree_map(lambda a, b: jnp.where(over, b, a), new, state)
         ended = (new.request == REQUEST_ENDED) & ~over
         win = jnp.where(new.winner == WINNER_TIE, 0.0, jnp.where(jnp.arange(2) == new.winner, 1.0, -1.0))
@@ -390,13 +399,29 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         info = {k: v for k, v in info.items() if k in ("illegal_action", "action_mask")}
         return obs, new_state, reward, terminated, info
 
-    def _replacement_action(self, key, game_state, side, params):
+    def _replacement_action(self, key, game_state, side, params, mask):
         """The opponent's choice of a lone replacement. Both built-in opponents pick a uniformly
         random legal switch there (no move is legal, so max damage falls back to random)."""
-        mask = self.game.legal_action_mask(game_state, side, params.game)
         if not self.opponents:
             return random_legal_action(key, mask)
-        return self._opponent_action(key, game_state, side, params)
+        return self._opponent_action(key, game_state, side, params, mask)
+
+    def _opponent_action(self, key, game_state, side, params, mask=None):
+        """``SingleAgentEnv._opponent_action`` given the opponent's mask (computed once per state
+        by ``_advance``): the opponent ``params.opponent`` picks; an illegal pick of a user policy
+        falls back to the first legal action."""
+        if mask is None:
+            mask = self.game.legal_action_mask(game_state, side, params.game)
+        branches = [
+            lambda k: random_legal_action(k, mask),
+            lambda k: max_damage_action(k, game_state, side, mask),
+        ] + [
+            (lambda k, pol=pol: jnp.asarray(pol(k, self.game.observe(game_state, side, params.game), mask), jnp.int32))
+            for pol in self.opponents
+        ]
+        index = jnp.clip(jnp.asarray(params.opponent, jnp.int32), 0, len(branches) - 1)
+        action = jax.lax.switch(index, branches, key)
+        return jnp.where(mask[action], action, first_legal_action(mask)).astype(jnp.int32)
 
     def _advance(self, key, state: SingleAgentState, action, params: SingleAgentParams, fresh):
         """One agent step; with ``fresh`` (an unstarted episode), an episode that ends is replaced by
@@ -407,16 +432,19 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         opponent's lone replacement (the agent's attack fainted its Pokémon) or starts the next
         battle. A switch turn always ends in a move request (or the end), so no more are needed."""
         agent, opp = state.agent, 1 - state.agent
-        mask = self.game.legal_action_mask(state.game, agent, params.game)
+        # both players' masks, once per state: the step's start, its end, the switch step's input
+        masks = legal_masks(state.game)
+        mask = masks[agent]
         action = jnp.asarray(action, jnp.int32)
         legal = (action >= 0) & (action < NUM_ACTIONS) & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
         action = jnp.where(legal, action, first_legal_action(mask))
         k_opp, k_step, k_replace, k_step2 = jax.random.split(key, 4)
 
         acting = self.game.acting(state.game, params.game)
-        opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, state.game, opp, params), 0)
+        opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, state.game, opp, params, masks[opp]), 0)
         actions = jnp.zeros(2, jnp.int32).at[agent].set(action).at[opp].set(opp_action)
-        final, rewards, _, _ = self.game.step(k_step, state.game, actions, params.game)
+        final, rewards, _, _ = self.game.step(k_step, state.game, actions, params.game, masks)
+        final_masks = legal_masks(final)
         reward = rewards[agent]
 
         acting = self.game.acting(final, params.game)
@@ -428,9 +456,11 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
             restarted = over | (state.time + 1 >= params.max_steps_in_episode)
             second = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), fresh.game, final)
             lone = lone & ~restarted   # the step limit ends the episode before a pending replacement
-        replacement = jnp.where(lone, self._replacement_action(k_replace, final, opp, params), 0)
+        replacement = jnp.where(lone, self._replacement_action(k_replace, final, opp, params, final_masks[opp]), 0)
+        # a new battle (REQUEST_START) has no legal action, so its masks are all False
+        second_masks = final_masks if fresh is None else jnp.where(restarted, False, final_masks)
         game, rewards2, _, _ = self.game.switch_step(
-            k_step2, second, jnp.zeros(2, jnp.int32).at[opp].set(replacement), params.game)
+            k_step2, second, jnp.zeros(2, jnp.int32).at[opp].set(replacement), params.game, second_masks)
         reward = reward + jnp.where(lone, rewards2[agent], 0.0)
         # a lone replacement is part of this step's transition; a restart is not
         final = jax.tree_util.tree_map(lambda a, b: jnp.where(lone, a, b), game, final)
@@ -450,6 +480,6 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         else:
             obs_final = obs_next = self.game.observe(final, agent, params.game)
             new_state = ended
-        info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(final, agent, params.game),
+        info = {"illegal_action": ~legal, "action_mask": legal_masks(final)[agent],
                 "terminated": terminated, "truncated": truncated, "final_observation": obs_final}
         return obs_next, new_state, reward, terminated, truncated, info
