@@ -337,6 +337,42 @@ fn ei_takes_effect_after_the_next_instruction_and_di_cancels_it() {
 }
 
 #[test]
+fn ei_inside_a_long_batch_behaves_as_in_short_ones() {
+    // The interpreter's hot loop hands an EI's delay to the checked loop and resumes the batch;
+    // this must match the 4-cycle batches above. Nothing pending: EI ; INC A ; INC A ; INC A all
+    // run in one 16-cycle batch and IME is set after the first INC A.
+    let mut gb = machine_with(&[0xFB, 0x3C, 0x3C, 0x3C, 0x00]);
+    gb.cpu.r[A] = 0;
+    gb.bus.interrupt_enable = 0x01;
+    let before = gb.cpu.cycles;
+    gb.cpu.run_batch(&mut gb.bus, 16);
+    assert!(gb.cpu.ime);
+    assert_eq!((gb.cpu.pc, gb.cpu.r[A], gb.cpu.cycles - before), (0x104, 3, 16));
+
+    // A request pending: one long batch stops right after the instruction following EI (IME set,
+    // request pending), and the next batch dispatches to the handler with 0x102 pushed.
+    let mut gb = machine_with(&[0xFB, 0x00, 0x00, 0x00, 0x00]);
+    gb.bus.interrupt_enable = 0x01;
+    gb.bus.interrupt_flag = 0x01;
+    let before = gb.cpu.cycles;
+    gb.cpu.run_batch(&mut gb.bus, 100);
+    assert!(gb.cpu.ime && gb.cpu.pc == 0x102);
+    assert_eq!(gb.cpu.cycles - before, 8);
+    gb.cpu.run_batch(&mut gb.bus, 4);
+    assert_eq!(gb.cpu.pc, 0x40);
+    assert_eq!(gb.read_memory(gb.cpu.sp) as u16 | (gb.read_memory(gb.cpu.sp + 1) as u16) << 8, 0x102);
+
+    // EI ; EI ; NOP in one batch, nothing pending: IME is set after the second EI (its own delay
+    // does not restart the first one's), and the batch runs on to its end.
+    let mut gb = machine_with(&[0xFB, 0xFB, 0x00, 0x00, 0x00]);
+    gb.bus.interrupt_enable = 0x01;
+    gb.cpu.run_batch(&mut gb.bus, 8);
+    assert!(gb.cpu.ime && gb.cpu.pc == 0x102);
+    gb.cpu.run_batch(&mut gb.bus, 8);
+    assert_eq!(gb.cpu.pc, 0x104);
+}
+
+#[test]
 fn interrupt_priority_and_dispatch_cost() {
     let mut gb = machine_with(&[0x00]);
     gb.cpu.ime = true;
