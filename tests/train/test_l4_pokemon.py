@@ -133,3 +133,17 @@ def test_showdown_vector_env_rejects_bad_input(bridge):
         env.step(np.array([0, 10]))
     with pytest.raises(ValueError):
         env.step(np.array([0]))
+
+
+def test_pokemon_l4_hook_is_registered_and_checks_its_arguments(monkeypatch, tmp_path):
+    import paritygym
+    from pokejax.l4 import verify_l4
+
+    assert paritygym.spec("PokemonGen1Random-v0").verify_l4 == "pokejax.l4:verify_l4"
+    with pytest.raises(ValueError):
+        verify_l4(level=3)
+    with pytest.raises(ValueError):
+        verify_l4(episodes=1)
+    monkeypatch.setenv("PARITYGYM_POKEMON_POLICY", str(tmp_path / "missing.msgpack"))
+    with pytest.raises(FileNotFoundError, match="ppo_pokemon.py"):
+        verify_l4(episodes=4)
