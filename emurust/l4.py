@@ -158,12 +158,9 @@ def verify_l4(level: int = 4, episodes: int = 1024, seed: int = 0, alpha: float 
     import paritygym
     from paritygym.train.ppo import load_checkpoint, trained_steps
     from paritygym.train.transfer import evaluate_on_vector_env
-    from paritygym.verify import ParityReport, tost
+    from paritygym.verify import check_transfer_request, transfer_report
 
-    if level != 4:
-        raise ValueError(f"emurust.l4 runs level 4 only, got {level}")
-    if episodes < 2:
-        raise ValueError(f"L4 needs at least 2 episodes per backend, got {episodes}")
+    check_transfer_request("emurust.l4", level, episodes)
     path = checkpoint_path()
     config, params, learner = load_checkpoint(path)
     learner.venv.close()
@@ -186,9 +183,7 @@ def verify_l4(level: int = 4, episodes: int = 1024, seed: int = 0, alpha: float 
             venv.close()
         seconds[name] = time.perf_counter() - start
         returns[name], lengths[name] = values["return"], values["length"]
-    result = tost(returns["ours"], returns["reference"], L4_MARGIN, alpha)
     details = {
-        "summary": result.describe(),
         "evaluation": "evaluation transfer only: the policy was trained on emurust (training on PyBoy is not affordable "
                       "on CPU); independent episodes on each backend, sampled policy",
         "game": "CATCH (emurust/roms/catch), RAM observation, frame skip %d" % frame_skip,
@@ -200,10 +195,6 @@ def verify_l4(level: int = 4, episodes: int = 1024, seed: int = 0, alpha: float 
         "checkpoint": str(path),
         "trained_with": {"env_kwargs": kwargs, "steps_trained": trained_steps(path), "hidden": config.hidden,
                          "seed": config.seed, "command": "python examples/ppo_gameboy.py --time-budget-s 480"},
-        "tost": dict(vars(result)),
     }  # fmt: skip
-    return [ParityReport(
-        env_id=ENV_ID, level=4, name="PPO policy (trained on emurust): emurust vs PyBoy 2.8.1",
-        passed=result.equivalent, episodes=2 * episodes, tolerance=f"TOST on mean return, margin ±{L4_MARGIN:g}, alpha {alpha}",
-        details=details, failure=None if result.equivalent else result.describe(),
-    )]  # fmt: skip
+    return [transfer_report(ENV_ID, "PPO policy (trained on emurust): emurust vs PyBoy 2.8.1", returns["ours"],
+                            returns["reference"], L4_MARGIN, alpha, "mean return", 2 * episodes, details)]

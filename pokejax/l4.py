@@ -537,17 +537,12 @@ def evaluate_both(games: int, seed: int) -> dict[str, Any]:
 def verify_l4(level: int = 4, episodes: int = 2048, seed: int = 0, alpha: float = 0.05) -> list:
     """`paritygym verify PokemonGen1Random-v0 --level 4 --episodes N`: N battles per backend (see the
     module docstring); one report, passed when the TOST shows the win rates equivalent within L4_MARGIN."""
-    from paritygym.verify import ParityReport, tost
+    from paritygym.verify import check_transfer_request, transfer_report
 
-    if level != 4:
-        raise ValueError(f"pokejax.l4 runs level 4 only, got {level}")
-    if episodes < 2:
-        raise ValueError(f"L4 needs at least 2 battles per backend, got {episodes}")
+    check_transfer_request("pokejax.l4", level, episodes, "battles")
     run = evaluate_both(episodes, seed)
     win_ours, win_ref = run["ours"]["win"], run["reference"]["win"]
-    result = tost(win_ours, win_ref, L4_MARGIN, alpha)
     details = {
-        "summary": result.describe(),
         "evaluation": "evaluation transfer only: the policy was trained on pokejax (training on Showdown is not "
                       "affordable on CPU); independent battles on each backend, sampled policy; on Showdown the "
                       "agent and the bot see pokejax's observation/mask/max-damage choice of the converted "
@@ -563,10 +558,6 @@ def verify_l4(level: int = 4, episodes: int = 2048, seed: int = 0, alpha: float 
         "seconds_wall_run_concurrently": {"ours": run["ours_seconds"], "reference": run["reference_seconds"]},
         "checkpoint": run["checkpoint"],
         "trained_with": run["trained_with"],
-        "tost": {k: v for k, v in vars(result).items()},
     }
-    return [ParityReport(
-        env_id=ENV_ID, level=4, name="PPO policy (trained on pokejax) vs max-damage bot: pokejax vs Showdown",
-        passed=result.equivalent, episodes=2 * episodes, tolerance=f"TOST on win rate, margin ±{L4_MARGIN:g}, alpha {alpha}",
-        details=details, failure=None if result.equivalent else result.describe(),
-    )]  # fmt: skip
+    return [transfer_report(ENV_ID, "PPO policy (trained on pokejax) vs max-damage bot: pokejax vs Showdown",
+                            win_ours, win_ref, L4_MARGIN, alpha, "win rate", 2 * episodes, details)]

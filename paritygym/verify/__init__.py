@@ -8,7 +8,7 @@ from paritygym.verify.compare import (
     compare_trajectories,
 )
 from paritygym.verify.report import ParityReport, format_reports, write_markdown, write_reports
-from paritygym.verify.tost import TostResult, tost
+from paritygym.verify.tost import TostResult, check_transfer_request, tost, transfer_report
 
 __all__ = [
     "Divergence",
@@ -18,9 +18,11 @@ __all__ = [
     "TostResult",
     "TrajectoryComparison",
     "assert_trajectories_match",
+    "check_transfer_request",
     "compare_trajectories",
     "format_reports",
     "tost",
+    "transfer_report",
     "write_markdown",
     "write_reports",
 ]

@@ -95,3 +95,27 @@ def tost(
     p_upper = float(stats.t.cdf(t_upper, df))
     half = float(stats.t.ppf(1 - alpha, df)) * se
     return TostResult(diff, margin, alpha, p_lower, p_upper, df, diff - half, diff + half, int(a.size), int(b.size), paired)
+
+
+def check_transfer_request(hook: str, level: int, episodes: int, unit: str = "episodes") -> None:
+    """Argument checks shared by the evaluation-transfer L4 hooks (`<pkg>.l4.verify_l4`)."""
+    if level != 4:
+        raise ValueError(f"{hook} runs level 4 only, got {level}")
+    if episodes < 2:
+        raise ValueError(f"L4 needs at least 2 {unit} per backend, got {episodes}")
+
+
+def transfer_report(env_id: str, name: str, ours, reference, margin: float, alpha: float, metric: str,
+                    episodes: int, details: dict):
+    """The L4 report of one policy evaluated on both backends: a Welch TOST of the per-episode values
+    `ours` and `reference` (e.g. win indicators or returns) at `margin`; `details` describe the run
+    (placed between the TOST's summary and its full numbers)."""
+    from paritygym.verify.report import ParityReport
+
+    result = tost(ours, reference, margin, alpha)
+    return ParityReport(
+        env_id=env_id, level=4, name=name, passed=result.equivalent, episodes=episodes,
+        tolerance=f"TOST on {metric}, margin ±{margin:g}, alpha {alpha}",
+        details={"summary": result.describe(), **details, "tost": dict(vars(result))},
+        failure=None if result.equivalent else result.describe(),
+    )

@@ -144,3 +144,29 @@ def test_batch_keys_are_distinct_and_usable():
     assert abs(draws.mean() - 0.5) < 0.02
     other = np.asarray(jax.random.key_data(batch_keys(jax.random.key(4), 10_000)))
     assert not np.array_equal(data, other)
+
+
+def test_transfer_report_passes_equal_backends_and_fails_shifted_ones():
+    """The shared L4 evaluation-transfer report: verdict, criterion and numbers come from the TOST."""
+    from paritygym.verify import transfer_report
+
+    rng = np.random.default_rng(0)
+    same = rng.integers(0, 2, 4000).astype(float), rng.integers(0, 2, 4000).astype(float)
+    report = transfer_report("X-v0", "policy on both", *same, 0.05, 0.05, "win rate", 8000, {"note": 1})
+    assert report.passed and report.failure is None and report.level == 4 and report.episodes == 8000
+    assert report.tolerance == "TOST on win rate, margin ±0.05, alpha 0.05"
+    assert list(report.details) == ["summary", "note", "tost"]
+    assert "equivalent" in report.details["summary"] and report.details["tost"]["margin"] == 0.05
+
+    shifted = transfer_report("X-v0", "policy on both", same[0], same[1] * 0 + 1.0, 0.05, 0.05, "win rate", 8000, {})
+    assert not shifted.passed and "not shown equivalent" in shifted.failure
+
+
+def test_transfer_request_checks():
+    from paritygym.verify import check_transfer_request
+
+    check_transfer_request("x.l4", 4, 2)
+    with pytest.raises(ValueError, match="level 4 only"):
+        check_transfer_request("x.l4", 3, 10)
+    with pytest.raises(ValueError, match="at least 2 battles"):
+        check_transfer_request("x.l4", 4, 1, "battles")
