@@ -50,15 +50,18 @@ class Rule:
     expect: dict
 
 
-def scripted(script: Sequence[Sequence[int]]):
+def scripted(script: Sequence[Sequence[int]], counts: dict | None = None):
     """A ``parity.play_battle`` policy: the script, an illegal action replaced by the first legal
-    one (the same fallback as the bridge's ``scan``), None after the script."""
+    one (the same fallback as the bridge's ``scan``), None after the script. ``counts`` (optional)
+    tallies the scripted choices "followed" and "replaced"."""
     def policy(step, choices, rng):
         if step >= len(script):
             return None
         out = []
         for action, c in zip(script[step], choices):
             legal = list(c["moves"]) + [4 + k for k in c["switches"]]
+            if legal and counts is not None:
+                counts["followed" if action in legal else "replaced"] += 1
             out.append(None if not legal else (action if action in legal else legal[0]))
         return out
     return policy

@@ -13,6 +13,8 @@ import pytest
 
 from pokejax import parity
 
+from .rules import scripted
+
 SEEDS = ([1, 2, 3, 4], [9, 8, 7, 6], [4242, 17, 99, 3000], [65535, 0, 12345, 777])
 
 
@@ -79,20 +81,6 @@ SCENARIOS = {
          (S(1), M(1)), (M(0), M(2)), (M(0), M(0)), (M(1), M(3)), (M(2), M(0)), (M(3), M(1))],
     ),
 }
-
-
-def scripted(script, counts):
-    def policy(step, choices, rng):
-        if step >= len(script):
-            return None
-        out = []
-        for action, c in zip(script[step], choices):
-            legal = list(c["moves"]) + [4 + k for k in c["switches"]]
-            if legal:
-                counts["followed" if action in legal else "replaced"] += 1
-            out.append(None if not legal else (action if action in legal else legal[0]))
-        return out
-    return policy
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
