@@ -23,7 +23,6 @@ player seeds; seed-matched battles would replay L3). A Welch TOST on the per-bat
 from __future__ import annotations
 
 import functools
-import json
 import pathlib
 import re
 import time
@@ -39,7 +38,7 @@ from pokejax import prng
 from pokejax.data import tables as T
 from pokejax.env import NUM_ACTIONS, OBS_SIZE, legal_mask, max_damage_action, observe
 from pokejax.game.state import NUM_MOVE_SLOTS, TEAM_SIZE, Active, BattleState, Side, Team
-from pokejax.reference import VOLATILE_COLUMNS, ShowdownBridge, ShowdownError, showdown_record
+from pokejax.reference import VOLATILE_COLUMNS, ShowdownBridge, choice_actions, showdown_record
 
 ENV_ID = "PokemonGen1Random-v0"
 L4_MARGIN = 0.02  # win rate against the max-damage bot (issue 8)
@@ -210,9 +209,7 @@ def _decide():
 def showdown_legal(reply: dict, side: int) -> np.ndarray:
     """bool[NUM_ACTIONS]: the choices Showdown's request offers ``side`` (pokejax's action numbering)."""
     legal = np.zeros(NUM_ACTIONS, bool)
-    choice = reply["choices"][side]
-    legal[list(choice["moves"])] = True
-    legal[[4 + k for k in choice["switches"]]] = True
+    legal[choice_actions(reply["choices"][side])] = True
     return legal
 
 
@@ -226,32 +223,13 @@ def _bridge_choice(action: int | None) -> dict | None:
 # the Showdown-backed vector env
 # ---------------------------------------------------------------------------------------------
 
-class PipelinedBridge(ShowdownBridge):
-    """A bridge that takes a batch of commands before their replies are read (the node process
-    answers in order), so a vector step costs one round trip instead of one per battle: on a
-    loaded machine each round trip waits for both processes to be scheduled."""
-
-    #: commands in flight at once: their lines (~150 bytes each) must fit the stdin pipe's buffer,
-    #: since node writes replies synchronously and reads no more input while we are not reading
-    CHUNK = 128
-
-    def send(self, requests: list[dict[str, Any]]) -> None:
-        if self._proc is None or self._proc.poll() is not None:
-            raise ShowdownError("the Showdown bridge is not running")
-        self._proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
-        self._proc.stdin.flush()
-
-    def receive(self, count: int) -> list[dict[str, Any]]:
-        replies = []
-        for _ in range(count):
-            reply = json.loads(self._read_line())
-            if not reply.pop("ok"):
-                raise ShowdownError(reply.get("error", "unknown bridge error"))
-            replies.append(reply)
-        return replies
+#: commands in flight per node process at once: their lines (~150 bytes each) must fit the stdin
+#: pipe's buffer, since node writes replies synchronously and reads no more input while we are not
+#: reading (see ``ShowdownBridge.send``); one round trip per vector step instead of one per battle
+PIPELINE_CHUNK = 128
 
 
-def call_many(bridges: list[PipelinedBridge], requests: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+def call_many(bridges: list[ShowdownBridge], requests: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
     """Replies to ``requests`` ((bridge index, command), in order), with every node process
     working on its share at the same time."""
     queues: list[list[int]] = [[] for _ in bridges]
@@ -259,7 +237,7 @@ def call_many(bridges: list[PipelinedBridge], requests: list[tuple[int, dict[str
         queues[b].append(n)
     replies: list[dict[str, Any] | None] = [None] * len(requests)
     while any(queues):
-        rounds = [(b, queue[:PipelinedBridge.CHUNK]) for b, queue in enumerate(queues) if queue]
+        rounds = [(b, queue[:PIPELINE_CHUNK]) for b, queue in enumerate(queues) if queue]
         for b, numbers in rounds:
             bridges[b].send([requests[n][1] for n in numbers])
         for b, numbers in rounds:
@@ -284,7 +262,7 @@ class ShowdownPokemonVectorEnv(gymnasium.vector.VectorEnv):
 
     ``bridges``: how many node processes share the battles (env i plays in process i mod bridges;
     each vector step sends every process its commands before reading any reply), or a list of
-    `PipelinedBridge`s to use (not closed by ``close``).
+    `ShowdownBridge`s to use (not closed by ``close``).
 
     ``info["mask_mismatches"]`` counts decisions where pokejax's ``legal_mask`` of the converted
     state differed from Showdown's own choices (Showdown's choice set is then what is sent)."""
@@ -292,7 +270,7 @@ class ShowdownPokemonVectorEnv(gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, seed: int = 0, opponent: int = OPPONENT_HEURISTIC,
-                 max_turns: int = MAX_TURNS, bridges: int | list[PipelinedBridge] = 1) -> None:
+                 max_turns: int = MAX_TURNS, bridges: int | list[ShowdownBridge] = 1) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs must be positive, got {num_envs}")
         if opponent not in (OPPONENT_RANDOM, OPPONENT_HEURISTIC):
@@ -307,7 +285,7 @@ class ShowdownPokemonVectorEnv(gymnasium.vector.VectorEnv):
         self._own_bridges = isinstance(bridges, int)
         if self._own_bridges and bridges < 1:
             raise ValueError(f"bridges must be a positive number of node processes, got {bridges}")
-        self.bridges = [PipelinedBridge() for _ in range(bridges)] if self._own_bridges else list(bridges)
+        self.bridges = [ShowdownBridge() for _ in range(bridges)] if self._own_bridges else list(bridges)
         self._rng = np.random.default_rng(seed)
         self._ids: list[int | None] = [None] * num_envs
         self._replies: list[dict | None] = [None] * num_envs

@@ -17,7 +17,7 @@ import numpy as np
 
 from pokejax import prng
 from pokejax.game import engine, setup
-from pokejax.reference import ShowdownBridge, engine_arrays, showdown_record
+from pokejax.reference import ShowdownBridge, choice_actions, engine_arrays, showdown_record
 from paritygym.verify import compare_trajectories
 
 TRACE_CAPACITY = prng.POOL_SIZE
@@ -59,7 +59,7 @@ Policy = Callable[[int, list, np.random.Generator], "list[int | None] | None"]
 
 
 def _random_choice(rng: np.random.Generator, choices: dict) -> int | None:
-    options = [m for m in choices["moves"]] + [4 + k for k in choices["switches"]]
+    options = choice_actions(choices)
     if not options:
         return None
     return int(options[rng.integers(len(options))])

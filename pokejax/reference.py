@@ -76,15 +76,27 @@ class ShowdownBridge:
 
     # -- process plumbing -----------------------------------------------------------------------
     def call(self, cmd: str, **fields: Any) -> dict[str, Any]:
+        self.send([{"cmd": cmd, **fields}])
+        return self.receive(1)[0]
+
+    def send(self, requests: list[dict[str, Any]]) -> None:
+        """Writes commands without reading their replies (node answers in order; see ``receive``).
+        Keep a batch small enough (~128 commands) that its lines fit the stdin pipe's buffer: node
+        writes replies synchronously and reads no more input while nobody reads its output."""
         if self._proc is None or self._proc.poll() is not None:
             raise ShowdownError("the Showdown bridge is not running")
-        self._proc.stdin.write(json.dumps({"cmd": cmd, **fields}) + "\n")
+        self._proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
         self._proc.stdin.flush()
-        line = self._read_line()
-        reply = json.loads(line)
-        if not reply.pop("ok"):
-            raise ShowdownError(reply.get("error", "unknown bridge error"))
-        return reply
+
+    def receive(self, count: int) -> list[dict[str, Any]]:
+        """The replies to the next ``count`` commands sent, in order."""
+        replies = []
+        for _ in range(count):
+            reply = json.loads(self._read_line())
+            if not reply.pop("ok"):
+                raise ShowdownError(reply.get("error", "unknown bridge error"))
+            replies.append(reply)
+        return replies
 
     def _read_line(self) -> str:
         fd = self._proc.stdout.fileno()
@@ -181,6 +193,11 @@ VOLATILE_COLUMNS = (
 )
 
 
+def choice_actions(choices: dict) -> list[int]:
+    """A side's choices in a bridge reply as pokejax actions: move slots 0-3, then 4 + team slot."""
+    return list(choices["moves"]) + [4 + k for k in choices["switches"]]
+
+
 def _move_index(move_id) -> int:
     from pokejax.data import tables
     if not move_id:
@@ -248,11 +265,8 @@ def showdown_record(reply: dict) -> dict[str, np.ndarray]:
         rec["transformed"].append(bool(a["transformed"]))
         rec["volatiles"].append(_volatile_row(a["volatiles"]))
         legal = [False] * 10
-        ch = reply["choices"][s]
-        for m in ch["moves"]:
-            legal[m] = True
-        for k in ch["switches"]:
-            legal[4 + k] = True
+        for action in choice_actions(reply["choices"][s]):
+            legal[action] = True
         rec["legal"].append(legal)
     out = {k: np.asarray(v) for k, v in rec.items()}
     out["turn"] = np.asarray(state["turn"])

@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from pokejax import parity
+from pokejax.reference import choice_actions
 
 FIXED_SEEDS = 2          # seeds played whether or not they show anything
 SEARCH_SEEDS = 3000      # battle seeds Showdown alone tries per rule
@@ -59,7 +60,7 @@ def scripted(script: Sequence[Sequence[int]], counts: dict | None = None):
             return None
         out = []
         for action, c in zip(script[step], choices):
-            legal = list(c["moves"]) + [4 + k for k in c["switches"]]
+            legal = choice_actions(c)
             if legal and counts is not None:
                 counts["followed" if action in legal else "replaced"] += 1
             out.append(None if not legal else (action if action in legal else legal[0]))

@@ -14,7 +14,8 @@ pytest.importorskip("pokejax.l4")
 from pokejax import parity, prng  # noqa: E402
 from pokejax.env import legal_mask, max_damage_action, observe  # noqa: E402
 from pokejax.game import setup  # noqa: E402
-from pokejax.l4 import PipelinedBridge, RevealTracker, ShowdownPokemonVectorEnv, showdown_legal, state_from_showdown  # noqa: E402
+from pokejax.l4 import RevealTracker, ShowdownPokemonVectorEnv, showdown_legal, state_from_showdown  # noqa: E402
+from pokejax.reference import ShowdownBridge  # noqa: E402
 
 LOCKSTEP_BATTLES = 3
 SLOW_LOCKSTEP_BATTLES = 40
@@ -22,13 +23,13 @@ SLOW_LOCKSTEP_BATTLES = 40
 
 @pytest.fixture(scope="module")
 def bridge():
-    with PipelinedBridge() as b:
+    with ShowdownBridge() as b:
         yield b
 
 
 @pytest.fixture(scope="module")
 def second_bridge():
-    with PipelinedBridge() as b:
+    with ShowdownBridge() as b:
         yield b
 
 
