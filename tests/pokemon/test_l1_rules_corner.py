@@ -14,7 +14,6 @@ import pytest
 
 from .rules import M, Rule, S, check_rule
 
-P1, P2 = r"p1a: [^|\n]+", r"p2a: [^|\n]+"
 ANY = r"(?:.*\n)*"   # any lines in between
 
 RULES = {
@@ -23,7 +22,7 @@ RULES = {
         (("Chansey", ("bide", "seismictoss"), 100),),
         (("Gengar", ("nightshade", "psychic"), 100), ("Tauros", ("bodyslam",), 100)),
         ((M(0), M(0)), (M(0), M(0)), (M(0), M(0)), (M(0), M(1)), (M(0), S(1)), (M(0), M(0)), (M(0), M(0))),
-        {"bide released": rf"^\|-end\|p1a: Chansey\|Bide",
+        {"bide released": r"^\|-end\|p1a: Chansey\|Bide",
          "bide at a ghost": r"^\|-end\|p1a: Chansey\|Bide\n(?:\|split\|p2\n)?\|-damage\|p2a: Gengar"},
     ),
     # Counter after a hit on the user's Substitute, and after a Normal move on the user
@@ -125,9 +124,79 @@ RULES = {
         {"asleep switched out": r"^\|-status\|p1a: Snorlax\|slp" + ANY + r"\|switch\|p1a: Tauros",
          "toxic switched out": r"^\|-status\|p1a: [^|]+\|tox" + ANY + r"\|switch\|p1a: "},
     ),
+    # a frozen Pokémon thawed by a Fire move's hit
+    "thaw_by_fire": Rule(
+        (("Jynx", ("icebeam", "ember", "blizzard"), 100),),
+        (("Snorlax", ("bodyslam", "rest"), 100),),
+        ((M(0), M(0)), (M(0), M(0)), (M(2), M(0)), (M(2), M(0)), (M(1), M(0)), (M(1), M(0)), (M(1), M(0))),
+        {"frozen then thawed": r"^\|-status\|p2a: Snorlax\|frz" + ANY + r"\|move\|p1a: Jynx\|Ember" + ANY
+         + r"\|-curestatus\|p2a: Snorlax\|frz"},
+    ),
+    # Substitute fails with a quarter of max HP or less, and while one is up; Rest fails at full HP
+    # and when max HP - HP + 1 is a multiple of 256 (Gen 1's recovery glitch)
+    "failing_self_moves": Rule(
+        (("Alakazam", ("substitute", "recover"), 100), ("Snorlax", ("rest", "bodyslam"), 100)),
+        (("Tauros", ("bodyslam", "tailwhip"), 100),),
+        ((M(0), M(1)), (M(0), M(1)), (M(0), M(0)), (M(0), M(0)), (M(0), M(0)), (M(0), M(0)), (M(0), M(1)),
+         (S(1), M(1)), (M(0), M(1)), (M(0), M(0))),
+        {"sub while a sub is up": r"^\|move\|p1a: Alakazam\|Substitute\|p1a: Alakazam\n\|-fail\|p1a: Alakazam\|move: Substitute",
+         "sub too weak": r"^\|-fail\|p1a: Alakazam\|move: Substitute\|\[weak\]",
+         "rest at full hp": r"^\|move\|p1a: Snorlax\|Rest\|p1a: Snorlax\n\|-fail\|",
+         "recovery glitch": r"^\|-hint\|In Gen 1, recovery moves fail if"},
+    ),
+    # Disable against a transformed Pokémon and against Rage
+    "disable_corner_cases": Rule(
+        (("Ditto", ("transform",), 100), ("Primeape", ("rage", "karatechop"), 100)),
+        (("Hypno", ("disable", "psychic", "hypnosis"), 100),),
+        ((M(0), M(1)), (M(0), M(0)), (M(1), M(1)), (M(0), M(1)), (S(1), M(1)), (M(0), M(1)), (M(0), M(0)),
+         (M(0), M(1)), (M(0), M(1))),
+        {"transformed then disabled": r"^\|-transform\|p1a: Ditto" + ANY + r"\|-start\|p1a: Ditto\|Disable",
+         "rage then disabled": r"^\|move\|p1a: Primeape\|Rage" + ANY + r"\|-start\|p1a: Primeape\|Disable"},
+    ),
+    # Mimic copying a move, then Metronome
+    "mimic_then_metronome": Rule(
+        (("Clefable", ("mimic", "metronome", "bodyslam"), 100),),
+        (("Tauros", ("bodyslam", "earthquake", "blizzard", "hyperbeam"), 100),),
+        ((M(0), M(0)), (M(0), M(1)), (M(1), M(2)), (M(1), M(0)), (M(2), M(0))),
+        {"mimic": r"^\|-start\|p1a: Clefable\|Mimic", "metronome": r"^\|move\|p1a: Clefable\|Metronome"},
+    ),
+    # a critical hit through Reflect
+    "crit_through_reflect": Rule(
+        (("Starmie", ("reflect", "surf", "recover"), 100),),
+        (("Persian", ("slash", "bubblebeam"), 100),),
+        ((M(0), M(0)), (M(1), M(0)), (M(2), M(0)), (M(1), M(0)), (M(1), M(0))),
+        {"crit behind reflect": r"^\|-start\|p1a: Starmie\|Reflect" + ANY + r"\|move\|p2a: Persian\|Slash\|p1a: Starmie\n\|-crit\|"},
+    ),
+    # Counter against Seismic Toss (a Fighting move)
+    "counter_seismic_toss": Rule(
+        (("Hitmonchan", ("counter", "submission"), 100),),
+        (("Machamp", ("seismictoss", "submission"), 100),),
+        ((M(0), M(0)), (M(0), M(0)), (M(0), M(1)), (M(1), M(0))),
+        {"counter after seismic toss": r"^\|move\|p2a: Machamp\|Seismic Toss" + ANY + r"\|move\|p1a: Hitmonchan\|Counter\|p2a: Machamp\n(?:\|split\|p2\n)?\|-damage\|p2a"},
+    ),
+    # Sleep Clause Mod: a second sleep move against the team fails while one foe sleeps
+    "sleep_clause": Rule(
+        (("Jynx", ("lovelykiss", "psychic"), 100),),
+        (("Snorlax", ("bodyslam",), 100), ("Tauros", ("bodyslam",), 100)),
+        ((M(0), M(0)), (M(0), M(0)), (M(0), S(1)), (M(0), M(0)), (M(0), M(0)), (M(1), M(0))),
+        {"clause": r"^\|move\|p1a: Jynx\|Lovely Kiss\|p2a: Tauros\n(?:.*\n)??\|-message\|.*[Ss]leep [Cc]lause"},
+    ),
+    # a missed Hyper Beam needs no recharge; Leech Seed fails against a Substitute
+    "miss_and_sub_blocks": Rule(
+        (("Tauros", ("hyperbeam", "bodyslam"), 100), ("Venusaur", ("leechseed", "razorleaf"), 100)),
+        (("Gengar", ("substitute", "nightshade", "confuseray"), 100),),
+        ((M(0), M(0)), (S(1), M(1)), (M(0), M(0)), (M(0), M(1)), (M(0), M(1))),
+        {"seed at a sub": r"^\|move\|p1a: Venusaur\|Leech Seed\|p2a: Gengar\n(?!\|-start)"},
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(RULES))
 def test_corner_rule_identical(showdown, name):
     check_rule(showdown, RULES[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_corner_rule_identical_many_seeds(showdown, name):
+    check_rule(showdown, RULES[name], fixed=24)
