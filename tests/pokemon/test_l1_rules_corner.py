@@ -188,6 +188,22 @@ RULES = {
         ((M(0), M(0)), (S(1), M(1)), (M(0), M(0)), (M(0), M(1)), (M(0), M(1))),
         {"seed at a sub": r"^\|move\|p1a: Venusaur\|Leech Seed\|p2a: Gengar\n(?!\|-start)"},
     ),
+    # Transform of a transformed target; Metronome calling Transform or Mimic
+    "transform_corner_cases": Rule(
+        (("Ditto", ("transform",), 100), ("Clefable", ("metronome",), 100)),
+        (("Mew", ("transform", "psychic", "softboiled"), 100),),
+        ((M(0), M(1)), (M(0), M(0)), (M(0), M(1)), (S(1), M(2)), (M(0), M(1)), (M(0), M(1)), (M(0), M(1)),
+         (M(0), M(1)), (M(0), M(1)), (M(0), M(1)), (M(0), M(1)), (M(0), M(2))),
+        {"transform of a transformed target": r"^\|-transform\|p1a: Ditto\|p2a: Mew" + ANY + r"\|-transform\|p2a: Mew\|p1a: Ditto",
+         "metronome calls transform or mimic": r"^\|move\|p1a: Clefable\|(?:Transform|Mimic)\|"},
+    ),
+    # the trapper switching out frees the trapped foe
+    "trapper_switches": Rule(
+        (("Dragonite", ("wrap", "bodyslam"), 100), ("Snorlax", ("bodyslam",), 100)),
+        (("Tauros", ("bodyslam", "earthquake"), 100),),
+        ((M(0), M(0)), (M(0), M(0)), (S(1), M(0)), (M(0), M(0)), (S(1), M(1)), (M(0), M(0))),
+        {"trapper switched out": r"^\|move\|p1a: Dragonite\|Wrap" + ANY + r"\|switch\|p1a: Snorlax" + ANY + r"\|move\|p2a: Tauros\|"},
+    ),
 }
 
 
