@@ -11,6 +11,8 @@ Perspective: move code always runs with the acting Pokémon on side 0 and its fo
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -72,6 +74,17 @@ for _m in ("confuseray", "conversion", "counter", "focusenergy", "glare", "haze"
     _KEEP_LAST_DAMAGE[_ID[_m]] = True
 MOVE_KEEPS_LAST_DAMAGE = jnp.asarray(_KEEP_LAST_DAMAGE)
 MOVE_IS_REFLECT = jnp.arange(T.NUM_MOVES) == _ID["reflect"]
+# The volatile flag a self-targeting status move sets on its user: its column in the packed
+# Active row (-1 = none), so that one table lookup and one write serve every such move.
+_SELF_FLAG = np.full(T.NUM_MOVES, -1, np.int32)
+for _m in range(T.NUM_MOVES):
+    _e = _T.move_effect[_m]
+    _field = {E.SCREEN: "reflect" if _m == _ID["reflect"] else "light_screen", E.MIST: "mist",
+              E.FOCUS_ENERGY: "focus_energy",
+              E.SELF_VOLATILE_NOOP: "minimize" if _T.move_boosts[_m][T.EVA] != 0 else "defense_curl"}.get(_e)
+    if _field is not None:
+        _SELF_FLAG[_m] = Active.indices(_field)[0]
+MOVE_SELF_FLAG = jnp.asarray(_SELF_FLAG)
 MOVE_IS_LEECH_SEED = jnp.arange(T.NUM_MOVES) == _ID["leechseed"]
 _SECONDARY_STATUS_SKIP_SAME_TYPE = (T.PAR, T.BRN, T.FRZ)
 MULTIHIT_TABLE = jnp.asarray([2, 2, 2, 3, 3, 3, 4, 5], jnp.int32)
@@ -419,7 +432,7 @@ def recoil(st: BattleState, move, dealt, on):
 
 def drain(st: BattleState, move, dealt, on):
     amount = jnp.maximum(dealt // 2, 1)
-    on = on & MOVE_DRAIN[move] & (dealt > 0)
+    on = on & MOVE_DRAIN[move]
     st = st.replace(last_damage=_w(on, amount, st.last_damage))
     st, _ = heal(st, 0, amount, on)
     return st
@@ -535,11 +548,18 @@ def after_move_self(st: BattleState, on) -> BattleState:
     return st
 
 
-def primary_hit(st: BattleState, move, on, is_last_hit):
-    """``moveHit`` of a move aimed at the foe (not a secondary, not a self effect).
+class PrimaryHit(NamedTuple):
+    """What ``primary_hit`` hands on to the rest of the move."""
+    failed: jnp.ndarray              # Showdown's ``return false`` of the hit (stage-change failure: foe_effects)
+    dealt: jnp.ndarray               # HP damage (0 when a substitute took the hit)
+    effects_on: jnp.ndarray          # the hit reached the Pokémon: a status move's effects apply
+    secondary_on: jnp.ndarray        # the secondary may roll (last hit, not through a substitute)
+    sub_confusion_roll: jnp.ndarray  # a confusing secondary rolls on a substitute that survived
 
-    Returns (st, failed, dealt): ``failed`` is Showdown's ``return false``; ``dealt`` the HP
-    damage (0 when a substitute took the hit)."""
+
+def primary_hit(st: BattleState, move, on, is_last_hit):
+    """``moveHit`` of a move aimed at the foe (not a secondary, not a self effect); the effects
+    that a status move and a secondary share are ``foe_effects``. Returns (st, PrimaryHit)."""
     act = st.active
     effect = MOVE_EFFECT[move]
     category = MOVE_CATEGORY[move]
@@ -566,44 +586,25 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     st = set_active(st, 1, sub_hit, sub_hp=new_sub)
     st = set_active(st, 1, broke, sub_fainted=True)
     survived = sub_hit & ~broke
-    st = recoil(st, move, dmg, survived)
-    drain_amount = jnp.maximum(dmg // 2, 1)
-    sub_drain = survived & MOVE_DRAIN[move]
-    st = st.replace(last_damage=_w(sub_drain, drain_amount, st.last_damage))
-    st, _ = heal(st, 0, drain_amount, sub_drain)
-    conf_roll = survived & (MOVE_SEC_KIND[move] == T.SECONDARY_CONFUSION)
-    st, hit_conf = chance(st, MOVE_SEC_CHANCE[move], 256, conf_roll)
-    st, _ = add_confusion(st, 1, conf_roll & hit_conf)
+    # a confusing secondary still rolls through a substitute that survived (in foe_effects)
+    sub_confusion_roll = survived & (MOVE_SEC_KIND[move] == T.SECONDARY_CONFUSION)
 
     # --- straight at the Pokémon
     direct = live & ~sub_block & ~via_sub
     number = direct & (kind == DMG_NUMBER)
     capped = jnp.minimum(dmg, st.active.hp[1])
     st, dealt = damage_hp(st, 1, capped, number, sets_last_damage=True)
-    st = drain(st, move, dealt, number)
-    st = recoil(st, move, dealt, number)
+    # drain and recoil, of the damage to a substitute that survived or to the Pokémon (no move
+    # has both, so their order does not matter; a drain into a substitute heals even for 0 damage)
+    landed = _w(survived, dmg, dealt)
+    st = drain(st, move, landed, survived | (number & (dealt > 0)))
+    st = recoil(st, move, landed, survived | number)
     go = direct & (kind != DMG_FALSE)
     failed = disable_fail | sub_block | sub_null | (direct & (kind == DMG_FALSE))
 
-    # stage changes (foe-targeted status moves)
-    boosts = MOVE_BOOSTS[move]
-    boost_on = go & jnp.any(boosts != 0) & (st.active.hp[1] > 0)
-    st, boosted = boost_stats(st, 1, boosts, boost_on, from_foe_status_move=is_status)
-    boost_fail = boost_on & ~boosted
-    st = stat_modification_error(st, 0, boost_on & boosted)
-    go = go & ~boost_fail
-    failed = failed | boost_fail
-
-    # primary status (a sleep move also lands on a Pokémon that must recharge, whatever its status)
-    status_on = go & (mstatus != 0)
-    sleep_recharge = status_on & (mstatus == T.SLP) & st.active.must_recharge[1]
-    plain = status_on & ~sleep_recharge & (st.active.status[1] == 0)
-    st, ok = set_status(st, 1, mstatus, sleep_recharge | plain, by_foe=True)
-    st = set_active(st, 1, sleep_recharge & ok, must_recharge=False)
-    st = apply_penalty_for_new_status(st, 1, mstatus, plain & ok)
-
+    # stage changes, primary status and confusion of foe-targeted status moves are applied by
+    # foe_effects, together with a damaging move's secondary effect (no move has both)
     # volatile statuses on the foe
-    st, _ = add_confusion(st, 1, go & MOVE_CONFUSES[move])
     seed = go & (effect == E.LEECH_SEED) & (st.active.hp[1] > 0)
     st = set_active(st, 1, seed, leech_seed=True)
     st = disable_foe(st, go & (effect == E.DISABLE))
@@ -631,32 +632,53 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
 
     # the secondary effect comes next (see hit_foe): not through a substitute, and only on the
     # last hit of a multi-hit move
-    return st, failed, _w(number, dealt, 0), go & is_last_hit
+    return st, PrimaryHit(failed=failed, dealt=_w(number, dealt, 0), effects_on=go,
+                          secondary_on=go & is_last_hit, sub_confusion_roll=sub_confusion_roll)
 
 
-def secondary(st: BattleState, move, on) -> BattleState:
-    act = st.active
+def foe_effects(st: BattleState, move, hit: "PrimaryHit"):
+    """What a move does to the foe besides damage, through one code path for every move: the
+    stage changes, status and confusion of a foe-targeted status move (``hit.effects_on``) or the
+    secondary effect of a damaging move (``hit.secondary_on``: its chance roll, then a stat drop,
+    status, flinch or confusion). No move has both kinds, so the primary effects may wait until
+    the secondary's point of the move (after every hit) without changing the order of draws.
+    Returns (st, failed): a status move whose stage changes all failed."""
+    is_status = MOVE_CATEGORY[move] == T.CATEGORY_STATUS
     kind = MOVE_SEC_KIND[move]
     sstatus = MOVE_SEC_STATUS[move]
     same_type_skip = ((kind == T.SECONDARY_STATUS)
                       & ((sstatus == T.PAR) | (sstatus == T.BRN) | (sstatus == T.FRZ))
                       & has_type(st, 1, MOVE_TYPE[move]))
-    roll = on & (kind != T.SECONDARY_NONE) & (act.hp[1] > 0) & ~same_type_skip
-    st, hit = chance(st, MOVE_SEC_CHANCE[move], 256, roll)
-    apply = roll & hit
-    # stat drop (not blocked by Mist: the effect is a damaging move)
-    boost_on = apply & (kind == T.SECONDARY_BOOST) & (st.active.hp[1] > 0)
-    st, boosted = boost_stats(st, 1, MOVE_SEC_BOOSTS[move], boost_on, from_foe_status_move=False)
+    roll = ((hit.secondary_on & (kind != T.SECONDARY_NONE) & (st.active.hp[1] > 0) & ~same_type_skip)
+            | hit.sub_confusion_roll)
+    st, lucky = chance(st, MOVE_SEC_CHANCE[move], 256, roll)
+    secondary_on = roll & lucky
+    primary_on = hit.effects_on
+    # stage changes (Mist blocks only a status move's drops)
+    primary_boosts = MOVE_BOOSTS[move]
+    boost_primary = primary_on & jnp.any(primary_boosts != 0)
+    boost_on = (boost_primary | (secondary_on & (kind == T.SECONDARY_BOOST))) & (st.active.hp[1] > 0)
+    deltas = _w(boost_primary, primary_boosts, MOVE_SEC_BOOSTS[move])
+    st, boosted = boost_stats(st, 1, deltas, boost_on, from_foe_status_move=is_status)
+    boost_fail = boost_on & boost_primary & ~boosted
     st = stat_modification_error(st, 0, boost_on & boosted)
-    # status
-    status_on = apply & (kind == T.SECONDARY_STATUS) & (st.active.status[1] == 0)
-    st, ok = set_status(st, 1, sstatus, status_on, by_foe=True)
-    st = apply_penalty_for_new_status(st, 1, sstatus, status_on & ok)
+    # status (a sleep move also lands on a Pokémon that must recharge, whatever its status)
+    mstatus = MOVE_STATUS[move]
+    status_primary = primary_on & (mstatus != 0)
+    status = _w(status_primary, mstatus, sstatus)
+    sleep_recharge = status_primary & (mstatus == T.SLP) & st.active.must_recharge[1]
+    plain = ((status_primary & ~sleep_recharge) | (secondary_on & (kind == T.SECONDARY_STATUS))) & (
+        st.active.status[1] == 0)
+    st, ok = set_status(st, 1, status, sleep_recharge | plain, by_foe=True)
+    st = set_active(st, 1, sleep_recharge & ok, must_recharge=False)
+    st = apply_penalty_for_new_status(st, 1, status, plain & ok)
     # flinch (also cancels a pending recharge)
-    flinch = apply & (kind == T.SECONDARY_FLINCH) & (st.active.hp[1] > 0) & (st.active.flinch[1] == 0)
+    flinch = (secondary_on & (kind == T.SECONDARY_FLINCH) & (st.active.hp[1] > 0)
+              & (st.active.flinch[1] == 0))
     st = set_active(st, 1, flinch, flinch=1, must_recharge=False)
-    st, _ = add_confusion(st, 1, apply & (kind == T.SECONDARY_CONFUSION))
-    return st
+    confuse = (primary_on & MOVE_CONFUSES[move]) | (secondary_on & (kind == T.SECONDARY_CONFUSION))
+    st, _ = add_confusion(st, 1, confuse)
+    return st, boost_fail
 
 
 def extra_hit(st: BattleState, move, first_damage, on, is_last_hit):
@@ -725,7 +747,8 @@ def hit_foe(st: BattleState, move, on):
     multihit = MOVE_MULTIHIT[move]
     st, k = draw(st, 0, 8, live & (multihit == 5))
     hits = _w(multihit == 5, MULTIHIT_TABLE[k], _w(multihit == 2, 2, 1))
-    st, first_failed, first_dealt, secondary_on = primary_hit(st, move, live, hits == 1)
+    st, first = primary_hit(st, move, live, hits == 1)
+    first_failed = first.failed
     multi = live & (multihit > 0)
     keep_going = multi & ~first_failed & ~st.active.sub_fainted[1]
 
@@ -733,16 +756,17 @@ def hit_foe(st: BattleState, move, on):
         st, keep_going, secondary_on = carry
         act = st.active
         on_n = keep_going & (n <= hits) & (act.hp[1] > 0) & (act.hp[0] > 0)
-        st, broke, last = extra_hit(st, move, first_dealt, on_n, n == hits)
+        st, broke, last = extra_hit(st, move, first.dealt, on_n, n == hits)
         return st, keep_going & ~broke, secondary_on | last
 
-    st, _, secondary_on = jax.lax.fori_loop(2, 6, more_hits, (st, keep_going, secondary_on))
-    st = secondary(st, move, secondary_on)
+    st, _, secondary_on = jax.lax.fori_loop(2, 6, more_hits, (st, keep_going, first.secondary_on))
+    st, boost_failed = foe_effects(st, move, first._replace(secondary_on=secondary_on))
     returned_early = multi & first_failed   # Showdown's `if (i === 0) return 1`
 
     selfdestruct = on & ~returned_early & MOVE_SELFDESTRUCT[move] & ~st.active.sub_fainted[1]
     st = faint_now(st, 0, selfdestruct & ~(invulnerable_miss | immune))
-    move_failed = on & (invulnerable_miss | immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed))
+    move_failed = on & (invulnerable_miss | immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed)
+                        | boost_failed)
     st = clear_trap_lock(st, 0, move_failed)
     # AfterMoveSecondary: a Fire move with a burn chance thaws a frozen foe
     thaw = (on & ~move_failed & ~returned_early & (st.active.status[1] == T.FRZ) & (st.active.hp[1] > 0)
@@ -779,14 +803,8 @@ def hit_self(st: BattleState, move, on):
     user_alive = st.active.hp[0] > 0
     new_sub = live & (effect == E.SUBSTITUTE) & user_alive
     st = set_active(st, 0, new_sub, sub_hp=max_hp // 4 + 1, trapped=0)
-    st = set_active(st, 0, live & (effect == E.SCREEN) & MOVE_IS_REFLECT[move] & user_alive, reflect=True)
-    st = set_active(st, 0, live & (effect == E.SCREEN) & ~MOVE_IS_REFLECT[move] & user_alive, light_screen=True)
-    st = set_active(st, 0, live & (effect == E.MIST) & user_alive, mist=True)
-    st = set_active(st, 0, live & (effect == E.FOCUS_ENERGY) & user_alive, focus_energy=True)
-    minimize = live & (effect == E.SELF_VOLATILE_NOOP) & (boosts[T.EVA] != 0) & user_alive
-    st = set_active(st, 0, minimize, minimize=True)
-    st = set_active(st, 0, live & (effect == E.SELF_VOLATILE_NOOP) & (boosts[T.EVA] == 0) & user_alive,
-                    defense_curl=True)
+    # Reflect, Light Screen, Mist, Focus Energy, Minimize, Defense Curl: a flag (MOVE_SELF_FLAG)
+    st = st.replace(active=st.active.with_flag(0, live & user_alive, MOVE_SELF_FLAG[move]))
     bide = live & (effect == E.BIDE) & user_alive & (st.active.bide_time[0] == 0)
     st, turns = draw(st, 2, 4, bide)
     st = set_active(st, 0, bide, bide_time=turns, bide_damage=0)
@@ -797,7 +815,6 @@ def hit_self(st: BattleState, move, on):
     heal_glitch = ((hp == max_hp - 255) | (hp == max_hp - 511)) & (hp % 256 != 0)
     recover = live & (effect == E.RECOVER)
     recover_fail = recover & (full | heal_glitch)
-    st, _ = heal(st, 0, max_hp // 2, recover & ~recover_fail)
     rest = live & (effect == E.REST)
     rest_try = rest & ~full & ~heal_glitch
     haze_on = live & (effect == E.HAZE)
@@ -808,7 +825,9 @@ def hit_self(st: BattleState, move, on):
                             ignore_immunity=True)
     slept = rest_try & set_ok
     st = set_active(st, 0, slept, sleep_turns=2)
-    st, _ = heal(st, 0, max_hp, slept)
+    # Rest's full heal, or Recover's half (nothing in between touches a Recover user's HP)
+    recovered = recover & ~recover_fail
+    st, _ = heal(st, 0, _w(recovered, max_hp // 2, max_hp), slept | recovered)
     rest_fail = rest & ~slept
     st, _ = damage_hp(st, 0, max_hp // 4, new_sub & (max_hp > 3), sets_last_damage=False)
     # calls

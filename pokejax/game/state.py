@@ -111,6 +111,12 @@ class _Packed:
         pieces.sort(key=lambda p: p[0])
         return self._set_row(i, self._splice(row, pieces))
 
+    def with_flag(self, i: int, on, column):
+        """Set the one-column field at ``column`` (a traced column index, -1 = none) of side ``i``
+        to 1 where ``on``: a per-move table of columns replaces one write per field."""
+        row = self.data[i]
+        return self._set_row(i, jnp.where(on & (jnp.arange(row.shape[0]) == column), 1, row))
+
     def with_column(self, name, values):
         """Set a scalar field for both sides at once (``values``: [2])."""
         offset, _ = type(self)._layout[name]
