@@ -179,10 +179,15 @@ def is_turn(state: GameState, turn_field):
     return (turn_field != 0) & (turn_field == state.turn)
 
 
+def new_slot_row(card, turn):
+    """The slot of a card put into play on `turn` (BENCH-1/2), [15]."""
+    row = jnp.asarray(EMPTY_SLOT).at[SLOT_INDEX["stack"].start].set(card).at[SLOT_INDEX["card"]].set(card)
+    return row.at[SLOT_INDEX["turn_played"]].set(turn)
+
+
 def put_into_play(state: GameState, p, slot, card, gate=TRUE) -> GameState:
     """BENCH-1/2."""
-    row = jnp.asarray(EMPTY_SLOT).at[SLOT_INDEX["stack"].start].set(card).at[SLOT_INDEX["card"]].set(card)
-    row = row.at[SLOT_INDEX["turn_played"]].set(state.turn)
+    row = new_slot_row(card, state.turn)
     return merge(gate, state.replace(slots=state.slots.at[p, slot].set(row)), state)
 
 

@@ -11,7 +11,8 @@ import jax.numpy as jnp
 from tcgjax import spec
 from tcgjax.game import core
 from tcgjax.game.core import TRUE, merge
-from tcgjax.game.state import GameState
+from tcgjax.game.state import ACTIVE_INDEX as ACTIVE
+from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState
 from tcgjax.game.tables import ABILITY_KIND, ATTACK_KIND, STATUS_CODE, TRAINER_KIND, CardTables
 
 I32 = jnp.int32
@@ -28,43 +29,60 @@ def _in_list(T: CardTables, list_id, card):
     return (list_id >= 0) & T.name_lists[jnp.maximum(list_id, 0), T.name[jnp.maximum(card, 0)]] & (card >= 0)
 
 
+def _status_values(poisoned, burned, special, status, gate):
+    """STATUS-2 on one Active's (poisoned, burned, special); status is a STATUS_CODE."""
+    new_special = jnp.select([status == STATUS_CODE["asleep"], status == STATUS_CODE["paralyzed"],
+                              status == STATUS_CODE["confused"]], [spec.ASLEEP, spec.PARALYZED, spec.CONFUSED], special)
+    return (poisoned | (gate & (status == STATUS_CODE["poisoned"])), burned | (gate & (status == STATUS_CODE["burned"])),
+            jnp.where(gate, new_special, special))
+
+
 def apply_status(state: GameState, p, status, gate) -> GameState:
     """STATUS-2; status is a STATUS_CODE."""
-    special = jnp.select([status == STATUS_CODE["asleep"], status == STATUS_CODE["paralyzed"],
-                          status == STATUS_CODE["confused"]], [spec.ASLEEP, spec.PARALYZED, spec.CONFUSED], state.special[p])
-    return state.replace(
-        poisoned=state.poisoned.at[p].set(state.poisoned[p] | (gate & (status == STATUS_CODE["poisoned"]))),
-        burned=state.burned.at[p].set(state.burned[p] | (gate & (status == STATUS_CODE["burned"]))),
-        special=state.special.at[p].set(jnp.where(gate, special, state.special[p])))
+    poisoned, burned, special = _status_values(state.poisoned[p], state.burned[p], state.special[p], status, gate)
+    return state.replace(poisoned=state.poisoned.at[p].set(poisoned), burned=state.burned.at[p].set(burned),
+                         special=state.special.at[p].set(special))
 
 
-def _deck_random_pick(state: GameState, p, matches, gate, offset):
-    """RNG-4: (gate & found, deck position) of a uniform pick among matching deck positions."""
-    count = jnp.sum(matches)
-    found = gate & (count > 0)
-    position = core.kth_true(matches, core.pick_at(state, offset, count))
-    return found, position
+def _with_columns(block, damage, energy):
+    """One seat's slots [4, 15] with the damage and Energy columns replaced."""
+    return block.at[:, SLOT_INDEX["damage"]].set(damage).at[:, SLOT_INDEX["energy"]].set(energy)
 
 
-def _move_deck_card_to_hand(state: GameState, p, position, gate) -> GameState:
-    card = state.deck[p, position]
-    new = state.replace(deck=state.deck.at[p].set(core.remove_at(state.deck[p], position)),
-                        deck_size=state.deck_size.at[p].add(-1))
-    new = core.append_to_hand(new, p, card)
-    return merge(gate, new, state)
+def _drawn_count(deck_size, hand_size, count, max_count: int):
+    """How many of `count` draws succeed (TURN-2 / draw effects; LIMIT-1, LIMIT-2): each stops at
+    an empty deck or a hand of HAND_DRAW_LIMIT cards, so the draws that happen are a prefix."""
+    room = jnp.minimum(deck_size, spec.HAND_DRAW_LIMIT - hand_size)
+    return jnp.clip(jnp.minimum(count, room), 0, max_count).astype(I32)
+
+
+def _append_row(row, size, cards, count):
+    """`row` with the first `count` entries of `cards` written from position `size` on."""
+    idx = jnp.arange(row.shape[0])
+    src = jnp.clip(idx - size, 0, cards.shape[0] - 1)
+    return jnp.where((idx >= size) & (idx < size + count), cards[src], row)
+
+
+def _drop_row(row, first, count):
+    """`row` without entries first .. first+count-1, the rest moved up, -1 at the end."""
+    idx = jnp.arange(row.shape[0])
+    src = jnp.where(idx >= first, idx + count, idx)
+    return jnp.where(src < row.shape[0], row[jnp.minimum(src, row.shape[0] - 1)], -1)
+
+
+def _shuffle_into_deck(state: GameState, deck, deck_size, cards, count, offset):
+    """RNG-3: `count` cards (first entries of `cards`) put at the bottom of `deck`, then the deck
+    shuffled with stream values from rng_counter + offset. Returns (deck, size, values used)."""
+    size = deck_size + count
+    row = core.shuffled(state.seed, state.rng_counter + offset, _append_row(deck, deck_size, cards, count), size)
+    return row, size, jnp.maximum(size - 1, 0)
 
 
 def _append_cards_to_deck_and_shuffle(state: GameState, p, cards, count, offset, gate):
-    """Put `count` cards (first entries of `cards`) at the bottom of p's deck, then shuffle the deck
-    with stream values from rng_counter + offset. Returns (state, values used)."""
-    size = state.deck_size[p]
-    idx = jnp.arange(spec.DECK_SIZE)
-    src = jnp.clip(idx - size, 0, cards.shape[0] - 1)
-    row = jnp.where((idx >= size) & (idx < size + count), cards[src], state.deck[p])
-    new_size = size + count
-    row = core.shuffled(state.seed, state.rng_counter + offset, row, new_size)
-    new = state.replace(deck=state.deck.at[p].set(row), deck_size=state.deck_size.at[p].set(new_size))
-    return merge(gate, new, state), jnp.where(gate, jnp.maximum(new_size - 1, 0), 0)
+    """`_shuffle_into_deck` on p's deck, gated. Returns (state, values used)."""
+    row, size, used = _shuffle_into_deck(state, state.deck[p], state.deck_size[p], cards, count, offset)
+    new = state.replace(deck=state.deck.at[p].set(row), deck_size=state.deck_size.at[p].set(size))
+    return merge(gate, new, state), jnp.where(gate, used, 0)
 
 
 # ====================================================================== Trainers
@@ -98,52 +116,75 @@ def trainer_playable(T: CardTables, state: GameState, p, card):
         TRUE)
 
 
-def play_trainer(T: CardTables, state: GameState, p, card, gate) -> GameState:
-    """TRAINER-1 (the caller removed the card from the hand)."""
-    old = state
-    kind = T.t_kind[card]
+def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameState:
+    """TRAINER-1 (the caller removed the card from the hand). The Trainer kinds exclude each other:
+    each computes the rows it changes from `state`, and the rows are written once, gated."""
     o = 1 - p
-    flags = {name: gate & (kind == value) for name, value in TRAINER_KIND.items()}
-    is_ = flags.__getitem__
-    state = state.replace(supporter_played=state.supporter_played.at[p].set(state.supporter_played[p] | (T.trainer_kind[card] == 2)))
-    fossil = is_("fossil")
-    state = core.put_into_play(state, p, core.first_empty_bench(state, p), card, fossil)
-    state = core.add_to_discard(state, p, card, ~fossil)
+    kind = T.t_kind[card]
+    is_ = lambda name: kind == TRAINER_KIND[name]  # noqa: E731
+    pokeball, red, draw = is_("deck_random_basic_to_hand"), is_("opponent_shuffle_hand_draw"), is_("draw")
+    koga, fossil, surge = is_("return_active_to_hand"), is_("fossil"), is_("move_bench_energy_to_active")
+    switch = is_("switch_out_opponent_active")
     targeted = (kind == TARGETED_TRAINERS[0]) | (kind == TARGETED_TRAINERS[1]) | (kind == TARGETED_TRAINERS[2])
-    state = state.replace(
-        phase=jnp.where(targeted, spec.TRAINER_TARGET, jnp.where(is_("switch_out_opponent_active"), spec.SWITCH_OUT, state.phase)),
-        decider=jnp.where(targeted, p, jnp.where(is_("switch_out_opponent_active"), o, state.decider)),
-        aux_card=jnp.where(targeted, card, state.aux_card),
+    deck, hand, discard = state.deck[p], state.hand[p], state.discard[p]
+    deck_size, hand_size, discard_size = state.deck_size[p], state.hand_size[p], state.discard_size[p]
+    slots = state.slots[p]
+    # --- player p: cards that leave the top / a position of the deck, cards that join the hand
+    # Poké Ball (RNG-4): a uniform pick among the deck's Basic Pokémon
+    basics = (deck >= 0) & (T.is_basic[jnp.maximum(deck, 0)] == 1)
+    found = pokeball & (jnp.sum(basics) > 0)
+    position = core.kth_true(basics, core.pick_at(state, 0, jnp.sum(basics)))
+    # Professor's Research: the top cards
+    drawn = jnp.where(draw, _drawn_count(deck_size, hand_size, T.t_count[card], T.max_trainer_draw), 0)
+    deck_first = jnp.where(found, position, 0)
+    deck_taken = jnp.where(found, 1, drawn)
+    # Koga: the Active's stack (bottom card first) returns to the hand
+    stack = state.stack[p, 0]
+    joining = jnp.where(koga, jnp.pad(stack, (0, spec.DECK_SIZE - spec.STACK_DEPTH), constant_values=-1),
+                        _drop_row(deck, 0, deck_first))  # Poké Ball's card or the drawn cards lead this row
+    joining_count = jnp.where(koga, jnp.sum(stack >= 0), deck_taken)
+    # fossils go into play, every other Trainer to the discard pile
+    discard = _append_row(discard, discard_size, card[None], (~fossil).astype(I32))
+    # --- the Pokémon in play
+    fossil_row = core.new_slot_row(card, state.turn)
+    t = jnp.maximum(T.t_type[card], 0)
+    column = SLOT_INDEX["energy"].start + t
+    moved = jnp.sum(slots[1:, column])
+    surged = slots.at[0, column].add(moved).at[1:, column].set(0)
+    bench = jnp.arange(spec.NUM_SLOTS) == core.first_empty_bench(state, p)
+    slots = jnp.where(fossil & bench[:, None], fossil_row, jnp.where(surge, surged, slots))
+    slots = jnp.where(koga & (jnp.arange(spec.NUM_SLOTS) == 0)[:, None], jnp.asarray(EMPTY_SLOT), slots)
+    # --- the opponent: Red Card shuffles the hand into the deck, then draws
+    shuffled, shuffled_size, used = _shuffle_into_deck(state, state.deck[o], state.deck_size[o], state.hand[o],
+                                                       state.hand_size[o], 0)
+    opp_drawn = _drawn_count(shuffled_size, 0, T.t_count[card], T.max_trainer_draw)
+    opp_deck = _drop_row(shuffled, 0, opp_drawn)
+    opp_hand = jnp.where(jnp.arange(spec.HAND_CAPACITY) < opp_drawn, shuffled, -1)
+    # --- one gated write per array
+    keep = lambda new, old: jnp.where(gate, new, old)  # noqa: E731
+    zones = jnp.stack([
+        jnp.stack([keep(_drop_row(deck, deck_first, deck_taken), state.deck[p]),
+                   keep(_append_row(hand, hand_size, joining, joining_count), hand), keep(discard, state.discard[p])]),
+        jnp.stack([keep(jnp.where(red, opp_deck, state.deck[o]), state.deck[o]),
+                   keep(jnp.where(red, opp_hand, state.hand[o]), state.hand[o]), state.discard[o]])])
+    if p == 1:
+        zones = zones[::-1]
+    seat = state.replace(
+        deck_size=state.deck_size.at[p].add(-deck_taken).at[o].set(jnp.where(red, shuffled_size - opp_drawn, state.deck_size[o])),
+        hand_size=state.hand_size.at[p].add(joining_count).at[o].set(jnp.where(red, opp_drawn, state.hand_size[o])),
+        discard_size=state.discard_size.at[p].add((~fossil).astype(I32)),
+        supporter_played=state.supporter_played.at[p].set(state.supporter_played[p] | (T.trainer_kind[card] == 2)),
         retreat_reduction=state.retreat_reduction.at[p].add(jnp.where(is_("retreat_reduction"), T.t_amount[card], 0)),
         named_attack_bonus=state.named_attack_bonus.at[p].set(jnp.where(is_("named_attack_bonus"), T.t_amount[card], state.named_attack_bonus[p])),
-        attack_bonus=state.attack_bonus.at[p].set(jnp.where(is_("attack_bonus"), T.t_amount[card], state.attack_bonus[p])))
-    # Poké Ball
-    want = is_("deck_random_basic_to_hand")
-    matches = (state.deck[p] >= 0) & (T.is_basic[jnp.maximum(state.deck[p], 0)] == 1)
-    found, position = _deck_random_pick(state, p, matches, want, 0)
-    state = _move_deck_card_to_hand(state, p, position, found)
-    state = core.advance(state, 1, found)
-    # Red Card
-    red = is_("opponent_shuffle_hand_draw")
-    hand_count = state.hand_size[o]
-    shuffled, used = _append_cards_to_deck_and_shuffle(state, o, state.hand[o], hand_count, 0, red)
-    shuffled = shuffled.replace(hand=shuffled.hand.at[o].set(-1), hand_size=shuffled.hand_size.at[o].set(0))
-    state = merge(red, core.advance(shuffled, used), state)
-    # Red Card's draw for the opponent, or Professor's Research's for the player
-    state = core.draw(state, o, T.t_count[card], red, T.max_trainer_draw)
-    state = core.draw(state, p, T.t_count[card], is_("draw"), T.max_trainer_draw)
-    # Koga
-    koga = is_("return_active_to_hand")
-    state, cards = core.remove_from_play(state, p, 0, koga)
-    for d in range(spec.STACK_DEPTH):
-        state = core.append_to_hand(state, p, cards[d], koga)
-    # Lt. Surge
-    surge = is_("move_bench_energy_to_active")
-    t = jnp.maximum(T.t_type[card], 0)
-    moved = jnp.sum(state.energy[p, 1:, t])
-    energy = state.energy.at[p, 0, t].add(moved).at[p, 1:, t].set(0)
-    state = state.replace(energy=jnp.where(surge, energy, state.energy))
-    return merge(gate, state, old)
+        attack_bonus=state.attack_bonus.at[p].set(jnp.where(is_("attack_bonus"), T.t_amount[card], state.attack_bonus[p]))).seat
+    flow = state.replace(
+        phase=jnp.where(targeted, spec.TRAINER_TARGET, jnp.where(switch, spec.SWITCH_OUT, state.phase)),
+        decider=jnp.where(targeted, p, jnp.where(switch, o, state.decider)),
+        aux_card=jnp.where(targeted, card, state.aux_card),
+        rng_counter=state.rng_counter + found.astype(I32) + jnp.where(red, used, 0)).flow
+    active = state.active.at[p].set(jnp.where(koga, 0, state.active[p]))
+    return state.replace(zones=zones, seat=keep(seat, state.seat), flow=keep(flow, state.flow),
+                         slots=state.slots.at[p].set(keep(slots, state.slots[p])), active=keep(active, state.active))
 
 
 def answer_trainer_target(T: CardTables, state: GameState, p, slot, gate) -> GameState:
@@ -295,10 +336,10 @@ def extra_energy(T: CardTables, energy, card, a, energy_type):
     return energy[energy_type] - typed[energy_type] - used_for_colorless
 
 
-def _damage_opponent(T: CardTables, state: GameState, p, units, counts, gate):
+def _damage_to_opponent(T: CardTables, state: GameState, p, units, counts, gate):
     """Attack damage to the opponent's Pokémon: `counts[s]` hits of `units[s]` base damage on slot s
     (DMG-1 for the Active, DMG-3 for the Bench), all at once: the formula does not depend on the
-    damage already there. Notes Counterattack. Returns (state, dealt per slot)."""
+    damage already there. Returns (damage dealt per slot, counter_damage: Counterattack's)."""
     o = 1 - p
     slots = jnp.arange(spec.NUM_SLOTS)
     per_hit_active = core.attack_damage_to_active(T, state, p, units[0])
@@ -308,23 +349,14 @@ def _damage_opponent(T: CardTables, state: GameState, p, units, counts, gate):
     dealt = jnp.where(gate & (state.card[o] >= 0), counts * per_hit, 0).astype(I32)
     defender = jnp.maximum(state.card[o, 0], 0)
     counter = (dealt[0] > 0) & (T.ab_kind[defender] == ABILITY_KIND["counterattack"])
-    state = state.replace(damage=state.damage.at[o].add(dealt),
-                          counter_damage=jnp.where(counter, T.ab_amount[defender], state.counter_damage))
-    return state, dealt
+    return dealt, jnp.where(counter, T.ab_amount[defender], state.counter_damage)
 
 
-def _discard_random_energy(state: GameState, p, slot, offset, gate):
-    energy = state.energy[p, slot]
-    total = jnp.sum(energy)
-    ok = gate & (total > 0)
-    k = core.pick_at(state, offset, total)
-    t = jnp.argmax(jnp.cumsum(energy) > k)
-    return state.replace(energy=state.energy.at[p, slot, t].add(-ok.astype(I32))), ok
-
-
-def resolve_attack(T: CardTables, state: GameState, p, card, a, target, gate) -> GameState:
-    """ATK-5, mirroring reference effects.resolve_attack (same stream order)."""
-    old = state
+def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gate) -> GameState:
+    """ATK-5, mirroring reference effects.resolve_attack (same stream order). Every effect reads
+    the state before the attack (an attack has one effect kind besides its damage, and the
+    reference's effects read nothing an earlier one of the same attack changed), changes small
+    per-seat rows, and each packed array is written once at the end, gated."""
     o = 1 - p
     kind = T.atk_kind[card, a]
     flags = {name: kind == value for name, value in ATTACK_KIND.items()}
@@ -380,87 +412,126 @@ def resolve_attack(T: CardTables, state: GameState, p, card, a, target, gate) ->
     units = jnp.where(snipe | is_("random_opponent_hits"), amount, jnp.where(slots == 0, base, jnp.where(blizzard, amount, 0)))
     counts = jnp.where(snipe, (slots == target).astype(I32), jnp.where(is_("random_opponent_hits"), hits,
                        jnp.where(slots == 0, main, blizzard.astype(I32))))
-    state, dealt_per_slot = _damage_opponent(T, state, p, units, counts, go)
+    dealt_per_slot, counter_damage = _damage_to_opponent(T, state, p, units, counts, go)
+    damage_o = state.damage[o] + dealt_per_slot
     dealt = jnp.where(main > 0, dealt_per_slot[0], 0)
     protected = core.is_turn(state, state.protected_turn[o])
     next_turn = state.turn + 1
     # --- the other effects, in the reference's order
-    state = core.heal(state, p, 0, amount, go & is_("heal_self"))
-    state = core.heal(state, p, 0, dealt, go & is_("heal_self_by_damage_dealt"))
+    damage_p = state.damage[p]
+    active_damage = damage_p[0]
+    active_damage = jnp.where(go & is_("heal_self"), jnp.maximum(active_damage - amount, 0), active_damage)
+    active_damage = jnp.where(go & is_("heal_self_by_damage_dealt"), jnp.maximum(active_damage - dealt, 0), active_damage)
     self_hit = jnp.where(is_("self_damage"), amount, 0) + jnp.where(is_("coin_bonus_else_self_damage") & (heads == 0), T.atk_self_damage[card, a], 0)
-    state = core.add_damage(state, p, 0, self_hit, go)
-    state = apply_status(state, o, T.atk_status[card, a], go & ~protected & (is_("inflict") | (is_("coin_inflict") & (heads > 0))))
-    own_discard = jnp.where(is_("discard_own_energy"), jnp.minimum(T.atk_count[card, a], state.energy[p, 0, etype]), 0)
-    energy = state.energy.at[p, 0, etype].add(-jnp.where(go, own_discard, 0))
-    energy = energy.at[p, 0].set(jnp.where(go & is_("discard_all_own_energy"), 0, energy[p, 0]))
-    energy = energy.at[p, jnp.maximum(target, 0), etype].add((go & is_("zone_energy_to_own_bench") & (target >= 0)).astype(I32))
-    energy = energy.at[p, 0, etype].add((go & is_("zone_energy_to_self")).astype(I32))
-    state = state.replace(energy=energy)
+    active_damage = active_damage + jnp.where(go, self_hit, 0)
+    # Raging Thunder: one own Benched Pokémon
+    own_slot = jnp.maximum(target, 0)
+    own_hit = core.attack_damage_to_bench(T, state, p, own_slot, amount)
+    damage_p = damage_p.at[0].set(active_damage)
+    damage_p = damage_p.at[own_slot].add(jnp.where(go & is_("damage_own_bench_one") & (target >= 0), own_hit, 0))
+    status = _status_values(state.poisoned[o], state.burned[o], state.special[o], T.atk_status[card, a],
+                            go & ~protected & (is_("inflict") | (is_("coin_inflict") & (heads > 0))))
+    energy_p = state.energy[p]
+    own_discard = jnp.where(is_("discard_own_energy"), jnp.minimum(T.atk_count[card, a], energy_p[0, etype]), 0)
+    energy_p = energy_p.at[0, etype].add(-jnp.where(go, own_discard, 0))
+    energy_p = energy_p.at[0].set(jnp.where(go & is_("discard_all_own_energy"), 0, energy_p[0]))
+    energy_p = energy_p.at[own_slot, etype].add((go & is_("zone_energy_to_own_bench") & (target >= 0)).astype(I32))
+    energy_p = energy_p.at[0, etype].add((go & is_("zone_energy_to_self")).astype(I32))
     moltres = go & is_("coins_zone_energy_to_own_bench") & (heads > 0) & jnp.any(
         (SLOTS > 0) & _slot_type_mask(T, state, p, T.atk_target_type[card, a]))
-    state = state.replace(
-        phase=jnp.where(moltres, spec.PLACE_ENERGY, state.phase), decider=jnp.where(moltres, p, state.decider),
-        aux_card=jnp.where(moltres, card, state.aux_card), aux_index=jnp.where(moltres, a, state.aux_index),
-        aux_count=jnp.where(moltres, heads, state.aux_count), aux_type=jnp.where(moltres, etype, state.aux_type))
     on_defender = go & ~protected
     cant_attack = on_defender & (is_("defender_cant_attack") | (is_("coin_defender_cant_attack") & (heads > 0)))
     weaker = on_defender & is_("defender_attacks_weaker")
     protect = go & is_("coin_protect_next_turn") & (heads > 0)
     barrier = go & is_("reduce_damage_next_turn")
-    state = state.replace(
-        cant_attack_turn=state.cant_attack_turn.at[o].set(jnp.where(cant_attack, next_turn, state.cant_attack_turn[o])),
-        cant_retreat_turn=state.cant_retreat_turn.at[o].set(jnp.where(on_defender & is_("defender_cant_retreat"), next_turn, state.cant_retreat_turn[o])),
-        attack_minus_turn=state.attack_minus_turn.at[o].set(jnp.where(weaker, next_turn, state.attack_minus_turn[o])),
-        attack_minus_amount=state.attack_minus_amount.at[o].set(jnp.where(weaker, amount, state.attack_minus_amount[o])),
-        supporter_blocked_turn=state.supporter_blocked_turn.at[o].set(jnp.where(go & is_("opponent_no_supporter_next_turn"), next_turn, state.supporter_blocked_turn[o])),
-        reduce_damage_turn=state.reduce_damage_turn.at[p].set(jnp.where(barrier, next_turn, state.reduce_damage_turn[p])),
-        reduce_damage_amount=state.reduce_damage_amount.at[p].set(jnp.where(barrier, amount, state.reduce_damage_amount[p])),
-        protected_turn=state.protected_turn.at[p].set(jnp.where(protect, next_turn, state.protected_turn[p])))
     # random Energy discard from the opponent's Active (after this attack's coins)
     discard_energy = on_defender & (is_("discard_random_opponent_energy") | (is_("coin_discard_random_opponent_energy") & (heads > 0)))
-    state, picked = _discard_random_energy(state, o, 0, used, discard_energy)
+    energy_o = state.energy[o, 0]
+    total = jnp.sum(energy_o)
+    picked = discard_energy & (total > 0)
+    lost_type = jnp.argmax(jnp.cumsum(energy_o) > core.pick_at(state, used, total))
+    energy_o = energy_o.at[lost_type].add(-picked.astype(I32))
     used = used + picked.astype(I32)
-    # Raging Thunder: one own Benched Pokémon
-    own_hit = core.attack_damage_to_bench(T, state, p, jnp.maximum(target, 0), amount)
-    state = core.add_damage(state, p, jnp.maximum(target, 0), own_hit, go & is_("damage_own_bench_one") & (target >= 0))
     # Knock Back
     knock = go & ~protected & is_("switch_out_opponent_active") & jnp.any(core.bench_mask(state, o))
-    state = state.replace(phase=jnp.where(knock, spec.SWITCH_OUT, state.phase), decider=jnp.where(knock, o, state.decider))
-    # Call for Family
+    # Call for Family / Find a Friend: a uniform pick among matching deck cards (RNG-4)
+    deck, hand = state.deck[p], state.hand[p]
+    deck_cards = jnp.maximum(deck, 0)
     family = go & is_("deck_random_named_to_bench") & jnp.any(core.empty_bench_mask(state, p))
-    matches = (state.deck[p] >= 0) & (T.name[jnp.maximum(state.deck[p], 0)] == T.atk_name[card, a])
-    found, position = _deck_random_pick(state, p, matches, family, used)
-    benched = state.deck[p, position]
-    moved = state.replace(deck=state.deck.at[p].set(core.remove_at(state.deck[p], position)), deck_size=state.deck_size.at[p].add(-1))
-    moved = core.put_into_play(moved, p, core.first_empty_bench(state, p), benched)
-    state = merge(found, moved, state)
-    used = used + found.astype(I32)
-    # Find a Friend
     friend = go & is_("deck_random_pokemon_of_type_to_hand")
-    matches = (state.deck[p] >= 0) & (T.is_pokemon[jnp.maximum(state.deck[p], 0)] == 1) & (T.ptype[jnp.maximum(state.deck[p], 0)] == etype)
-    found, position = _deck_random_pick(state, p, matches, friend, used)
-    state = _move_deck_card_to_hand(state, p, position, found)
+    matches = (deck >= 0) & jnp.where(family, T.name[deck_cards] == T.atk_name[card, a],
+                                      (T.is_pokemon[deck_cards] == 1) & (T.ptype[deck_cards] == etype))
+    found = (family | friend) & (jnp.sum(matches) > 0)
+    position = core.kth_true(matches, core.pick_at(state, used, jnp.sum(matches)))
+    benched = found & family
     used = used + found.astype(I32)
     # Pay Day
-    state = core.draw(state, p, T.atk_count[card, a], go & is_("draw"), T.max_attack_draw)
+    drawn = jnp.where(go & is_("draw"), _drawn_count(state.deck_size[p], state.hand_size[p], T.atk_count[card, a],
+                                                     T.max_attack_draw), 0)
+    deck_first = jnp.where(found, position, 0)
+    deck_taken = jnp.where(found, 1, drawn)
+    to_hand = jnp.where(found & friend, 1, drawn)
     # Shadow Claw
     claw = go & is_("coin_discard_random_opponent_hand_card") & (heads > 0) & (state.hand_size[o] > 0)
     h = core.pick_at(state, used, state.hand_size[o])
-    removed, lost = core.remove_from_hand(state, o, h)
-    removed = core.add_to_discard(removed, o, lost)
-    state = merge(claw, removed, state)
+    lost = state.hand[o, h]
     used = used + claw.astype(I32)
-    # Primal Wingbeat
+    # Primal Wingbeat: the Defending Pokémon's cards are shuffled into the deck
     wing = on_defender & is_("coin_shuffle_opponent_active_into_deck") & (heads > 0) & (state.card[o, 0] >= 0)
-    gone, cards = core.remove_from_play(state, o, 0)
-    depth = jnp.sum(cards >= 0)
-    shuffled, shuffle_used = _append_cards_to_deck_and_shuffle(gone, o, cards, depth, used, TRUE)
-    state = merge(wing, shuffled, state)
+    stack_o = state.stack[o, 0]
+    shuffled, shuffled_size, shuffle_used = _shuffle_into_deck(state, state.deck[o], state.deck_size[o], stack_o,
+                                                               jnp.sum(stack_o >= 0), used)
     used = used + jnp.where(wing, shuffle_used, 0)
     # Teleport
-    state = core.swap_active_with_bench(state, p, jnp.maximum(target, 0), go & is_("switch_self_with_bench") & (target >= 0))
-    state = core.advance(state, used)
-    return merge(gate, state, old)
+    teleport = go & is_("switch_self_with_bench") & (target >= 0)
+
+    # --- the rows, written once
+    keep = lambda new, old: jnp.where(gate, new, old)  # noqa: E731
+    block_p = _with_columns(state.slots[p], damage_p, energy_p)
+    block_p = jnp.where(benched & (slots == core.first_empty_bench(state, p))[:, None],
+                        core.new_slot_row(deck[position], state.turn), block_p)
+    order = jnp.where(slots == 0, own_slot, jnp.where(slots == own_slot, 0, slots))
+    block_p = jnp.where(teleport, block_p[order], block_p)
+    block_o = _with_columns(state.slots[o], damage_o, state.energy[o].at[0].set(energy_o))
+    block_o = jnp.where(wing & (slots == 0)[:, None], jnp.asarray(EMPTY_SLOT), block_o)
+    slots_new = jnp.stack([block_p, block_o][:: 1 if p == 0 else -1])
+    active_o = state.active[o]
+    active_o = active_o.at[ACTIVE["poisoned"]].set(status[0].astype(I32)).at[ACTIVE["burned"]].set(status[1].astype(I32))
+    active_o = active_o.at[ACTIVE["special"]].set(status[2])
+    active_o = active_o.at[ACTIVE["cant_attack_turn"]].set(jnp.where(cant_attack, next_turn, active_o[ACTIVE["cant_attack_turn"]]))
+    active_o = active_o.at[ACTIVE["cant_retreat_turn"]].set(
+        jnp.where(on_defender & is_("defender_cant_retreat"), next_turn, active_o[ACTIVE["cant_retreat_turn"]]))
+    active_o = active_o.at[ACTIVE["attack_minus_turn"]].set(jnp.where(weaker, next_turn, active_o[ACTIVE["attack_minus_turn"]]))
+    active_o = active_o.at[ACTIVE["attack_minus_amount"]].set(jnp.where(weaker, amount, active_o[ACTIVE["attack_minus_amount"]]))
+    active_o = jnp.where(wing, 0, active_o)
+    active_p = state.active[p]
+    active_p = active_p.at[ACTIVE["reduce_damage_turn"]].set(jnp.where(barrier, next_turn, active_p[ACTIVE["reduce_damage_turn"]]))
+    active_p = active_p.at[ACTIVE["reduce_damage_amount"]].set(jnp.where(barrier, amount, active_p[ACTIVE["reduce_damage_amount"]]))
+    active_p = active_p.at[ACTIVE["protected_turn"]].set(jnp.where(protect, next_turn, active_p[ACTIVE["protected_turn"]]))
+    active_p = jnp.where(teleport, 0, active_p)
+    active_new = jnp.stack([active_p, active_o][:: 1 if p == 0 else -1])
+    deck_o = jnp.where(wing, shuffled, state.deck[o])
+    hand_o = jnp.where(claw, core.remove_at(state.hand[o], h), state.hand[o])
+    discard_o = jnp.where(claw, _append_row(state.discard[o], state.discard_size[o], lost[None], (lost >= 0).astype(I32)),
+                          state.discard[o])
+    zones_p = jnp.stack([_drop_row(deck, deck_first, deck_taken),
+                         _append_row(hand, state.hand_size[p], _drop_row(deck, 0, deck_first), to_hand), state.discard[p]])
+    zones_new = jnp.stack([zones_p, jnp.stack([deck_o, hand_o, discard_o])][:: 1 if p == 0 else -1])
+    seat = state.replace(
+        deck_size=state.deck_size.at[p].add(-deck_taken).at[o].set(jnp.where(wing, shuffled_size, state.deck_size[o])),
+        hand_size=state.hand_size.at[p].add(to_hand).at[o].add(-claw.astype(I32)),
+        discard_size=state.discard_size.at[o].add((claw & (lost >= 0)).astype(I32)),
+        supporter_blocked_turn=state.supporter_blocked_turn.at[o].set(
+            jnp.where(go & is_("opponent_no_supporter_next_turn"), next_turn, state.supporter_blocked_turn[o]))).seat
+    flow = state.replace(
+        counter_damage=counter_damage,
+        phase=jnp.where(knock, spec.SWITCH_OUT, jnp.where(moltres, spec.PLACE_ENERGY, state.phase)),
+        decider=jnp.where(knock, o, jnp.where(moltres, p, state.decider)),
+        aux_card=jnp.where(moltres, card, state.aux_card), aux_index=jnp.where(moltres, a, state.aux_index),
+        aux_count=jnp.where(moltres, heads, state.aux_count), aux_type=jnp.where(moltres, etype, state.aux_type),
+        rng_counter=state.rng_counter + used).flow
+    return state.replace(flow=keep(flow, state.flow), seat=keep(seat, state.seat), zones=keep(zones_new, state.zones),
+                         slots=keep(slots_new, state.slots), active=keep(active_new, state.active))
 
 
 def finish_attack(state: GameState, gate) -> GameState:

@@ -63,6 +63,7 @@ _LAYOUT.update({name: ("zones", (i, slice(None))) for i, name in enumerate(ZONE_
 _LAYOUT.update({name: ("slots", index) for name, index in _columns(SLOT_COLUMNS).items()})
 _LAYOUT.update({name: ("active", (i,)) for i, name in enumerate(ACTIVE_EFFECT_FIELDS)})
 SLOT_INDEX = {name: _LAYOUT[name][1][0] for name in SLOT_FIELDS}
+ACTIVE_INDEX = {name: i for i, name in enumerate(ACTIVE_EFFECT_FIELDS)}
 EMPTY_SLOT = np.array([-1] * spec.STACK_DEPTH + [-1, 0] + [0] * spec.NUM_ENERGY + [0, 0], np.int32)  # clear_slot()
 
 
