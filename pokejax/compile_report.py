@@ -10,7 +10,8 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
   env_step      the registered env's ``step`` (gymnax autoreset included), vmapped over ``--batch``
   engine_step   ``pokejax.game.engine.step`` (one battle decision), vmapped over ``--batch``
   env_reset     the env's ``reset``, vmapped
-  parts         lowering only (no compile) of the pieces of the env step, for their line counts
+  parts         lowering only (no compile) of the pieces of the env step and of the battle engine
+                (unbatched), for their line counts
   throughput    the bench's program (``paritygym.bench.runner.jax_programs``: random legal actions,
                 vmapped env step) at ``--batch``: compile, then ``--rounds`` rounds of ``--calls``
                 calls, printed as steps per CPU second of this process and per wall second. To compare
@@ -69,7 +70,21 @@ def report(programs: list[str], batch: int, env_id: str = ENV_ID):
     if "parts" in programs:
         game = jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), states.game)
         key = keys[0]
+        flag = jax.ShapeDtypeStruct((), jnp.bool_)
+        move = jax.ShapeDtypeStruct((), jnp.int32)
+        two = jax.ShapeDtypeStruct((2,), jnp.int32)
         parts: dict[str, tuple[Callable, tuple]] = {
+            # the battle engine, outermost first (each row contains the ones below it)
+            "engine.step": (engine.step, (game, two)),
+            "engine.switch_step": (engine.switch_step, (game, two)),
+            "engine.move_turn": (engine.move_turn, (game, two, flag)),
+            "engine.run_move": (engine.run_move, (game, move, flag)),
+            "engine.use_move_once": (engine.use_move_once, (game, move, flag, flag)),
+            "engine.move_hit": (engine.move_hit, (game, move, flag)),
+            "engine.hit_foe": (engine.hit_foe, (game, move, flag)),
+            "engine.primary_hit": (engine.primary_hit, (game, move, flag, flag)),
+            "engine.get_damage": (engine.get_damage, (game, move, flag)),
+            "engine.end_turn": (engine.end_turn, (game, flag)),
             "env.reset_env": (env.reset_env, (key, params)),
             "setup.new_battle": (lambda k: setup.new_battle(teams.random_teams(k), jnp.zeros(2, jnp.uint32)), (key,)),
             "teams.random_teams": (teams.random_teams, (key,)),
