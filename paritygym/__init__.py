@@ -4,9 +4,10 @@
     venv = paritygym.make_vec("Pong-v0", num_envs=64, seed=0)
 """
 
+from paritygym.batching import batched_step
 from paritygym.registry import EnvSpec, deregister, make, make_vec, register, registered_envs, spec
 from paritygym import envs as _builtin_envs  # noqa: F401  (registers the built-in ids)
 
 __version__ = "0.1.0"
 
-__all__ = ["EnvSpec", "deregister", "make", "make_vec", "register", "registered_envs", "spec", "__version__"]
+__all__ = ["EnvSpec", "batched_step", "deregister", "make", "make_vec", "register", "registered_envs", "spec", "__version__"]

@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.batching import batched_step
 from paritygym.registry import make, make_vec, spec
 from paritygym.spaces import to_gymnasium
 
@@ -199,7 +200,7 @@ def check_env(env_id: str, num_envs: int = 4, num_steps: int = 64, seed: int = 0
             states = carry
             k_act, k_step = jax.random.split(k)
             actions = jax.vmap(policy, in_axes=(0, 0, None))(jax.random.split(k_act, num_envs), states, params)
-            obs, states, reward, terminated, truncated, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+            obs, states, reward, terminated, truncated, info = batched_step(env)(
                 jax.random.split(k_step, num_envs), states, actions, params
             )
             return states, (obs, reward, terminated, truncated, info["final_observation"])

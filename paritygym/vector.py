@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from paritygym.batching import batched_step
 from paritygym.random import batch_keys
 from paritygym.spaces import to_gymnasium, validate_batched_action
 
@@ -48,7 +49,7 @@ class JaxVectorEnv(gymnasium.vector.VectorEnv):
 
         def step_batch(key, states, actions, params):
             keys = batch_keys(key, num_envs)
-            obs, states, reward, terminated, truncated, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+            obs, states, reward, terminated, truncated, info = batched_step(env)(
                 keys, states, actions, params
             )
             return obs, states, reward, terminated, truncated, info

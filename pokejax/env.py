@@ -33,6 +33,7 @@ import numpy as np
 from flax import struct
 from gymnax.environments import spaces
 
+from paritygym.batching import where_needed
 from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentParams, SingleAgentState,
                                  TwoPlayerGame, first_legal_action, random_legal_action)
 from pokejax import prng
@@ -392,12 +393,51 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         if params is None:
             params = self.default_params
         key_step, key_reset = jax.random.split(key)
-        return self._advance(key_step, state, action, params, self._new_episode(key_reset, params))
+        joint = self._joint_step(key_step, state, action, params, autoreset=True)
+        after = self._switch_after(joint, state.agent, self._new_episode(key_reset, params), params)
+        return self._finish(state, joint, after, params)
 
     def step_env(self, key, state: SingleAgentState, action, params: SingleAgentParams):
-        obs, new_state, reward, terminated, _, info = self._advance(key, state, action, params, None)
+        """gymnax's ``step_env`` (no autoreset): the joint step and the opponent's lone replacement."""
+        joint = self._joint_step(key, state, action, params, autoreset=False)
+        after = self._switch_after(joint, state.agent, state, params)
+        # no restart: the new-episode observation is not used
+        obs, new_state, reward, terminated, _, info = self._finish(state, joint, after, params,
+                                                                   obs_new=jnp.zeros(OBS_SIZE, jnp.float32))
         info = {k: v for k, v in info.items() if k in ("illegal_action", "action_mask")}
         return obs, new_state, reward, terminated, info
+
+    def step_batch(self, keys, states: SingleAgentState, actions, params: SingleAgentParams | None = None,
+                   switch_chunk: int | None = None, restart_chunk: int | None = None):
+        """``jax.vmap(self.step, in_axes=(0, 0, 0, None))`` with the same results, cheaper: the
+        work only some envs need runs on those envs alone (``paritygym.batching.where_needed``):
+        the next battle's teams and setup, and its observation, for the envs whose episode ended
+        (chunks of ``restart_chunk`` envs, default B/16), the switch-only battle step for those and
+        for the envs whose opponent replaces a fainted Pokémon alone (chunks of ``switch_chunk``,
+        default B/8). More needing envs than a chunk holds run in more chunks (same results).
+        ``paritygym.batched_step(env)`` returns this method (vector env, bench, PPO)."""
+        if params is None:
+            params = self.default_params
+        batch = jnp.shape(actions)[0]
+        switch_chunk = switch_chunk or max(1, batch // 8)
+        restart_chunk = restart_chunk or max(1, batch // 16)
+        split = jax.vmap(jax.random.split)(keys)
+        keys_step, keys_reset = split[:, 0], split[:, 1]
+        joint = jax.vmap(lambda k, s, a: self._joint_step(k, s, a, params, autoreset=True))(keys_step, states, actions)
+        fresh = where_needed(joint.restarted, restart_chunk, lambda k: self._new_episode(k, params),
+                             (keys_reset,), otherwise=states)
+        agents = states.agent
+        needs_switch_step = joint.lone | joint.restarted
+        unchanged = _AfterJoint(final=joint.final, game=joint.final, reward=jnp.zeros_like(joint.reward),
+                                next_agent=agents, agent_mask=jnp.take_along_axis(
+                                    joint.final_masks, agents[:, None, None], axis=1)[:, 0])
+        after = where_needed(needs_switch_step, switch_chunk,
+                             lambda j, a, f: self._switch_after(j, a, f, params),
+                             (joint, agents, fresh), otherwise=unchanged)
+        # the new battle's first observation, for the envs whose episode ended (unused elsewhere)
+        obs_new = where_needed(joint.restarted, restart_chunk, lambda g, p: self.game.observe(g, p, params.game),
+                               (after.game, after.next_agent), otherwise=jnp.zeros((batch, OBS_SIZE), jnp.float32))
+        return jax.vmap(lambda s, j, a, o: self._finish(s, j, a, params, o))(states, joint, after, obs_new)
 
     def _replacement_action(self, key, game_state, side, params, mask):
         """The opponent's choice of a lone replacement. Both built-in opponents pick a uniformly
@@ -408,7 +448,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
 
     def _opponent_action(self, key, game_state, side, params, mask=None):
         """``SingleAgentEnv._opponent_action`` given the opponent's mask (computed once per state
-        by ``_advance``): the opponent ``params.opponent`` picks; an illegal pick of a user policy
+        by ``_joint_step``): the opponent ``params.opponent`` picks; an illegal pick of a user policy
         falls back to the first legal action."""
         if mask is None:
             mask = self.game.legal_action_mask(game_state, side, params.game)
@@ -423,14 +463,15 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         action = jax.lax.switch(index, branches, key)
         return jnp.where(mask[action], action, first_legal_action(mask)).astype(jnp.int32)
 
-    def _advance(self, key, state: SingleAgentState, action, params: SingleAgentParams, fresh):
-        """One agent step; with ``fresh`` (an unstarted episode), an episode that ends is replaced by
-        it and its battle started. Returns gymnax ``step``'s tuple.
+    # An env step in three parts (one env each; ``step`` runs all three, ``step_batch`` runs the
+    # middle one only for the envs that need it):
+    #   _joint_step    the agent's and the opponent's choices, one full ``engine.step``
+    #   _switch_after  one switch-only ``engine.switch_step``: the opponent's lone replacement (the
+    #                  agent's attack fainted its Pokémon) or the next battle's start (autoreset).
+    #                  A switch turn always ends in a move request (or the end): no more are needed.
+    #   _finish        observations, masks, flags, the next env state
 
-        Two battle steps: the joint one (the agent's choice and the opponent's, a full
-        ``engine.step``), then a switch-only one (``engine.switch_step``) that plays the
-        opponent's lone replacement (the agent's attack fainted its Pokémon) or starts the next
-        battle. A switch turn always ends in a move request (or the end), so no more are needed."""
+    def _joint_step(self, key, state: SingleAgentState, action, params: SingleAgentParams, autoreset: bool):
         agent, opp = state.agent, 1 - state.agent
         # both players' masks, once per state: the step's start, its end, the switch step's input
         masks = legal_masks(state.game)
@@ -438,48 +479,83 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         action = jnp.asarray(action, jnp.int32)
         legal = (action >= 0) & (action < NUM_ACTIONS) & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
         action = jnp.where(legal, action, first_legal_action(mask))
-        k_opp, k_step, k_replace, k_step2 = jax.random.split(key, 4)
+        k_opp, k_step, k_replace, k_switch = jax.random.split(key, 4)
 
         acting = self.game.acting(state.game, params.game)
         opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, state.game, opp, params, masks[opp]), 0)
         actions = jnp.zeros(2, jnp.int32).at[agent].set(action).at[opp].set(opp_action)
         final, rewards, _, _ = self.game.step(k_step, state.game, actions, params.game, masks)
-        final_masks = legal_masks(final)
-        reward = rewards[agent]
 
         acting = self.game.acting(final, params.game)
         over = self.game.is_over(final, params.game)
-        lone = ~over & ~acting[agent] & acting[opp]
-        restarted = jnp.asarray(False)
-        second = final
-        if fresh is not None:
-            restarted = over | (state.time + 1 >= params.max_steps_in_episode)
-            second = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), fresh.game, final)
-            lone = lone & ~restarted   # the step limit ends the episode before a pending replacement
-        replacement = jnp.where(lone, self._replacement_action(k_replace, final, opp, params, final_masks[opp]), 0)
+        restarted = (over | (state.time + 1 >= params.max_steps_in_episode)) if autoreset else jnp.asarray(False)
+        # the step limit ends the episode before a pending replacement
+        lone = ~over & ~acting[agent] & acting[opp] & ~restarted
+        return _JointStep(final=final, final_masks=legal_masks(final), reward=rewards[agent], legal=legal,
+                          lone=lone, restarted=restarted, k_replace=k_replace, k_switch=k_switch)
+
+    def _switch_after(self, joint: "_JointStep", agent, fresh: SingleAgentState, params: SingleAgentParams):
+        """The switch-only step after ``_joint_step`` for one env, with ``fresh`` the next
+        episode (unstarted; used where ``joint.restarted``). Where neither a lone replacement nor a
+        restart is due, its results are not used (``step_batch`` does not run it there)."""
+        opp = 1 - agent
+        final, restarted, lone = joint.final, joint.restarted, joint.lone
+        second = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), fresh.game, final)
+        replacement = jnp.where(lone, self._replacement_action(joint.k_replace, final, opp, params,
+                                                                joint.final_masks[opp]), 0)
         # a new battle (REQUEST_START) has no legal action, so its masks are all False
-        second_masks = final_masks if fresh is None else jnp.where(restarted, False, final_masks)
+        second_masks = jnp.where(restarted, False, joint.final_masks)
         game, rewards2, _, _ = self.game.switch_step(
-            k_step2, second, jnp.zeros(2, jnp.int32).at[opp].set(replacement), params.game, second_masks)
-        reward = reward + jnp.where(lone, rewards2[agent], 0.0)
+            joint.k_switch, second, jnp.zeros(2, jnp.int32).at[opp].set(replacement), params.game, second_masks)
         # a lone replacement is part of this step's transition; a restart is not
         final = jax.tree_util.tree_map(lambda a, b: jnp.where(lone, a, b), game, final)
+        return _AfterJoint(final=final, game=game, reward=jnp.where(lone, rewards2[agent], 0.0),
+                           next_agent=jnp.where(restarted, fresh.agent, agent),
+                           agent_mask=legal_masks(final)[agent])
 
+    def _finish(self, state: SingleAgentState, joint: "_JointStep", after: "_AfterJoint", params,
+                obs_new: jax.Array | None = None):
+        """gymnax ``step``'s tuple for one env. ``obs_new``: the next episode's first observation
+        (used where ``joint.restarted``), or None to observe it here."""
+        final, agent = after.final, state.agent
         ended = SingleAgentState(game=final, agent=agent, truncated=self.game.is_truncated(final, params.game),
                                  time=state.time + 1)
         terminated = self.game.is_terminated(final)
         truncated = self.is_truncated(ended, params)
-        if fresh is not None:
+        if obs_new is None:
             # one observation program for both: the end of the step, and the new episode's start
-            next_agent = jnp.where(restarted, fresh.agent, agent)
-            both = jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), final, game)
-            obs_final, obs_next = jax.vmap(lambda g, p: self.game.observe(g, p, params.game))(
-                both, jnp.stack([agent, next_agent]))
-            new_state = SingleAgentState(game=game, agent=fresh.agent, truncated=jnp.asarray(False), time=jnp.int32(0))
-            new_state = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), new_state, ended)
+            both = jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), final, after.game)
+            obs_final, obs_new = jax.vmap(lambda g, p: self.game.observe(g, p, params.game))(
+                both, jnp.stack([agent, after.next_agent]))
         else:
-            obs_final = obs_next = self.game.observe(final, agent, params.game)
-            new_state = ended
-        info = {"illegal_action": ~legal, "action_mask": legal_masks(final)[agent],
+            obs_final = self.game.observe(final, agent, params.game)
+        obs_next = jnp.where(joint.restarted, obs_new, obs_final)
+        new_state = SingleAgentState(game=after.game, agent=after.next_agent, truncated=jnp.asarray(False),
+                                     time=jnp.int32(0))
+        new_state = jax.tree_util.tree_map(lambda a, b: jnp.where(joint.restarted, a, b), new_state, ended)
+        info = {"illegal_action": ~joint.legal, "action_mask": after.agent_mask,
                 "terminated": terminated, "truncated": truncated, "final_observation": obs_final}
-        return obs_next, new_state, reward, terminated, truncated, info
+        return obs_next, new_state, joint.reward + after.reward, terminated, truncated, info
+
+
+@struct.dataclass
+class _JointStep:
+    """One env after the joint battle step (``PokemonGen1RandomEnv._joint_step``)."""
+    final: BattleState       # the battle after both players' choices
+    final_masks: jax.Array   # legal_masks(final)
+    reward: jax.Array        # the agent's reward of that battle step
+    legal: jax.Array         # the agent's action was legal
+    lone: jax.Array          # the opponent must now replace a fainted Pokémon alone
+    restarted: jax.Array     # the episode ended: the next one starts in this step (autoreset)
+    k_replace: jax.Array     # keys of the switch-only step: the opponent's replacement choice, the step
+    k_switch: jax.Array
+
+
+@struct.dataclass
+class _AfterJoint:
+    """One env after the switch-only step (``PokemonGen1RandomEnv._switch_after``)."""
+    final: BattleState       # the battle at the end of this env step (after a lone replacement)
+    game: BattleState        # the next env state's battle (the new one where the episode ended)
+    reward: jax.Array        # the agent's reward of the lone replacement (0 otherwise)
+    next_agent: jax.Array    # the agent's side in the next env state
+    agent_mask: jax.Array    # the agent's legal actions in ``final``

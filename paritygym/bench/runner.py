@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.batching import batched_step
 from paritygym.registry import load, make, make_vec, spec
 from paritygym.bench.machine import machine_info
 from paritygym.random import batch_keys, batch_words
@@ -112,7 +113,7 @@ def jax_programs(env: Any, params: Any, batch: int, scan_length: int):
     def one_step(key, states):
         k_act, k_step = jax.random.split(key)
         actions = policy(k_act, states)
-        _, states, reward, _, _, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+        _, states, reward, _, _, _ = batched_step(env)(
             batch_keys(k_step, batch), states, actions, params
         )
         return constrain(states), reward

@@ -69,6 +69,57 @@ def _play(batched, params, steps, seed):
     return {k: (np.stack(v) if k != "states" else v) for k, v in out.items()}
 
 
+@pytest.fixture(scope="session")
+def step_batch():
+    """The env's own batched step (``paritygym.batched_step``) over BATCH envs, jitted once. Its
+    default chunks at this batch (2 envs for the switch-only step, 1 for new battles) are smaller
+    than the number of envs that need them in many steps: the overflow path runs often."""
+    env, _ = paritygym.make(ENV_ID)
+    assert paritygym.batched_step(env) == env.step_batch
+    return jax.jit(paritygym.batched_step(env))
+
+
+def _assert_same_tree(a, b, what):
+    leaves_a, tree_a = jax.tree_util.tree_flatten(a)
+    leaves_b, tree_b = jax.tree_util.tree_flatten(b)
+    assert tree_a == tree_b, what
+    for k, (x, y) in enumerate(zip(leaves_a, leaves_b)):
+        assert np.array_equal(np.asarray(x), np.asarray(y)), f"{what}: leaf {k} of {tree_a} differs"
+
+
+@pytest.mark.parametrize("opponent,max_steps", [(OPPONENT_RANDOM, 100_000), (OPPONENT_HEURISTIC, 100_000),
+                                                (OPPONENT_RANDOM, 4)])
+def test_step_batch_equals_vmapped_step(batched, step_batch, opponent, max_steps):
+    """``step_batch`` (rare work gathered into chunks) gives exactly the vmapped ``step``'s
+    outputs: observations, the whole next state, rewards, flags and every ``info`` array, step
+    for step over 120 steps of random legal play with illegal actions mixed in, both opponents;
+    ``max_steps_in_episode=4`` restarts all envs at once (every chunk overflows). The returned
+    observation is always the observation of the returned state."""
+    env, params, reset, step, mask, observe, _ = batched
+    params = params.replace(opponent=opponent, max_steps_in_episode=max_steps)
+    key = jax.random.key(40 + opponent + max_steps)
+    _, state = reset(jax.random.split(key, BATCH), params)
+    rng = np.random.default_rng(opponent)
+    most_restarted = 0
+    for t in range(120):
+        actions = _random_legal(rng, np.asarray(mask(state, params)))
+        actions = np.where(rng.random(BATCH) < 0.1, rng.integers(-2, 12, BATCH), actions).astype(np.int32)
+        keys = jax.random.split(jax.random.fold_in(key, t), BATCH)
+        out = step(keys, state, actions, params)
+        out_batch = step_batch(keys, state, actions, params)
+        _assert_same_tree(out, out_batch, f"step {t}")
+        obs, new_state, _, terminated, truncated, _ = out
+        own_obs = observe(new_state.game, new_state.agent, params.game.full_observation)[0]
+        assert np.array_equal(np.asarray(obs), np.asarray(own_obs)), f"step {t}: obs is not the state's"
+        ended = np.asarray(terminated | truncated)
+        most_restarted = max(most_restarted, int(ended.sum()))
+        state = new_state
+    if max_steps == 4:
+        assert most_restarted == BATCH
+    else:
+        assert most_restarted >= 1
+
+
 def test_registered():
     env, params = paritygym.make(ENV_ID)
     assert isinstance(env, penv.PokemonGen1RandomEnv) and env.num_actions == 10

@@ -1,0 +1,62 @@
+"""The batched env step every batch-level caller uses (vector env, bench, PPO, conformance).
+
+``batched_step(env)`` is ``jax.vmap(env.step, in_axes=(0, 0, 0, None))`` unless the env defines
+its own ``step_batch(keys, states, actions, params)``: an env whose step has work that only a
+few envs of a batch need (a new battle, a lone replacement) can then gather those envs into a
+smaller sub-batch instead of paying for that work in every env, as vmap must. Such a method
+must return exactly what the vmapped ``step`` returns (same arrays, same ``info`` keys).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+
+
+def batched_step(env: Any) -> Callable:
+    """``(keys[B], states[B], actions[B], params) -> (obs, states, reward, terminated, truncated,
+    info)``, each with leading axis B: the env's ``step_batch`` if it has one, else the vmapped
+    ``step``."""
+    own = getattr(env, "step_batch", None)
+    if callable(own):
+        return own
+    return jax.vmap(env.step, in_axes=(0, 0, 0, None))
+
+
+def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any) -> Any:
+    """Runs ``fn`` only on the envs of a batch that need it, in sub-batches of ``chunk`` envs.
+
+    ``need``: bool[B]; ``args``: a pytree of arrays with leading axis B, ``fn``'s arguments for one
+    env (``fn(*args)`` per env, vmapped here); ``otherwise``: the outputs' pytree, leading axis B,
+    kept where ``need`` is False. Returns ``out`` with ``out[i] = fn(*args[i])`` where ``need[i]``
+    and ``otherwise[i]`` elsewhere.
+
+    The needing envs are gathered in index order (positions from a cumulative sum of ``need``)
+    into chunks of ``chunk`` rows; a loop runs ``ceil(count / chunk)`` chunks, so a batch where
+    more envs need the work than one chunk holds still gets exact results, at the cost of more
+    chunks. Each row's result is that of ``fn`` on that row alone (the unused rows of the last
+    chunk repeat a real row and are dropped), so the outputs equal the vmapped ``fn`` wherever
+    ``need`` holds."""
+    need = jnp.asarray(need, bool)
+    batch = need.shape[0]
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be a positive int, got {chunk!r}")
+    chunk = min(int(chunk), batch)
+    num_chunks_max = -(-batch // chunk)
+    count = need.sum(dtype=jnp.int32)
+    position = jnp.cumsum(need, dtype=jnp.int32) - 1
+    # order[p] = index of the p-th needing env; padding rows point at env 0 (computed, then dropped)
+    order = jnp.zeros(num_chunks_max * chunk, jnp.int32).at[jnp.where(need, position, num_chunks_max * chunk)].set(
+        jnp.arange(batch, dtype=jnp.int32), mode="drop")
+    run = jax.vmap(fn)
+
+    def one_chunk(c, out):
+        rows = jax.lax.dynamic_slice(order, (c * chunk,), (chunk,))
+        valid = c * chunk + jnp.arange(chunk) < count
+        results = run(*jax.tree.map(lambda x: x[rows], args))
+        dest = jnp.where(valid, rows, batch)   # out of range: dropped
+        return jax.tree.map(lambda o, r: o.at[dest].set(r, mode="drop"), out, results)
+
+    return jax.lax.fori_loop(0, (count + chunk - 1) // chunk, one_chunk, otherwise)

@@ -1,0 +1,58 @@
+"""``paritygym.batching``: ``batched_step`` picks an env's own batched step or the vmapped one;
+``where_needed`` equals the vmapped function where needed (every chunk size, overflowing chunks
+included) and leaves the other rows untouched."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from paritygym.batching import batched_step, where_needed
+
+
+def _work(x, y):
+    # a data-dependent loop, as in the envs' rare work (runs to the slowest row under vmap)
+    def body(c):
+        v, n = c
+        return v * 3 + y, n + 1
+
+    v, _ = jax.lax.while_loop(lambda c: c[1] < (c[0] % 5), body, (x, jnp.int32(0)))
+    return {"v": v, "y2": (y * 2).astype(jnp.float32)}
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 4, 16, 40])
+def test_where_needed_equals_vmap_where_needed(chunk):
+    rng = np.random.default_rng(chunk)
+    batch = 16
+    x = jnp.asarray(rng.integers(0, 100, batch), jnp.int32)
+    y = jnp.asarray(rng.integers(0, 7, batch), jnp.int32)
+    full = jax.vmap(_work)(x, y)
+    otherwise = {"v": jnp.full(batch, -1, jnp.int32), "y2": jnp.full(batch, -1.0, jnp.float32)}
+    run = jax.jit(lambda need: where_needed(need, chunk, _work, (x, y), otherwise))
+    for need in [rng.random(batch) < p for p in (0.0, 0.1, 0.5, 1.0)] + [np.arange(batch) == batch - 1]:
+        out = run(jnp.asarray(need))
+        for k in full:
+            expected = np.where(need, np.asarray(full[k]), np.asarray(otherwise[k]))
+            assert np.array_equal(np.asarray(out[k]), expected), (chunk, need, k)
+
+
+def test_where_needed_refuses_a_bad_chunk():
+    with pytest.raises(ValueError, match="chunk"):
+        where_needed(jnp.ones(4, bool), 0, _work, (jnp.zeros(4, jnp.int32),) * 2, None)
+
+
+def test_batched_step_uses_the_envs_own_batched_step():
+    class Plain:
+        def step(self, key, state, action, params):
+            return state + action * params
+
+    class Own(Plain):
+        def step_batch(self, keys, states, actions, params):
+            return "own"
+
+    keys = jax.random.split(jax.random.key(0), 3)
+    out = batched_step(Plain())(keys, jnp.arange(3), jnp.ones(3, jnp.int32), 2)
+    assert np.array_equal(np.asarray(out), [2, 3, 4])
+    assert batched_step(Own())(keys, None, None, None) == "own"
