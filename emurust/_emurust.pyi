@@ -66,7 +66,8 @@ class GameBoy:
         """Restores a state of the same ROM and profile; raises StateLoadError and changes nothing otherwise."""
 
 class VecGameBoy:
-    """N emulators of one ROM stepped together on a Rayon pool, the GIL released."""
+    """N emulators of one ROM stepped together by the calling thread and `num_threads - 1` persistent
+    workers (0 = one thread per core), the GIL released."""
 
     def __init__(
         self,

@@ -3,7 +3,7 @@
 `paritygym bench GameBoy-v0 --reference` uses `reference_bench` (PyBoy steps/s for the default
 GameBoy-v0 configuration). `python -m emurust.bench` prints the table the docs quote: frames per
 second for 1 emulator on 1 core and for N emulators on all cores (PyBoy one process per core,
-emurust one process with its Rayon pool), at frame skips 1 and 24, with the screen observation
+emurust one process with its thread pool), at frame skips 1 and 24, with the screen observation
 (gray, downscaled 2x: only the last frame of a skip is drawn) or RAM only (nothing drawn).
 
 PyBoy runs headless (`window="null"`), sound off, with `tick(frame_skip, render)` where `render`
@@ -255,7 +255,7 @@ def main() -> None:
                   f"{r[f'pyboy_1core_{unit}']:>13,.0f} {r[f'ratio_1core_{unit}']:>5.1f}x  {r[f'emurust_all_{unit}']:>12,.0f} "
                   f"{r[f'pyboy_all_{unit}']:>10,.0f} {r[f'scaling_{unit}']:>5.2f}x {r[f'emurust_all_1thread_{unit}']:>14,.0f} "
                   f"{r[f'thread_scaling_{unit}']:>7.2f}x")
-    print(f"\n(all cores = {rows[0]['cores']} cores: emurust {rows[0]['num_envs']} emulators on its Rayon pool, "
+    print(f"\n(all cores = {rows[0]['cores']} cores: emurust {rows[0]['num_envs']} emulators on its threads, "
           f"PyBoy one process per core; all/1 = emurust all cores / emurust 1 emulator on 1 core; threads = "
           f"emurust all cores / the same {rows[0]['num_envs']} emulators on 1 thread; "
           f"load average at the end: {os.getloadavg()[0]:.1f})")

@@ -204,7 +204,7 @@ def _start_states(rom: bytes, boot_rom: bytes | None, profile: str, boot_frames:
 
 
 class GameBoyVectorEnv(gymnasium.vector.VectorEnv):
-    """`num_envs` Game Boys stepped together by one Rust call per step (Rayon pool, GIL released).
+    """`num_envs` Game Boys stepped together by one Rust call per step (threaded, GIL released).
 
     Args:
         num_envs, seed: batch size and the seed of the reset choices.
@@ -221,7 +221,7 @@ class GameBoyVectorEnv(gymnasium.vector.VectorEnv):
         noop_max: bundled games start after 0..noop_max title frames chosen from the seed.
         reset_state: for custom ROMs, the state episodes start from (default: power-on).
         boot_rom, profile: passed to the emulator ("pyboy" matches PyBoy 2.8.1 frame for frame).
-        num_threads: Rayon threads (0 = one per core).
+        num_threads: threads stepping the batch, the calling one included (0 = one per core).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}

@@ -1,12 +1,13 @@
-//! Many emulators stepped together on a Rayon pool, writing observations straight into caller-owned
-//! buffers (one contiguous slice per output; each emulator owns a disjoint chunk).
+//! Many emulators stepped together on a `StepPool` (the calling thread and persistent workers),
+//! writing observations straight into caller-owned buffers (one contiguous slice per output; each
+//! emulator owns a disjoint chunk).
 
-use rayon::prelude::*;
-use rayon::ThreadPool;
+use std::sync::Mutex;
 
 use crate::bus::Profile;
 use crate::error::{CpuFault, RomError};
 use crate::gameboy::GameBoy;
+use crate::pool::{Chunks, StepPool};
 use crate::ppu::{SCREEN_HEIGHT, SCREEN_PIXELS, SCREEN_WIDTH};
 use crate::state::StateError;
 
@@ -141,7 +142,7 @@ pub struct Batch {
     pub frame_skip: u32,
     /// State of a freshly powered-on emulator (what `reset` restores by default).
     pub power_on_state: Vec<u8>,
-    pool: ThreadPool,
+    pool: StepPool,
 }
 
 impl Batch {
@@ -164,33 +165,22 @@ impl Batch {
         let first = GameBoy::new(rom, boot_rom, profile).map_err(|e: RomError| e.to_string())?;
         let power_on_state = first.save_state();
         let envs = vec![first; num_envs];
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(num_threads)
-            .thread_name(|i| format!("emurust-{i}"))
-            .build()
-            .map_err(|e| format!("cannot start the thread pool: {e}"))?;
+        let pool = StepPool::new(num_threads)?;
         Ok(Batch { envs, spec, frame_skip, power_on_state, pool })
     }
 
+    /// Threads stepping the batch, the calling thread included.
     pub fn num_threads(&self) -> usize {
-        self.pool.current_num_threads()
+        self.pool.threads()
     }
 
-    /// Splits the output buffers into one chunk per emulator (empty chunks where an output is unused).
-    fn split_outputs<'a>(&self, screen_out: &'a mut [u8], ram_out: &'a mut [u8]) -> (Vec<&'a mut [u8]>, Vec<&'a mut [u8]>) {
+    /// The output buffers as one chunk per emulator (empty chunks where an output is unused).
+    fn output_chunks<'a>(&self, screen_out: &'a mut [u8], ram_out: &'a mut [u8]) -> (Chunks<'a, u8>, Chunks<'a, u8>) {
         let n = self.envs.len();
-        let screen_len = self.spec.screen_len();
-        let ram_len = self.spec.ram_addresses.len();
+        let (screen_len, ram_len) = (self.spec.screen_len(), self.spec.ram_addresses.len());
         assert_eq!(screen_out.len(), n * screen_len, "screen buffer size");
         assert_eq!(ram_out.len(), n * ram_len, "RAM buffer size");
-        let split = |out: &'a mut [u8], len: usize| -> Vec<&'a mut [u8]> {
-            if len == 0 {
-                (0..n).map(|_| <&mut [u8]>::default()).collect()
-            } else {
-                out.chunks_mut(len).collect()
-            }
-        };
-        (split(screen_out, screen_len), split(ram_out, ram_len))
+        (Chunks::new(screen_out, screen_len, n), Chunks::new(ram_out, ram_len, n))
     }
 
     /// Advances every emulator `frame_skip` frames with `buttons[i]` held (only the last frame is
@@ -200,58 +190,42 @@ impl Batch {
     pub fn step(&mut self, buttons: &[u8], screen_out: &mut [u8], ram_out: &mut [u8]) -> Option<(usize, CpuFault)> {
         let n = self.envs.len();
         assert_eq!(buttons.len(), n, "one button mask per emulator");
-        let (screen_len, ram_len) = (self.spec.screen_len(), self.spec.ram_addresses.len());
-        assert_eq!(screen_out.len(), n * screen_len, "screen buffer size");
-        assert_eq!(ram_out.len(), n * ram_len, "RAM buffer size");
+        let (screens, rams) = self.output_chunks(screen_out, ram_out);
+        let envs = Chunks::new(&mut self.envs, 1, n);
         let spec = &self.spec;
         let render = spec.screen.is_some();
         let frames = self.frame_skip;
-        let step_one = |gb: &mut GameBoy, b: u8, screen: &mut [u8], ram: &mut [u8]| {
-            gb.set_buttons(b);
+        let first_fault: Mutex<Option<(usize, CpuFault)>> = Mutex::new(None);
+        self.pool.for_each(n, &|i| {
+            // SAFETY: `for_each` calls each index once, so emulator i and its output chunks are ours.
+            let (gb, screen, ram) = unsafe { (&mut envs.get(i)[0], screens.get(i), rams.get(i)) };
+            gb.set_buttons(buttons[i]);
             let result = gb.run_frames(frames, render);
-            // Unused outputs are empty slices, which these leave alone.
+            // Unused outputs are empty chunks, which these leave alone.
             write_screen(gb, spec, screen);
             write_ram(gb, spec, ram);
-            result.err()
-        };
-        if n == 1 || self.pool.current_num_threads() == 1 {
-            // Handing a tiny batch to the pool costs more than it saves: run it on this thread, and
-            // without splitting the outputs into vectors first (at frame skip 1 a step is only
-            // about one frame, so per-step allocations show).
-            let mut first_fault = None;
-            for (i, (gb, &b)) in self.envs.iter_mut().zip(buttons).enumerate() {
-                let screen = &mut screen_out[i * screen_len..(i + 1) * screen_len];
-                let ram = &mut ram_out[i * ram_len..(i + 1) * ram_len];
-                if let Some(fault) = step_one(gb, b, screen, ram) {
-                    first_fault = first_fault.or(Some((i, fault)));
+            if let Err(fault) = result {
+                // The lowest index, whichever thread finds it first (faults are rare: a lock per fault).
+                let mut first = first_fault.lock().unwrap_or_else(|e| e.into_inner());
+                if first.is_none_or(|(j, _)| i < j) {
+                    *first = Some((i, fault));
                 }
             }
-            return first_fault;
-        }
-        let (mut screens, mut rams) = self.split_outputs(screen_out, ram_out);
-        let envs = &mut self.envs;
-        self.pool.install(|| {
-            envs.par_iter_mut()
-                .zip(buttons.par_iter())
-                .zip(screens.par_iter_mut())
-                .zip(rams.par_iter_mut())
-                .enumerate()
-                .filter_map(|(i, (((gb, &b), screen), ram))| step_one(gb, b, screen, ram).map(|f| (i, f)))
-                .min_by_key(|&(i, _)| i)
-        })
+        });
+        first_fault.into_inner().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Writes the current observations without stepping.
     pub fn observe(&mut self, screen_out: &mut [u8], ram_out: &mut [u8]) {
-        let (mut screens, mut rams) = self.split_outputs(screen_out, ram_out);
-        let spec = &self.spec;
-        let envs = &mut self.envs;
-        self.pool.install(|| {
-            envs.par_iter_mut().zip(screens.par_iter_mut()).zip(rams.par_iter_mut()).for_each(|((gb, screen), ram)| {
-                write_screen(gb, spec, screen);
-                write_ram(gb, spec, ram);
-            })
-        })
+        let n = self.envs.len();
+        let (screens, rams) = self.output_chunks(screen_out, ram_out);
+        let (spec, envs) = (&self.spec, &self.envs);
+        self.pool.for_each(n, &|i| {
+            // SAFETY: `for_each` calls each index once.
+            let (screen, ram) = unsafe { (screens.get(i), rams.get(i)) };
+            write_screen(&envs[i], spec, screen);
+            write_ram(&envs[i], spec, ram);
+        });
     }
 
     /// Loads `state` into every emulator whose `mask` entry is true.
@@ -259,11 +233,14 @@ impl Batch {
         // Validate once on a scratch copy so that a bad state changes nothing.
         let mut probe = self.envs[0].clone();
         probe.load_state(state)?;
-        let envs = &mut self.envs;
-        self.pool.install(|| {
-            envs.par_iter_mut().zip(mask.par_iter()).filter(|(_, &m)| m).for_each(|(gb, _)| {
-                gb.clone_from(&probe);
-            })
+        assert_eq!(mask.len(), self.envs.len(), "one mask entry per emulator");
+        let envs = Chunks::new(&mut self.envs, 1, mask.len());
+        let probe = &probe;
+        self.pool.for_each(mask.len(), &|i| {
+            if mask[i] {
+                // SAFETY: `for_each` calls each index once.
+                unsafe { &mut envs.get(i)[0] }.clone_from(probe);
+            }
         });
         Ok(())
     }

@@ -1,7 +1,8 @@
 //! emurust: a Game Boy (DMG) emulator core for reinforcement learning.
 //!
 //! The core (`cpu`, `bus`, `cartridge`, `timer`, `ppu`, `joypad`, `serial`, `apu`) knows nothing of
-//! Python; `batch` runs many emulators on a Rayon pool; `python` is the thin PyO3 binding, compiled
+//! Python; `batch` runs many emulators on a `pool::StepPool`
+//! (the calling thread plus persistent workers); `python` is the thin PyO3 binding, compiled
 //! only with the `python` feature.
 
 pub mod apu;
@@ -12,6 +13,7 @@ pub mod cpu;
 pub mod error;
 pub mod gameboy;
 pub mod joypad;
+pub mod pool;
 pub mod ppu;
 pub mod serial;
 pub mod state;

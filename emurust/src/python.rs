@@ -1,4 +1,4 @@
-//! Thin PyO3 binding over the core (`GameBoy`) and the Rayon batch (`VecGameBoy`).
+//! Thin PyO3 binding over the core (`GameBoy`) and the threaded batch (`VecGameBoy`).
 //!
 //! Rules kept here: every error becomes a Python exception (no panic crosses into Python: core calls
 //! run under `catch_unwind`); batch steps release the GIL; output arrays are validated (dtype, shape,
@@ -282,7 +282,7 @@ impl OutPtr {
     }
 }
 
-/// N emulators of one ROM, stepped together on a Rayon pool with the GIL released.
+/// N emulators of one ROM, stepped together on the calling thread and persistent workers, the GIL released.
 #[pyclass(module = "emurust._emurust", name = "VecGameBoy")]
 pub struct PyVecGameBoy {
     batch: Batch,

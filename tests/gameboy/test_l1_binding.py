@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -356,3 +357,35 @@ def test_step_releases_the_gil(roms):
     stop.set()
     thread.join()
     assert during > 10, "another Python thread should run while the batch steps"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_steps_a_batch_made_before_the_fork(roms):
+    # The child has none of the parent's worker threads: the batch must step on the child's one
+    # thread (same results) instead of waiting for workers forever.
+    masks = random_masks(7, 20, 6)
+    vec = emurust.VecGameBoy(roms["catch"], 6, 2, screen="gray", downscale=2, num_threads=2)
+    out = np.empty(vec.screen_shape, np.uint8)
+    vec.step(masks[0], screen_out=out)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: step, send the screens, exit without running the parent's cleanup
+        try:
+            for m in masks[1:]:
+                vec.step(m, screen_out=out)
+            os.write(write_end, out.tobytes())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    for m in masks[1:]:
+        vec.step(m, screen_out=out)
+    deadline = time.monotonic() + 60
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung stepping the batch")
+        time.sleep(0.01)
+    with os.fdopen(read_end, "rb") as f:
+        child_screens = f.read()
+    assert child_screens == out.tobytes()
