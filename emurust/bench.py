@@ -22,6 +22,7 @@ import io
 import json
 import multiprocessing as mp
 import os
+import resource
 import time
 from typing import Any
 
@@ -114,10 +115,11 @@ def pyboy_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_ski
     return frames / max(w for _, w, _ in results)
 
 
-def emurust_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_skip: int, screen: bool,
-                              num_threads: int = 0, seed: int = 0, cpu_time: bool = False) -> float:
-    """emurust frames/s (per wall second, or per CPU second of all threads with `cpu_time`) through
-    the Python API: one VecGameBoy step per batch step."""
+def emurust_run(rom: bytes, num_envs: int, num_steps: int, frame_skip: int, screen: bool,
+                num_threads: int = 0, seed: int = 0) -> dict[str, float]:
+    """One emurust benchmark loop through the Python API (one VecGameBoy step per batch step):
+    frames, wall seconds, CPU seconds of all threads, and the process's voluntary context switches
+    (a thread sleeping: on a lock, or an idle pool worker) per step."""
     vec = emurust.VecGameBoy(rom, num_envs, frame_skip, screen="gray" if screen else None, downscale=2,
                              ram_addresses=[0xC0A0, 0xC0A1, 0xC0A3], num_threads=num_threads)
     vec.reset_state = _catch_start_state_emurust(rom)
@@ -126,16 +128,55 @@ def emurust_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_s
     ram_out = np.empty(vec.ram_shape, np.uint8)
     actions = np.random.default_rng(seed).integers(0, len(CATCH_ACTIONS), size=(num_steps, num_envs))
     masks = CATCH_ACTIONS[actions]
-    t0, c0 = time.perf_counter(), time.process_time()
     game_over = ram_out[:, 2]  # a view: CATCH's state byte (0xC0A3) of every emulator after each step
+    usage0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0, c0 = time.perf_counter(), time.process_time()
     for step in range(num_steps):
         vec.step(masks[step], screen_out=screen_out, ram_out=ram_out)
         # Any game over? A byte search of the state bytes (~1 us) instead of numpy's `(x == 2).any()`
         # (~14 K host instructions, as much as a sixth of a frame at skip 1); the mask only when needed.
         if 2 in game_over.tobytes():
             vec.reset(game_over == 2)
-    elapsed = (time.process_time() - c0) if cpu_time else (time.perf_counter() - t0)
-    return num_envs * num_steps * frame_skip / elapsed
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    usage1 = resource.getrusage(resource.RUSAGE_SELF)
+    return dict(frames=num_envs * num_steps * frame_skip, wall=wall, cpu=cpu,
+                voluntary_switches_per_step=(usage1.ru_nvcsw - usage0.ru_nvcsw) / num_steps)
+
+
+def emurust_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_skip: int, screen: bool,
+                              num_threads: int = 0, seed: int = 0, cpu_time: bool = False) -> float:
+    """emurust frames/s (per wall second, or per CPU second of all threads with `cpu_time`)."""
+    run = emurust_run(rom, num_envs, num_steps, frame_skip, screen, num_threads, seed)
+    return run["frames"] / (run["cpu"] if cpu_time else run["wall"])
+
+
+def thread_scaling(num_envs: int = 32, frames: int = 3000, threads: int | None = None, repeats: int = 3) -> list[dict[str, Any]]:
+    """emurust alone: 1 emulator on 1 thread, `num_envs` on 1 thread and on `threads` (default: all
+    cores), best of `repeats` interleaved runs by wall-clock speed, per row of the docs table.
+    Wall-clock scaling needs free cores; the CPU time per frame and the context switches per step
+    show the threads' own overhead on any machine."""
+    from emurust.roms import rom_bytes
+
+    rom = rom_bytes("catch")
+    threads = threads or os.cpu_count() or 1
+    rows = []
+    for frame_skip in (1, 24):
+        for screen in (True, False):
+            steps1 = max(4, frames // frame_skip)
+            stepsn = max(4, frames // frame_skip // 4)
+            configs = {"1 on 1": (1, steps1, 1), f"{num_envs} on 1": (num_envs, stepsn, 1),
+                       f"{num_envs} on {threads}": (num_envs, stepsn, threads)}
+            best: dict[str, dict[str, float]] = {}
+            for _ in range(repeats):
+                for name, (n, steps, t) in configs.items():
+                    run = emurust_run(rom, n, steps, frame_skip, screen, t)
+                    if name not in best or run["frames"] / run["wall"] > best[name]["frames"] / best[name]["wall"]:
+                        best[name] = run
+            rows.append(dict(frame_skip=frame_skip, observation="screen (gray, 2x down)" if screen else "RAM only",
+                             **{name: dict(wall_fps=r["frames"] / r["wall"], cpu_fps=r["frames"] / r["cpu"],
+                                           voluntary_switches_per_step=r["voluntary_switches_per_step"])
+                                for name, r in best.items()}))
+    return rows
 
 
 def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
@@ -224,6 +265,9 @@ def main() -> None:
     parser.add_argument("--json", type=str, default=None, help="write the rows to this file")
     parser.add_argument("--render-check", action="store_true",
                         help="only measure which frames of a 24-frame skip each system draws")
+    parser.add_argument("--scaling", action="store_true",
+                        help="only emurust's thread scaling: 1 emulator on 1 thread, --envs on 1 thread and on all "
+                             "cores (wall and CPU frames/s, voluntary context switches per step)")
     parser.add_argument("--one-loop", choices=["emurust", "pyboy"], default=None,
                         help="run one benchmark loop of 1 emulator and exit (for callgrind: host instructions "
                              "per frame = (count with --steps N - count with --steps 1) / ((N - 1) * skip))")
@@ -239,6 +283,28 @@ def main() -> None:
             _pyboy_worker((rom, 1, args.steps, args.skip, bool(args.screen), 0))
         else:
             emurust_frames_per_second(rom, 1, args.steps, args.skip, bool(args.screen), 1)
+        return
+    if args.scaling:
+        cores = os.cpu_count() or 1
+        load_before = os.getloadavg()[0]
+        rows = thread_scaling(args.envs, args.frames, cores, args.repeats)
+        n, all_cores = f"{args.envs} on 1", f"{args.envs} on {cores}"
+        print(f"emurust thread scaling, CATCH (frames/s per wall second | per CPU second | voluntary context switches per step)")
+        print(f"{'skip':>4}  {'observation':<22} {'1 on 1 thread':>26} {n + ' thread':>26} {all_cores + ' threads':>26} "
+              f"{'threads':>8} {'all/1':>6} {'CPU/frame':>9}")
+        cell = lambda r: f"{r['wall_fps']:>9,.0f} {r['cpu_fps']:>9,.0f} {r['voluntary_switches_per_step']:>6.2f}"
+        for r in rows:
+            print(f"{r['frame_skip']:>4}  {r['observation']:<22} {cell(r['1 on 1']):>26} {cell(r[n]):>26} {cell(r[all_cores]):>26} "
+                  f"{r[all_cores]['wall_fps'] / r[n]['wall_fps']:>7.2f}x {r[all_cores]['wall_fps'] / r['1 on 1']['wall_fps']:>5.2f}x "
+                  f"{r[n]['cpu_fps'] / r[all_cores]['cpu_fps']:>8.2f}x")
+        load_after = os.getloadavg()[0]
+        print(f"(threads = {all_cores} / {n} by wall clock; all/1 = {all_cores} / 1 on 1; CPU/frame = CPU time per frame "
+              f"on {cores} threads / on 1 (1.00 = no thread overhead). Load average {load_before:.1f} before, "
+              f"{load_after:.1f} after: wall-clock scaling needs the cores free, i.e. a load well under {cores - 1 or 1} "
+              f"besides this run.)")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=2)
         return
     if args.render_check:
         print(f"CPU microseconds per emulated frame (CATCH, best of 5):\n{'call':<20} {'PyBoy':>8} {'emurust':>8}")

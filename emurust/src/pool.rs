@@ -1,13 +1,13 @@
 //! A small persistent thread pool for the batched step (std only): the calling thread works
-//! alongside `threads - 1` workers, emulators are claimed one at a time from a shared counter, and
-//! idle workers poll for a while before they sleep.
+//! alongside `threads - 1` workers, each taking its own range of emulators first and then helping
+//! with the others' one at a time, and idle workers poll for a while before they sleep.
 //!
 //! Why not Rayon's `install`: a skip-1 step of 32 emulators lasts about a millisecond; with
 //! `install` the calling thread sleeps on a lock while the pool runs, and the workers fall asleep
 //! between steps, so each step cost about three context switches, two wake-up latencies and one
-//! idle core (measured: 2.8 voluntary context switches per step, and 32 emulators on 2 threads
-//! used 26 % more CPU per frame than on 1). Here Python's back-to-back steps find the workers
-//! still polling, and the caller's core does its share.
+//! idle core (measured: 2-2.8 voluntary context switches per step, and near idle 32 emulators on
+//! 2 threads did 26 % fewer frames per CPU second than on 1). Here Python's back-to-back steps
+//! find the workers still polling, and the caller's core does its share.
 //!
 //! Results do not depend on the thread count: `for_each` calls the body exactly once per index, and
 //! whatever the body writes per index is independent of which thread ran it.
