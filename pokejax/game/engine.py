@@ -111,9 +111,7 @@ def flip(st: BattleState, do) -> BattleState:
     return st.replace(team=team, active=active, side=side, winner=winner)
 
 
-def set_active(st: BattleState, i, on, **fields) -> BattleState:
-    """Set ``fields`` of side ``i``'s active where ``on`` (``i``: 0/1, or traced for code that
-    serves either side, such as ``move_hit``'s stage changes and status)."""
+def set_active(st: BattleState, i: int, on, **fields) -> BattleState:
     return st.replace(active=st.active.with_fields(i, on, **fields))
 
 
@@ -288,7 +286,8 @@ def set_status(st: BattleState, target: int, status, on, by_foe, ignore_immunity
     on = on & (act.hp[target] > 0) & (act.status[target] != status)
     poison = (status == T.PSN) | (status == T.TOX)
     immune = poison & has_type(st, target, _T.type_names.index("Poison"))
-    on = on & (jnp.asarray(ignore_immunity) | ~immune)
+    if not ignore_immunity:
+        on = on & ~immune
     st, _ = draw(st, 0, 2, on)  # Sleep Clause Mod / Freeze Clause Mod handler tie
     blocked = by_foe & (((status == T.SLP) & sleep_clause_blocks(st, target)) |
                         ((status == T.FRZ) & freeze_clause_blocks(st, target)))
@@ -551,7 +550,7 @@ def after_move_self(st: BattleState, on) -> BattleState:
 
 class PrimaryHit(NamedTuple):
     """What ``primary_hit`` hands on to the rest of the move."""
-    failed: jnp.ndarray              # Showdown's ``return false`` of the hit (a failed stage change: move_hit)
+    failed: jnp.ndarray              # Showdown's ``return false`` of the hit (stage-change failure: foe_effects)
     dealt: jnp.ndarray               # HP damage (0 when a substitute took the hit)
     effects_on: jnp.ndarray          # the hit reached the Pokémon: a status move's effects apply
     secondary_on: jnp.ndarray        # the secondary may roll (last hit, not through a substitute)
@@ -560,7 +559,7 @@ class PrimaryHit(NamedTuple):
 
 def primary_hit(st: BattleState, move, on, is_last_hit):
     """``moveHit`` of a move aimed at the foe (not a secondary, not a self effect); the effects
-    that a status move and a secondary share are in ``move_hit``. Returns (st, PrimaryHit)."""
+    that a status move and a secondary share are ``foe_effects``. Returns (st, PrimaryHit)."""
     act = st.active
     effect = MOVE_EFFECT[move]
     category = MOVE_CATEGORY[move]
@@ -587,7 +586,7 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     st = set_active(st, 1, sub_hit, sub_hp=new_sub)
     st = set_active(st, 1, broke, sub_fainted=True)
     survived = sub_hit & ~broke
-    # a confusing secondary still rolls through a substitute that survived (in hit_foe)
+    # a confusing secondary still rolls through a substitute that survived (in foe_effects)
     sub_confusion_roll = survived & (MOVE_SEC_KIND[move] == T.SECONDARY_CONFUSION)
 
     # --- straight at the Pokémon
@@ -604,7 +603,7 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     failed = disable_fail | sub_block | sub_null | (direct & (kind == DMG_FALSE))
 
     # stage changes, primary status and confusion of foe-targeted status moves are applied by
-    # move_hit, together with a damaging move's secondary effect (no move has both)
+    # foe_effects, together with a damaging move's secondary effect (no move has both)
     # volatile statuses on the foe
     seed = go & (effect == E.LEECH_SEED) & (st.active.hp[1] > 0)
     st = set_active(st, 1, seed, leech_seed=True)
@@ -637,6 +636,51 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
                           secondary_on=go & is_last_hit, sub_confusion_roll=sub_confusion_roll)
 
 
+def foe_effects(st: BattleState, move, hit: "PrimaryHit"):
+    """What a move does to the foe besides damage, through one code path for every move: the
+    stage changes, status and confusion of a foe-targeted status move (``hit.effects_on``) or the
+    secondary effect of a damaging move (``hit.secondary_on``: its chance roll, then a stat drop,
+    status, flinch or confusion). No move has both kinds, so the primary effects may wait until
+    the secondary's point of the move (after every hit) without changing the order of draws.
+    Returns (st, failed): a status move whose stage changes all failed."""
+    is_status = MOVE_CATEGORY[move] == T.CATEGORY_STATUS
+    kind = MOVE_SEC_KIND[move]
+    sstatus = MOVE_SEC_STATUS[move]
+    same_type_skip = ((kind == T.SECONDARY_STATUS)
+                      & ((sstatus == T.PAR) | (sstatus == T.BRN) | (sstatus == T.FRZ))
+                      & has_type(st, 1, MOVE_TYPE[move]))
+    roll = ((hit.secondary_on & (kind != T.SECONDARY_NONE) & (st.active.hp[1] > 0) & ~same_type_skip)
+            | hit.sub_confusion_roll)
+    st, lucky = chance(st, MOVE_SEC_CHANCE[move], 256, roll)
+    secondary_on = roll & lucky
+    primary_on = hit.effects_on
+    # stage changes (Mist blocks only a status move's drops)
+    primary_boosts = MOVE_BOOSTS[move]
+    boost_primary = primary_on & jnp.any(primary_boosts != 0)
+    boost_on = (boost_primary | (secondary_on & (kind == T.SECONDARY_BOOST))) & (st.active.hp[1] > 0)
+    deltas = _w(boost_primary, primary_boosts, MOVE_SEC_BOOSTS[move])
+    st, boosted = boost_stats(st, 1, deltas, boost_on, from_foe_status_move=is_status)
+    boost_fail = boost_on & boost_primary & ~boosted
+    st = stat_modification_error(st, 0, boost_on & boosted)
+    # status (a sleep move also lands on a Pokémon that must recharge, whatever its status)
+    mstatus = MOVE_STATUS[move]
+    status_primary = primary_on & (mstatus != 0)
+    status = _w(status_primary, mstatus, sstatus)
+    sleep_recharge = status_primary & (mstatus == T.SLP) & st.active.must_recharge[1]
+    plain = ((status_primary & ~sleep_recharge) | (secondary_on & (kind == T.SECONDARY_STATUS))) & (
+        st.active.status[1] == 0)
+    st, ok = set_status(st, 1, status, sleep_recharge | plain, by_foe=True)
+    st = set_active(st, 1, sleep_recharge & ok, must_recharge=False)
+    st = apply_penalty_for_new_status(st, 1, status, plain & ok)
+    # flinch (also cancels a pending recharge)
+    flinch = (secondary_on & (kind == T.SECONDARY_FLINCH) & (st.active.hp[1] > 0)
+              & (st.active.flinch[1] == 0))
+    st = set_active(st, 1, flinch, flinch=1, must_recharge=False)
+    confuse = (primary_on & MOVE_CONFUSES[move]) | (secondary_on & (kind == T.SECONDARY_CONFUSION))
+    st, _ = add_confusion(st, 1, confuse)
+    return st, boost_fail
+
+
 def extra_hit(st: BattleState, move, first_damage, on, is_last_hit):
     """Hits 2+ of a multi-hit move: hit 1's damage again, no new draws. Returns (st, sub_broke)."""
     act = st.active
@@ -653,18 +697,8 @@ def extra_hit(st: BattleState, move, first_damage, on, is_last_hit):
     return st, broke, direct & is_last_hit
 
 
-class FoeHit(NamedTuple):
-    """Where ``hit_foe`` leaves a move aimed at the foe, for the rest of ``move_hit``."""
-    failed: jnp.ndarray          # the move failed so far (miss, immunity, a failed hit...)
-    effects_on: jnp.ndarray      # a status move reached the Pokémon: its own effects apply
-    secondary_on: jnp.ndarray    # the secondary effect's chance roll succeeded
-    returned_early: jnp.ndarray  # a multi-hit move whose first hit failed (``if (i === 0) return 1``)
-    unhittable: jnp.ndarray      # invulnerable or immune: no Self-Destruct faint at the end
-
-
 def hit_foe(st: BattleState, move, on):
-    """gen-1 ``tryMoveHit`` for a move aimed at the foe, up to its effects beyond damage (the
-    secondary effect's chance roll included; ``move_hit`` applies the effects)."""
+    """gen-1 ``tryMoveHit`` for a move aimed at the foe. Returns (st, move_failed)."""
     effect = MOVE_EFFECT[move]
     act = st.active
     # Thrash / Petal Dance: the lock's turn count, confusion on its last turn
@@ -726,19 +760,19 @@ def hit_foe(st: BattleState, move, on):
         return st, keep_going & ~broke, secondary_on | last
 
     st, _, secondary_on = jax.lax.fori_loop(2, 6, more_hits, (st, keep_going, first.secondary_on))
+    st, boost_failed = foe_effects(st, move, first._replace(secondary_on=secondary_on))
+    returned_early = multi & first_failed   # Showdown's `if (i === 0) return 1`
 
-    # the secondary effect's chance (also the confusion roll on a substitute that survived)
-    kind = MOVE_SEC_KIND[move]
-    sstatus = MOVE_SEC_STATUS[move]
-    same_type_skip = ((kind == T.SECONDARY_STATUS)
-                      & ((sstatus == T.PAR) | (sstatus == T.BRN) | (sstatus == T.FRZ))
-                      & has_type(st, 1, MOVE_TYPE[move]))
-    roll = ((secondary_on & (kind != T.SECONDARY_NONE) & (st.active.hp[1] > 0) & ~same_type_skip)
-            | first.sub_confusion_roll)
-    st, lucky = chance(st, MOVE_SEC_CHANCE[move], 256, roll)
-    failed = on & (invulnerable_miss | immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed))
-    return st, FoeHit(failed=failed, effects_on=first.effects_on, secondary_on=roll & lucky,
-                      returned_early=multi & first_failed, unhittable=invulnerable_miss | immune)
+    selfdestruct = on & ~returned_early & MOVE_SELFDESTRUCT[move] & ~st.active.sub_fainted[1]
+    st = faint_now(st, 0, selfdestruct & ~(invulnerable_miss | immune))
+    move_failed = on & (invulnerable_miss | immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed)
+                        | boost_failed)
+    st = clear_trap_lock(st, 0, move_failed)
+    # AfterMoveSecondary: a Fire move with a burn chance thaws a frozen foe
+    thaw = (on & ~move_failed & ~returned_early & (st.active.status[1] == T.FRZ) & (st.active.hp[1] > 0)
+            & (MOVE_SEC_KIND[move] == T.SECONDARY_STATUS) & (MOVE_SEC_STATUS[move] == T.BRN))
+    st = set_active(st, 1, thaw, status=0)
+    return st, move_failed
 
 
 def clear_trap_lock(st: BattleState, i: int, on) -> BattleState:
@@ -747,44 +781,25 @@ def clear_trap_lock(st: BattleState, i: int, on) -> BattleState:
                       trap_lock_target=z)
 
 
-def move_hit(st: BattleState, move, on):
-    """gen-1 ``tryMoveHit`` / ``moveHit`` of any move. Returns (st, failed, call).
-
-    A move aimed at the foe goes through ``hit_foe`` (accuracy, damage, the hits, the secondary's
-    roll); a move aimed at the user (status moves and Bide) through its TryHit. Their effects then
-    share one code path, whichever side they hit: stage changes (a status move's own or a
-    secondary stat drop, on the user or the foe), then the user's volatiles, then status (Rest's
-    sleep, Haze's Toxic-to-poison on the user, a status move's or a secondary status on the foe).
-    No move has effects of two of these kinds, so for every move the draws keep Showdown's order."""
-    targets_self = MOVE_SELF[move]
-    st, foe = hit_foe(st, move, on & ~targets_self)
-    target = _w(targets_self, 0, 1)
-
+def hit_self(st: BattleState, move, on):
+    """A move whose target is the user (status moves and Bide). Returns (st, failed, call)."""
     act = st.active
     effect = MOVE_EFFECT[move]
-    is_status = MOVE_CATEGORY[move] == T.CATEGORY_STATUS
     hp, max_hp = act.hp[0], max_hp_of(st, 0)
-    # a self-targeting move's own TryHit
+    # the move's own TryHit
     sub_fail = (effect == E.SUBSTITUTE) & ((act.sub_hp[0] > 0) | (hp * 4 < max_hp))
     screen_fail = (effect == E.SCREEN) & _w(MOVE_IS_REFLECT[move], act.reflect[0], act.light_screen[0])
-    self_on = on & targets_self
-    self_failed = self_on & (sub_fail | screen_fail)
-    live = self_on & ~self_failed
-
-    # stage changes: the user's (self-targeting moves), a status move's on the foe, or a secondary
-    # stat drop (Mist blocks only a foe's status move)
-    kind = MOVE_SEC_KIND[move]
+    failed = on & (sub_fail | screen_fail)
+    live = on & ~failed
+    # stage changes on the user
     boosts = MOVE_BOOSTS[move]
-    primary_boost = (live | foe.effects_on) & jnp.any(boosts != 0)
-    boost_on = (primary_boost | (foe.secondary_on & (kind == T.SECONDARY_BOOST))) & (act.hp[target] > 0)
-    st, boosted = boost_stats(st, target, _w(primary_boost, boosts, MOVE_SEC_BOOSTS[move]), boost_on,
-                              from_foe_status_move=is_status & ~targets_self)
-    boost_fail = boost_on & primary_boost & ~boosted
+    boost_on = live & jnp.any(boosts != 0) & (hp > 0)
+    st, boosted = boost_stats(st, 0, boosts, boost_on, from_foe_status_move=False)
+    boost_fail = boost_on & ~boosted
     st = stat_modification_error(st, 0, boost_on & boosted)
-    self_failed = self_failed | (live & boost_fail)
+    failed = failed | boost_fail
     live = live & ~boost_fail
-
-    # the user's volatiles
+    # volatiles
     user_alive = st.active.hp[0] > 0
     new_sub = live & (effect == E.SUBSTITUTE) & user_alive
     st = set_active(st, 0, new_sub, sub_hp=max_hp // 4 + 1, trapped=0)
@@ -793,6 +808,7 @@ def move_hit(st: BattleState, move, on):
     bide = live & (effect == E.BIDE) & user_alive & (st.active.bide_time[0] == 0)
     st, turns = draw(st, 2, 4, bide)
     st = set_active(st, 0, bide, bide_time=turns, bide_damage=0)
+    # onHit
     act = st.active
     hp = act.hp[0]
     full = hp == max_hp
@@ -803,37 +819,18 @@ def move_hit(st: BattleState, move, on):
     rest_try = rest & ~full & ~heal_glitch
     haze_on = live & (effect == E.HAZE)
     st = haze(st, haze_on)
-
-    # status: Rest's sleep or Haze turning the user's Toxic into poison (the user), or a status
-    # move's or a secondary's status (the foe; a sleep move also lands on a Pokémon that must
-    # recharge, whatever its status)
+    # Rest's sleep, or Haze turning the user's Toxic into poison: one setStatus
     toxic_to_poison = haze_on & (act.status[0] == T.TOX)
-    mstatus = MOVE_STATUS[move]
-    foe_primary = foe.effects_on & (mstatus != 0)
-    sleep_recharge = foe_primary & (mstatus == T.SLP) & st.active.must_recharge[1]
-    plain = ((foe_primary & ~sleep_recharge) | (foe.secondary_on & (kind == T.SECONDARY_STATUS))) & (
-        st.active.status[1] == 0)
-    status = _w(targets_self, _w(rest, T.SLP, T.PSN), _w(foe_primary, mstatus, MOVE_SEC_STATUS[move]))
-    by_foe = _w(targets_self, act.status_by_foe[0] & ~rest, True)
-    st, set_ok = set_status(st, target, status, rest_try | toxic_to_poison | sleep_recharge | plain, by_foe=by_foe,
-                            ignore_immunity=targets_self)
-    st = set_active(st, 1, sleep_recharge & set_ok, must_recharge=False)
-    st = apply_penalty_for_new_status(st, 1, status, plain & set_ok)
-
-    # the foe's flinch (also cancels a pending recharge) and confusion
-    flinch = (foe.secondary_on & (kind == T.SECONDARY_FLINCH) & (st.active.hp[1] > 0)
-              & (st.active.flinch[1] == 0))
-    st = set_active(st, 1, flinch, flinch=1, must_recharge=False)
-    confuse = (foe.effects_on & MOVE_CONFUSES[move]) | (foe.secondary_on & (kind == T.SECONDARY_CONFUSION))
-    st, _ = add_confusion(st, 1, confuse)
-
-    # the user: Rest's turns and full heal or Recover's half, Substitute's cost, calls
+    st, set_ok = set_status(st, 0, _w(rest, T.SLP, T.PSN), rest_try | toxic_to_poison, by_foe=act.status_by_foe[0] & ~rest,
+                            ignore_immunity=True)
     slept = rest_try & set_ok
     st = set_active(st, 0, slept, sleep_turns=2)
+    # Rest's full heal, or Recover's half (nothing in between touches a Recover user's HP)
     recovered = recover & ~recover_fail
     st, _ = heal(st, 0, _w(recovered, max_hp // 2, max_hp), slept | recovered)
     rest_fail = rest & ~slept
     st, _ = damage_hp(st, 0, max_hp // 4, new_sub & (max_hp > 3), sets_last_damage=False)
+    # calls
     metronome = live & (effect == E.METRONOME)
     st, k = draw(st, 0, METRONOME_LIST.shape[0], metronome)
     foe_last = st.active.last_move[1]
@@ -841,19 +838,9 @@ def move_hit(st: BattleState, move, on):
     mirror_fail = mirror & ((foe_last == 0) | (foe_last == MV_MIRROR_MOVE))
     call = _w(metronome, METRONOME_LIST[k], _w(mirror & ~mirror_fail, foe_last, 0))
     st = set_side(st, 0, call != 0, last_selected_move=call, last_enemy_selected_move=call)
-    self_failed = self_failed | recover_fail | rest_fail | mirror_fail
-
-    # the end of a move aimed at the foe
-    foe_on = on & ~targets_self
-    selfdestruct = foe_on & ~foe.returned_early & MOVE_SELFDESTRUCT[move] & ~st.active.sub_fainted[1]
-    st = faint_now(st, 0, selfdestruct & ~foe.unhittable)
-    foe_failed = foe.failed | (foe_on & boost_fail)
-    st = clear_trap_lock(st, 0, self_failed | foe_failed)
-    # AfterMoveSecondary: a Fire move with a burn chance thaws a frozen foe
-    thaw = (foe_on & ~foe_failed & ~foe.returned_early & (st.active.status[1] == T.FRZ) & (st.active.hp[1] > 0)
-            & (kind == T.SECONDARY_STATUS) & (MOVE_SEC_STATUS[move] == T.BRN))
-    st = set_active(st, 1, thaw, status=0)
-    return st, self_failed | foe_failed, call
+    failed = failed | recover_fail | rest_fail | mirror_fail
+    st = clear_trap_lock(st, 0, failed)
+    return st, failed, call
 
 
 def after_move(st: BattleState, move, on) -> BattleState:
@@ -927,7 +914,8 @@ def use_move_once(st: BattleState, move, called, on):
     st = st.replace(last_damage=_w(go & ~MOVE_KEEPS_LAST_DAMAGE[move], 0, st.last_damage))
 
     targets_self = MOVE_SELF[move]
-    st, failed, call = move_hit(st, move, go)
+    st, _, call = hit_self(st, move, go & targets_self)
+    st, failed = hit_foe(st, move, go & ~targets_self)
     st = rage_builds(st, 1, go & ~targets_self & (MOVE_SELFDESTRUCT[move] | (move == MV_DISABLE)) & st.active.rage[1])
     st = direct_self_damage(st, 1, go & ~targets_self & failed & (effect == E.CRASH))
     return st, call

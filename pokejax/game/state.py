@@ -81,8 +81,6 @@ class _Packed:
         return offset, length
 
     def _set_row(self, i, row):
-        if not isinstance(i, int):  # a traced side: written where it matches
-            return self.replace(data=jnp.where((jnp.arange(self.data.shape[0]) == i)[:, None], row[None, :], self.data))
         rows = [self.data[k] for k in range(self.data.shape[0])]
         rows[i] = row
         return self.replace(data=jnp.stack(rows))
@@ -102,8 +100,7 @@ class _Packed:
         return jnp.concatenate(out)
 
     def with_fields(self, i, on, **fields):
-        """Set ``fields`` of side ``i`` where ``on`` (``i`` a static int, or a traced index for
-        code shared by both sides, such as a stage change on the user or on the foe)."""
+        """Set ``fields`` of side ``i`` (static int) where ``on``."""
         row = self.data[i]
         on = jnp.asarray(on, bool)
         pieces = []
