@@ -22,17 +22,18 @@ TRUE = jnp.bool_(True)
 
 
 def materialize(flag):
-    """The same boolean, computed once per game instead of once per element of every field it
+    """The same boolean (or small integer: a kind, a card, a slot), computed once per game instead of once per element of every field it
     gates. XLA's CPU fusion copies cheap per-game computations (compares, ands) into each kernel
     that updates a batched field and re-evaluates them for every element; an integer division
     counts as expensive, and expensive producers are not fused into consumers that reuse their
     elements (broadcasts), so the flag is stored once. The divisor is 1 at run time but not a
     compile-time constant (the simplifier would remove a division by 1)."""
-    if isinstance(flag, bool):
+    if isinstance(flag, (bool, int)):
         return flag
     flag = jnp.asarray(flag)
-    one = 1 + (flag.astype(jnp.int32) < 0).astype(jnp.int32)  # 1 (a bool is never negative)
-    return (flag.astype(jnp.int32) // one).astype(bool)
+    value = flag.astype(jnp.int32)
+    one = 1 + (value == jnp.iinfo(jnp.int32).min).astype(jnp.int32)  # 1 (the minimum is never a card, kind or slot)
+    return (value // one).astype(flag.dtype)
 
 
 def merge(gate, new: GameState, old: GameState) -> GameState:
@@ -105,6 +106,27 @@ def remove_at(row, k):
     idx = jnp.arange(row.shape[0])
     shifted = jnp.concatenate([row[1:], jnp.full((1,), -1, row.dtype)])
     return jnp.where(idx >= k, shifted, row)
+
+
+def drawn_count(deck_size, hand_size, count, max_count: int):
+    """How many of `count` draws succeed (TURN-2 / draw effects; LIMIT-1, LIMIT-2): each stops at
+    an empty deck or a hand of HAND_DRAW_LIMIT cards, so the draws that happen are a prefix."""
+    room = jnp.minimum(deck_size, spec.HAND_DRAW_LIMIT - hand_size)
+    return jnp.clip(jnp.minimum(count, room), 0, max_count).astype(I32)
+
+
+def append_row(row, size, cards, count):
+    """`row` with the first `count` entries of `cards` written from position `size` on."""
+    idx = jnp.arange(row.shape[0])
+    src = jnp.clip(idx - size, 0, cards.shape[0] - 1)
+    return jnp.where((idx >= size) & (idx < size + count), cards[src], row)
+
+
+def drop_row(row, first, count):
+    """`row` without entries first .. first+count-1, the rest moved up, -1 at the end."""
+    idx = jnp.arange(row.shape[0])
+    src = jnp.where(idx >= first, idx + count, idx)
+    return jnp.where(src < row.shape[0], row[jnp.minimum(src, row.shape[0] - 1)], -1)
 
 
 def kth_true(mask, k):
@@ -226,12 +248,16 @@ def remove_from_play(state: GameState, p, slot, gate=TRUE) -> tuple[GameState, j
     return merge(gate, new, state), cards
 
 
-def discard_from_play(state: GameState, p, slot, gate=TRUE) -> GameState:
-    """KO-1 and fossil discards."""
-    new, cards = remove_from_play(state, p, slot)
-    for d in range(spec.STACK_DEPTH):
-        new = add_to_discard(new, p, cards[d])
-    return merge(gate, new, state)
+def discard_from_play(state: GameState, p: int, slot, gate=TRUE) -> GameState:
+    """KO-1 and fossil discards: the slot's stack (bottom card first) goes to the discard pile."""
+    gate, slot = materialize(gate), materialize(slot)
+    cards = state.stack[p, slot]
+    count = jnp.sum(cards >= 0)
+    block = jnp.where(gate & (jnp.arange(spec.NUM_SLOTS) == slot)[:, None], jnp.asarray(EMPTY_SLOT), state.slots[p])
+    discard = jnp.where(gate, append_row(state.discard[p], state.discard_size[p], cards, count), state.discard[p])
+    return state.replace(slots=state.slots.at[p].set(block), discard=state.discard.at[p].set(discard),
+                         discard_size=state.discard_size.at[p].add(jnp.where(gate, count, 0)),
+                         active=state.active.at[p].set(jnp.where(gate & (slot == 0), 0, state.active[p])))
 
 
 # ---------------------------------------------------------------------------- damage (DMG-1..6)
@@ -288,10 +314,10 @@ def heal(state: GameState, p, slot, amount, gate=TRUE) -> GameState:
 
 # ---------------------------------------------------------------------------- Knock Outs, winning
 
-def resolve_knockouts(T: CardTables, state: GameState) -> GameState:
-    """KO-1..3 then WIN-1/2."""
+def resolve_knockouts(T: CardTables, state: GameState, gate=TRUE) -> GameState:
+    """KO-1..3 then WIN-1/2 (where gate)."""
     occ = occupied(state)
-    knocked = occ & (state.damage >= top_prop(T.hp, state))
+    knocked = gate & occ & (state.damage >= top_prop(T.hp, state))
     value = jnp.where(knocked, 1 + top_prop(T.ex, state), 0).sum(axis=1)  # points lost per seat
     points = state.points + value[::-1]
     # the Knocked Out stacks go to the discard piles, slot by slot, bottom card first
@@ -305,14 +331,14 @@ def resolve_knockouts(T: CardTables, state: GameState) -> GameState:
         points=points, discard=discard, discard_size=state.discard_size + jnp.sum(leaving, axis=1),
         slots=jnp.where(knocked[:, :, None], jnp.asarray(EMPTY_SLOT), state.slots),
         active=jnp.where(knocked[:, 0, None], 0, state.active))
-    return check_win(new)
+    return check_win(new, gate)
 
 
-def check_win(state: GameState) -> GameState:
-    """WIN-1, WIN-2."""
+def check_win(state: GameState, gate=TRUE) -> GameState:
+    """WIN-1, WIN-2 (where gate)."""
     in_play = jnp.any(occupied(state), axis=1)
     conditions = (state.points >= spec.POINTS_TO_WIN).astype(I32) + (~in_play[::-1]).astype(I32)
-    ends = ~state.game_over & (jnp.max(conditions) > 0)
+    ends = gate & ~state.game_over & (jnp.max(conditions) > 0)
     winner = jnp.where(conditions[0] == conditions[1], -1, (conditions[1] > conditions[0]).astype(I32))
     return state.replace(
         game_over=state.game_over | ends,
@@ -396,7 +422,7 @@ def settle(T: CardTables, state: GameState, max_turns, gate=TRUE) -> GameState:
     do_checkup = ~state.game_over & state.turn_ending & ~state.checkup_done
     state = checkup(state, do_checkup)
     state = state.replace(checkup_done=state.checkup_done | do_checkup)
-    state = merge(do_checkup, resolve_knockouts(T, state), state)
+    state = resolve_knockouts(T, state, do_checkup)
     limit = do_checkup & ~state.game_over & (state.turn >= max_turns)  # WIN-3
     state = state.replace(game_over=state.game_over | limit, truncated=state.truncated | limit,
                           winner=jnp.where(limit, -1, state.winner),

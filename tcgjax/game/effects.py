@@ -49,32 +49,11 @@ def _with_columns(block, damage, energy):
     return block.at[:, SLOT_INDEX["damage"]].set(damage).at[:, SLOT_INDEX["energy"]].set(energy)
 
 
-def _drawn_count(deck_size, hand_size, count, max_count: int):
-    """How many of `count` draws succeed (TURN-2 / draw effects; LIMIT-1, LIMIT-2): each stops at
-    an empty deck or a hand of HAND_DRAW_LIMIT cards, so the draws that happen are a prefix."""
-    room = jnp.minimum(deck_size, spec.HAND_DRAW_LIMIT - hand_size)
-    return jnp.clip(jnp.minimum(count, room), 0, max_count).astype(I32)
-
-
-def _append_row(row, size, cards, count):
-    """`row` with the first `count` entries of `cards` written from position `size` on."""
-    idx = jnp.arange(row.shape[0])
-    src = jnp.clip(idx - size, 0, cards.shape[0] - 1)
-    return jnp.where((idx >= size) & (idx < size + count), cards[src], row)
-
-
-def _drop_row(row, first, count):
-    """`row` without entries first .. first+count-1, the rest moved up, -1 at the end."""
-    idx = jnp.arange(row.shape[0])
-    src = jnp.where(idx >= first, idx + count, idx)
-    return jnp.where(src < row.shape[0], row[jnp.minimum(src, row.shape[0] - 1)], -1)
-
-
 def _shuffle_into_deck(state: GameState, deck, deck_size, cards, count, offset):
     """RNG-3: `count` cards (first entries of `cards`) put at the bottom of `deck`, then the deck
     shuffled with stream values from rng_counter + offset. Returns (deck, size, values used)."""
     size = deck_size + count
-    row = core.shuffled(state.seed, state.rng_counter + offset, _append_row(deck, deck_size, cards, count), size)
+    row = core.shuffled(state.seed, state.rng_counter + offset, core.append_row(deck, deck_size, cards, count), size)
     return row, size, jnp.maximum(size - 1, 0)
 
 
@@ -120,7 +99,8 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
     """TRAINER-1 (the caller removed the card from the hand). The Trainer kinds exclude each other:
     each computes the rows it changes from `state`, and the rows are written once, gated."""
     o = 1 - p
-    kind = T.t_kind[card]
+    gate, card = core.materialize(gate), core.materialize(card)
+    kind = core.materialize(T.t_kind[card])
     is_ = lambda name: kind == TRAINER_KIND[name]  # noqa: E731
     pokeball, red, draw = is_("deck_random_basic_to_hand"), is_("opponent_shuffle_hand_draw"), is_("draw")
     koga, fossil, surge = is_("return_active_to_hand"), is_("fossil"), is_("move_bench_energy_to_active")
@@ -135,16 +115,16 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
     found = pokeball & (jnp.sum(basics) > 0)
     position = core.kth_true(basics, core.pick_at(state, 0, jnp.sum(basics)))
     # Professor's Research: the top cards
-    drawn = jnp.where(draw, _drawn_count(deck_size, hand_size, T.t_count[card], T.max_trainer_draw), 0)
+    drawn = jnp.where(draw, core.drawn_count(deck_size, hand_size, T.t_count[card], T.max_trainer_draw), 0)
     deck_first = jnp.where(found, position, 0)
     deck_taken = jnp.where(found, 1, drawn)
     # Koga: the Active's stack (bottom card first) returns to the hand
     stack = state.stack[p, 0]
     joining = jnp.where(koga, jnp.pad(stack, (0, spec.DECK_SIZE - spec.STACK_DEPTH), constant_values=-1),
-                        _drop_row(deck, 0, deck_first))  # Poké Ball's card or the drawn cards lead this row
+                        core.drop_row(deck, 0, deck_first))  # Poké Ball's card or the drawn cards lead this row
     joining_count = jnp.where(koga, jnp.sum(stack >= 0), deck_taken)
     # fossils go into play, every other Trainer to the discard pile
-    discard = _append_row(discard, discard_size, card[None], (~fossil).astype(I32))
+    discard = core.append_row(discard, discard_size, card[None], (~fossil).astype(I32))
     # --- the Pokémon in play
     fossil_row = core.new_slot_row(card, state.turn)
     t = jnp.maximum(T.t_type[card], 0)
@@ -157,14 +137,14 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
     # --- the opponent: Red Card shuffles the hand into the deck, then draws
     shuffled, shuffled_size, used = _shuffle_into_deck(state, state.deck[o], state.deck_size[o], state.hand[o],
                                                        state.hand_size[o], 0)
-    opp_drawn = _drawn_count(shuffled_size, 0, T.t_count[card], T.max_trainer_draw)
-    opp_deck = _drop_row(shuffled, 0, opp_drawn)
+    opp_drawn = core.drawn_count(shuffled_size, 0, T.t_count[card], T.max_trainer_draw)
+    opp_deck = core.drop_row(shuffled, 0, opp_drawn)
     opp_hand = jnp.where(jnp.arange(spec.HAND_CAPACITY) < opp_drawn, shuffled, -1)
     # --- one gated write per array
     keep = lambda new, old: jnp.where(gate, new, old)  # noqa: E731
     zones = jnp.stack([
-        jnp.stack([keep(_drop_row(deck, deck_first, deck_taken), state.deck[p]),
-                   keep(_append_row(hand, hand_size, joining, joining_count), hand), keep(discard, state.discard[p])]),
+        jnp.stack([keep(core.drop_row(deck, deck_first, deck_taken), state.deck[p]),
+                   keep(core.append_row(hand, hand_size, joining, joining_count), hand), keep(discard, state.discard[p])]),
         jnp.stack([keep(jnp.where(red, opp_deck, state.deck[o]), state.deck[o]),
                    keep(jnp.where(red, opp_hand, state.hand[o]), state.hand[o]), state.discard[o]])])
     if p == 1:
@@ -187,17 +167,22 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
                          slots=state.slots.at[p].set(keep(slots, state.slots[p])), active=keep(active, state.active))
 
 
-def answer_trainer_target(T: CardTables, state: GameState, p, slot, gate) -> GameState:
-    card = jnp.maximum(state.aux_card, 0)
+def answer_trainer_target(T: CardTables, state: GameState, p: int, slot, gate) -> GameState:
+    gate, slot = core.materialize(gate), core.materialize(slot)
+    card = core.materialize(jnp.maximum(state.aux_card, 0))
     kind = T.t_kind[card]
     t = jnp.maximum(T.t_type[card], 0)
-    state_heal = core.heal(state, p, slot, T.t_amount[card], gate & (kind == TRAINER_KIND["heal_target"]))
+    chosen = SLOTS == slot
+    heal = gate & (kind == TRAINER_KIND["heal_target"])
+    damage = jnp.where(heal & chosen, jnp.maximum(state.damage[p] - T.t_amount[card], 0), state.damage[p])
     misty = gate & (kind == TRAINER_KIND["flip_until_tails_energy_to_target"])
     heads, used = core.flip_until_tails_at(state, 0)
     brock = gate & (kind == TRAINER_KIND["zone_energy_to_named"])
     gained = jnp.where(misty, heads, 0) + brock.astype(I32)
-    state = state_heal.replace(energy=state_heal.energy.at[p, slot, t].add(gained), aux_card=jnp.where(gate, -1, state.aux_card))
-    return core.advance(state, used, misty)
+    energy = state.energy[p] + jnp.where(chosen[:, None] & (jnp.arange(spec.NUM_ENERGY) == t), gained, 0)
+    return state.replace(slots=state.slots.at[p].set(_with_columns(state.slots[p], damage, energy)),
+                         aux_card=jnp.where(gate, -1, state.aux_card),
+                         rng_counter=state.rng_counter + jnp.where(misty, used, 0))
 
 
 # ====================================================================== Abilities
@@ -238,40 +223,51 @@ def ability_usable(T: CardTables, state: GameState, p, slot):
     return (card >= 0) & jnp.where(T.is_fossil[c] == 1, fossil_ok, base & specific)
 
 
-def use_ability(T: CardTables, state: GameState, p, slot, gate) -> GameState:
-    old = state
+def use_ability(T: CardTables, state: GameState, p: int, slot, gate) -> GameState:
+    """The Ability of p's `slot`: one write per changed array, gated."""
     o = 1 - p
-    c = jnp.maximum(state.card[p, slot], 0)
+    gate, slot = core.materialize(gate), core.materialize(slot)
+    c = core.materialize(jnp.maximum(state.card[p, slot], 0))
     kind = T.ab_kind[c]
-    flags = {name: gate & (kind == value) for name, value in ABILITY_KIND.items()}
-    is_ = flags.__getitem__
+    is_ = lambda name: kind == ABILITY_KIND[name]  # noqa: E731
     t = jnp.maximum(T.ab_type[c], 0)
-    state = state.replace(ability_used=state.ability_used.at[p, slot].set(True))
-    heal_all = is_("heal_all_own")
-    damage = jnp.where(heal_all & (state.card[p] >= 0), jnp.maximum(state.damage[p] - T.ab_amount[c], 0), state.damage[p])
+    damage = jnp.where(is_("heal_all_own") & (state.card[p] >= 0), jnp.maximum(state.damage[p] - T.ab_amount[c], 0),
+                       state.damage[p])
+    typed = jnp.arange(spec.NUM_ENERGY) == t
+    energy = (state.energy[p] + jnp.where((SLOTS == slot)[:, None] & typed, is_("zone_energy_to_self").astype(I32), 0)
+              + jnp.where((SLOTS == 0)[:, None] & typed, is_("zone_energy_to_active_of_type").astype(I32), 0))
+    block = _with_columns(state.slots[p], damage, energy)
+    block = block.at[:, SLOT_INDEX["ability_used"]].set(jnp.where(SLOTS == slot, 1, block[:, SLOT_INDEX["ability_used"]]))
     targeted = is_("pull_opponent_bench_basic") | is_("damage_opponent_any")
     switch = is_("switch_out_opponent_active")
-    energy = state.energy.at[p, slot, t].add(is_("zone_energy_to_self").astype(I32))
-    energy = energy.at[p, 0, t].add(is_("zone_energy_to_active_of_type").astype(I32))
-    state = state.replace(
-        damage=state.damage.at[p].set(damage), energy=energy,
-        phase=jnp.where(targeted, spec.ABILITY_TARGET, jnp.where(switch, spec.SWITCH_OUT, state.phase)),
-        decider=jnp.where(targeted, p, jnp.where(switch, o, state.decider)),
-        aux_index=jnp.where(targeted, slot, state.aux_index))
     sleep = is_("coin_opponent_asleep")
     heads = (core.value_at(state, 0) & 1) == 1
-    state = apply_status(state, o, STATUS_CODE["asleep"], sleep & heads)
-    state = core.advance(state, 1, sleep)
-    state = apply_status(state, o, STATUS_CODE["poisoned"], is_("poison_opponent_active"))
-    return merge(gate, state, old)
+    status = _status_values(state.poisoned[o], state.burned[o], state.special[o], STATUS_CODE["asleep"], sleep & heads)
+    status = _status_values(*status, STATUS_CODE["poisoned"], is_("poison_opponent_active"))
+    active_o = state.active[o].at[ACTIVE["poisoned"]].set(status[0].astype(I32))
+    active_o = active_o.at[ACTIVE["burned"]].set(status[1].astype(I32)).at[ACTIVE["special"]].set(status[2])
+    flow = state.replace(
+        phase=jnp.where(targeted, spec.ABILITY_TARGET, jnp.where(switch, spec.SWITCH_OUT, state.phase)),
+        decider=jnp.where(targeted, p, jnp.where(switch, o, state.decider)),
+        aux_index=jnp.where(targeted, slot, state.aux_index), rng_counter=state.rng_counter + sleep.astype(I32)).flow
+    keep = lambda new, old: jnp.where(gate, new, old)  # noqa: E731
+    return state.replace(slots=state.slots.at[p].set(keep(block, state.slots[p])),
+                         active=state.active.at[o].set(keep(active_o, state.active[o])), flow=keep(flow, state.flow))
 
 
-def answer_ability_target(T: CardTables, state: GameState, p, opp_slot, gate) -> GameState:
-    c = jnp.maximum(state.card[p, jnp.maximum(state.aux_index, 0)], 0)
+def answer_ability_target(T: CardTables, state: GameState, p: int, opp_slot, gate) -> GameState:
+    o = 1 - p
+    gate, opp_slot = core.materialize(gate), core.materialize(opp_slot)
+    c = core.materialize(jnp.maximum(state.card[p, jnp.maximum(state.aux_index, 0)], 0))
     kind = T.ab_kind[c]
-    pulled = core.swap_active_with_bench(state, 1 - p, opp_slot, gate & (kind == ABILITY_KIND["pull_opponent_bench_basic"]))
-    hit = core.add_damage(pulled, 1 - p, opp_slot, T.ab_amount[c], gate & (kind == ABILITY_KIND["damage_opponent_any"]))
-    return hit.replace(aux_index=jnp.where(gate, -1, state.aux_index))
+    pull = gate & (kind == ABILITY_KIND["pull_opponent_bench_basic"])
+    hit = gate & (kind == ABILITY_KIND["damage_opponent_any"])
+    order = jnp.where(pull & (SLOTS == 0), opp_slot, jnp.where(pull & (SLOTS == opp_slot), 0, SLOTS))
+    block = state.slots[o][order]
+    damage = block[:, SLOT_INDEX["damage"]] + jnp.where(hit & (SLOTS == opp_slot), T.ab_amount[c], 0)
+    block = block.at[:, SLOT_INDEX["damage"]].set(damage)
+    return state.replace(slots=state.slots.at[o].set(block), active=state.active.at[o].set(jnp.where(pull, 0, state.active[o])),
+                         aux_index=jnp.where(gate, -1, state.aux_index))
 
 
 # ====================================================================== Attacks
@@ -358,7 +354,9 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     reference's effects read nothing an earlier one of the same attack changed), changes small
     per-seat rows, and each packed array is written once at the end, gated."""
     o = 1 - p
-    kind = T.atk_kind[card, a]
+    # per-game values that gate row writes are computed once per game (see core.materialize)
+    gate, card, a, target = (core.materialize(x) for x in (gate, card, a, target))
+    kind = core.materialize(T.atk_kind[card, a])
     flags = {name: kind == value for name, value in ATTACK_KIND.items()}
     is_ = flags.__getitem__
     amount = T.atk_amount[card, a]
@@ -466,7 +464,7 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     benched = found & family
     used = used + found.astype(I32)
     # Pay Day
-    drawn = jnp.where(go & is_("draw"), _drawn_count(state.deck_size[p], state.hand_size[p], T.atk_count[card, a],
+    drawn = jnp.where(go & is_("draw"), core.drawn_count(state.deck_size[p], state.hand_size[p], T.atk_count[card, a],
                                                      T.max_attack_draw), 0)
     deck_first = jnp.where(found, position, 0)
     deck_taken = jnp.where(found, 1, drawn)
@@ -512,10 +510,10 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     active_new = jnp.stack([active_p, active_o][:: 1 if p == 0 else -1])
     deck_o = jnp.where(wing, shuffled, state.deck[o])
     hand_o = jnp.where(claw, core.remove_at(state.hand[o], h), state.hand[o])
-    discard_o = jnp.where(claw, _append_row(state.discard[o], state.discard_size[o], lost[None], (lost >= 0).astype(I32)),
+    discard_o = jnp.where(claw, core.append_row(state.discard[o], state.discard_size[o], lost[None], (lost >= 0).astype(I32)),
                           state.discard[o])
-    zones_p = jnp.stack([_drop_row(deck, deck_first, deck_taken),
-                         _append_row(hand, state.hand_size[p], _drop_row(deck, 0, deck_first), to_hand), state.discard[p]])
+    zones_p = jnp.stack([core.drop_row(deck, deck_first, deck_taken),
+                         core.append_row(hand, state.hand_size[p], core.drop_row(deck, 0, deck_first), to_hand), state.discard[p]])
     zones_new = jnp.stack([zones_p, jnp.stack([deck_o, hand_o, discard_o])][:: 1 if p == 0 else -1])
     seat = state.replace(
         deck_size=state.deck_size.at[p].add(-deck_taken).at[o].set(jnp.where(wing, shuffled_size, state.deck_size[o])),

@@ -165,14 +165,27 @@ def from_canonical(values: dict) -> GameState:
                      **{name: jnp.asarray(value.astype(np.int32)) for name, value in packed.items()})
 
 
+_PACKED = ("flow", "seat", "zones", "slots", "active")
+
+
+def _written(array):
+    return array // (1 + (array == np.iinfo(np.int32).min).astype(array.dtype))
+
+
 _FLOW_SEATS = np.isin(np.arange(len(FLOW_FIELDS)), [FLOW_FIELDS.index(n) for n in ("turn_player", "first_player", "decider")])
 _FLOW_WINNER = np.arange(len(FLOW_FIELDS)) == FLOW_FIELDS.index("winner")
 
 
-def rotate(state: GameState, seat) -> GameState:
+def rotate(state: GameState, seat, write_first: bool = False) -> GameState:
     """The same game seen with `seat` as seat 0 (its own inverse). The JAX engine works in the frame
-    of the player who acts, so that indexing by player is static."""
+    of the player who acts, so that indexing by player is static. `write_first`: see below."""
     flip = seat == 1
+    if write_first:
+        # The arrays are written once before the flip: XLA would otherwise fuse the computations that
+        # produce them into the flip's kernel and evaluate them twice per element (once for each seat
+        # order). An integer division is a producer XLA does not duplicate; the divisor is 1 at run
+        # time but not a constant (see core.materialize).
+        state = state.replace(**{name: _written(getattr(state, name)) for name in _PACKED})
     flow = state.flow
     flipped_flow = jnp.where(_FLOW_SEATS | (_FLOW_WINNER & (flow >= 0)), 1 - flow, flow)
     return state.replace(

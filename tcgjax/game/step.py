@@ -207,7 +207,8 @@ def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TUR
     # player's seat as the decider sees it. One full-state rotation fewer per step.
     turn_player_seen = acted.turn_player
     turn_player = jnp.where(decider == 1, 1 - turn_player_seen, turn_player_seen)
-    settled = core.settle(T, rotate(acted, turn_player_seen), max_turns, (acted.phase == spec.MAIN) & ~acted.game_over)
+    settled = core.settle(T, rotate(acted, turn_player_seen, write_first=True), max_turns,
+                          (acted.phase == spec.MAIN) & ~acted.game_over)
     return merge(legal, rotate(settled, turn_player), state)
 
 
