@@ -10,6 +10,7 @@ random play needs), the number to compare with the reference engine's game actio
     python -m tcgjax.bench --env --batch 1024     # the single-agent env, default vs interleaved mode
     python -m tcgjax.bench --env --closed-params  # the same, params closed over as a trainer compiles them
     python -m tcgjax.bench --profile --batch 1024 # kernel time by kernel name
+    python -m tcgjax.bench --bytes --batch 64     # bytes written per game action, by call site
 """
 
 from __future__ import annotations
@@ -135,6 +136,74 @@ def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 2
     return [(name, ns / wall_ns, runs[name]) for name, ns in rows]
 
 
+def bytes_written(batch: int = 64, scan_length: int = 16, top: int = 25) -> tuple[float, list[tuple[str, float]]]:
+    """Bytes the compiled core writes per game per game action, and their split by call site.
+
+    Compiles `core_programs`' run, takes the largest `while` body of its HLO (the scan body: one
+    batched game action; loops nested in it, such as the shuffle, are not counted) and adds up the
+    output size of every instruction that writes an array. Each instruction's stack frames (in the
+    compiled HLO text) name the line of `step`, `_apply_action` or `settle` it comes from and the
+    rule function called there. Returns (bytes per game, the `top` (site, bytes per game) rows);
+    "?" collects the copies XLA inserts, which carry no source location."""
+    import re
+    from collections import Counter
+
+    reset, run = core_programs(batch, scan_length)
+    key = jax.random.key(0)
+    text = run.lower(key, reset(key)).compile().as_text()
+    lines = text.splitlines()
+
+    def table(title):
+        start = lines.index(title) + 1
+        rows = []
+        for line in lines[start:]:
+            if not line[:1].isdigit():
+                break
+            rows.append(line)
+        return rows
+
+    def ids(line):
+        return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+
+    files = {int(r.split()[0]): r.split('"')[1] for r in table("FileNames")}
+    functions = {int(r.split()[0]): r.split('"')[1] for r in table("FunctionNames")}
+    locations = {int(r.split()[0]): ids(r) for r in table("FileLocations")}
+    frames = {int(r.split()[0]): ids(r) for r in table("StackFrames")}
+
+    def stack(frame):  # innermost first; a parent id is printed one above the frame it names
+        out = []
+        while frame in frames:
+            location = locations[frames[frame]["file_location_id"]]
+            out.append((files[location["file_name_id"]], functions[location["function_name_id"]], location["line"]))
+            frame = frames[frame]["parent_frame_id"] - 1
+        return out[::-1]
+
+    computations, current = {}, None
+    for line in lines:
+        header = re.match(r"^(ENTRY )?%?([\w.\-]+) .*\{\s*$", line)
+        if header and not line.startswith(" "):
+            current = computations.setdefault(header.group(2), [])
+        elif current is not None and line.startswith("  "):
+            current.append(line)
+    body = max(set(re.findall(r"body=%?([\w.\-]+)", text)), key=lambda name: len(computations.get(name, [])))
+    itemsize = {"pred": 1, "s8": 1, "u8": 1}
+    sites, total = Counter(), 0
+    for line in computations[body]:
+        match = re.match(r"\s*(ROOT )?%?[\w.\-]+ = (\w+)\[([\d,]*)\]\S* ([\w\-]+)\(", line)
+        if not match or match.group(4) in ("parameter", "get-tuple-element", "tuple", "bitcast", "constant"):
+            continue
+        size = int(np.prod([int(d) for d in match.group(3).split(",") if d])) * itemsize.get(match.group(2), 4)
+        total += size
+        frame = re.search(r"stack_frame_id=(\d+)", line)
+        site = "?"
+        calls = [f for f in (stack(int(frame.group(1))) if frame else []) if "tcgjax/game/" in f[0]]
+        for i, (_, function, line_number) in enumerate(calls):
+            if function in ("step", "_apply_action", "settle"):
+                site = f"{function}:{line_number}" + (f" -> {calls[i + 1][1]}" if i + 1 < len(calls) else "")
+        sites[site] += size
+    return total / batch, [(site, size / batch) for site, size in sites.most_common(top)]
+
+
 def env_program(batch: int, scan_length: int, closed_params=None):
     """(reset, run, params) of the single-agent env `TCGPocketA1-v0` with a uniform random legal
     agent: `run(key, states, params)` makes `scan_length` env steps in each of `batch` envs and
@@ -249,9 +318,18 @@ def main(argv=None) -> None:
                         help="time the single-agent env (default and interleaved modes, random agent vs random opponent) instead")
     parser.add_argument("--closed-params", action="store_true",
                         help="with --env: compile one program per mode with the params closed over (as a trainer does)")
+    parser.add_argument("--bytes", action="store_true",
+                        help="bytes the compiled core writes per game action, by call site (HLO of the scan body) instead")
     parser.add_argument("--profile", action="store_true",
                         help="kernel time of the core by kernel name (jax.profiler trace) instead of throughput")
     args = parser.parse_args(argv)
+    if args.bytes:
+        for batch in args.batch:
+            total, rows = bytes_written(batch, args.scan_length)
+            print(f"batch {batch}: {total:,.0f} bytes written per game per game action; by call site:", flush=True)
+            for site, size in rows:
+                print(f"  {size:9,.0f}  {site}")
+        return
     if args.profile:
         for batch in args.batch:
             print(f"batch {batch}: share of wall time, runs in 3 calls of {args.scan_length} steps, kernel", flush=True)
