@@ -52,6 +52,7 @@ def main(argv=None):
     for name, opponent in (("random", OPPONENT_RANDOM), ("max-damage", OPPONENT_HEURISTIC)):
         ppo.env_params = ppo.env_params.replace(opponent=opponent)
         scores = evaluate(ppo, params, num_episodes=args.eval_battles, seed=12345)
+        result.evaluation[name] = scores
         print(f"saved policy vs the {name} opponent: win rate {scores['win'].mean():.3f} "
               f"over {len(scores['win'])} battles, mean length {scores['length'].mean():.1f} steps")
     return result

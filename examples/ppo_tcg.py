@@ -43,17 +43,24 @@ def win(reward, info):
     return (reward > 0.5).astype(jnp.float32)
 
 
-def win_rates(ppo, params, games: int, seed: int) -> dict[str, float]:
-    """Win/loss/draw rates of the policy over `games` new games against each opponent."""
+def evaluate_both(ppo, params, games: int, seed: int) -> dict[str, dict]:
+    """Per-game metrics (return, length) of the policy over `games` new games against each opponent."""
     out = {}
     base = ppo.env_params
     for name, opponent in (("random", OPPONENT_RANDOM), ("heuristic", OPPONENT_HEURISTIC)):
         ppo.env_params = base.replace(opponent=opponent)
-        returns = evaluate(ppo, params, num_episodes=games, seed=seed)["return"]
-        out[name] = float((returns > 0.5).mean())
-        out[name + "_loss"] = float((returns < -0.5).mean())
+        out[name] = evaluate(ppo, params, num_episodes=games, seed=seed)
     ppo.env_params = base
     return out
+
+
+def win_rates(evaluation: dict[str, dict]) -> dict[str, float]:
+    """Win and loss rates per opponent of `evaluate_both`'s games (+1 win, -1 loss, 0 draw or turn limit)."""
+    rates = {}
+    for name, scores in evaluation.items():
+        rates[name] = float((scores["return"] > 0.5).mean())
+        rates[name + "_loss"] = float((scores["return"] < -0.5).mean())
+    return rates
 
 
 def main(argv=None):
@@ -63,7 +70,8 @@ def main(argv=None):
         return result
     # Reload the checkpoint and evaluate it, so what we report is what was saved.
     _, params, ppo = load_checkpoint(result.out_dir / "checkpoint.msgpack")
-    rates = win_rates(ppo, params, args.eval_games, seed=12345)
+    result.evaluation = evaluate_both(ppo, params, args.eval_games, seed=12345)
+    rates = win_rates(result.evaluation)
     print(f"evaluation of the saved policy over {args.eval_games} new games per opponent: "
           f"vs random win {rates['random']:.3f} (loss {rates['random_loss']:.3f}), "
           f"vs heuristic win {rates['heuristic']:.3f} (loss {rates['heuristic_loss']:.3f})")

@@ -367,6 +367,9 @@ class TrainResult:
     compile_seconds: float
     reached_target: bool
     out_dir: pathlib.Path | None
+    # What a script measured after training (e.g. the examples' evaluation of the saved policy:
+    # opponent name -> per-episode metric arrays); empty unless the script fills it.
+    evaluation: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def _progress(msg: str) -> None:
@@ -515,7 +518,8 @@ def load_checkpoint(path: str | pathlib.Path) -> tuple[PPOConfig, Any, Learner]:
         template = learner.initial_state(jax.random.key(0))[0].params
     else:
         learner = PPO(config)
-        template = learner.init(jax.random.key(0)).train_state.params
+        # Only the parameters' structure is needed: trace, do not compile or run the envs' reset.
+        template = jax.eval_shape(lambda: learner.init(jax.random.key(0)).train_state.params)
     params = flax.serialization.from_bytes(template, path.read_bytes())
     return config, params, learner
 
@@ -563,6 +567,18 @@ def evaluate(ppo: PPO, params: Any, num_episodes: int, seed: int = 0, greedy: bo
     if not finished.all():
         print(f"warning: {int((~finished).sum())} of {n} evaluation episodes did not end within {max_steps} steps", file=sys.stderr)
     return {k: np.asarray(v)[finished] for k, v in carry_state[6].items()}
+
+
+def rate_interval(outcomes: Any, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval (95% for z = 1.96) of the rate of a 0/1 outcome (e.g. per-episode wins)."""
+    x = np.asarray(outcomes, np.float64)
+    n = x.size
+    if n == 0:
+        raise ValueError("no outcomes: the interval of an empty sample is undefined")
+    p = float(x.mean())
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
 
 
 def _evaluation_chunk(ppo: PPO, n: int, greedy: bool):
