@@ -29,6 +29,7 @@ import optax
 from flax.training.train_state import TrainState
 
 import paritygym
+from paritygym.batching import batched_step
 from paritygym.random import batch_keys
 from paritygym.train import networks as nets
 
@@ -314,7 +315,7 @@ class PPO(Learner):
             mask = self._mask(r.env_state)
             dist, value, carry = self.apply(params, r.obs, r.carry, r.start)
             action, log_prob = nets.sample_action(k_act, dist, self.continuous, None if self.continuous else mask)
-            obs, env_state, reward, terminated, truncated, info = jax.vmap(self.env.step, in_axes=(0, 0, 0, None))(
+            obs, env_state, reward, terminated, truncated, info = batched_step(self.env)(
                 batch_keys(k_env, cfg.num_envs), r.env_state, self.env_action(action), self.env_params
             )
             obs = _flatten_obs(obs)
@@ -602,7 +603,7 @@ def _evaluation_chunk(ppo: PPO, n: int, greedy: bool):
             action = nets.greedy_action(dist, ppo.continuous, mask)
         else:
             action, _ = nets.sample_action(k_act, dist, ppo.continuous, mask)
-        obs, state, reward, term, trunc, info = jax.vmap(ppo.env.step, in_axes=(0, 0, 0, None))(
+        obs, state, reward, term, trunc, info = batched_step(ppo.env)(
             jax.random.split(k_env, n), state, ppo.env_action(action), env_params
         )
         done = term | trunc
