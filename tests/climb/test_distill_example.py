@@ -3,28 +3,17 @@ end-to-end run with tiny budgets."""
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 import jax
 import jax.numpy as jnp
-import numpy as np
 import pytest
 
 from paritygym.train import networks as nets
 
-EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "climb_distill.py"
-
-
-def _example():
-    spec = importlib.util.spec_from_file_location("climb_distill", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from ..examples import load_example
 
 
 def test_gaussian_kl_against_sampling():
-    ex = _example()
+    ex = load_example("climb_distill")
     mp, lp = jnp.array([0.3, -0.2]), jnp.array([-0.5, 0.1])
     mq, lq = jnp.array([0.1, 0.4]), jnp.array([-0.2, -0.3])
     x = mp + jnp.exp(lp) * jax.random.normal(jax.random.key(0), (200_000, 2))
@@ -35,7 +24,7 @@ def test_gaussian_kl_against_sampling():
 
 
 def test_numpy_student_matches_jax():
-    ex = _example()
+    ex = load_example("climb_distill")
     network = nets.MLPActorCritic(2, True, (64, 64))
     params = network.init(jax.random.key(1), jnp.zeros((1, 24)))
     params = jax.tree.map(lambda p: p + 0.3 * jax.random.normal(jax.random.key(2), p.shape), params)
@@ -44,7 +33,7 @@ def test_numpy_student_matches_jax():
 
 @pytest.mark.slow
 def test_example_end_to_end(tmp_path):
-    report = _example().main(["--out-dir", str(tmp_path), "--specialist-seconds", "10", "--dagger-iterations", "2",
+    report = load_example("climb_distill").main(["--out-dir", str(tmp_path), "--specialist-seconds", "10", "--dagger-iterations", "2",
                               "--dagger-envs", "8", "--dagger-steps", "60", "--dagger-epochs", "10",
                               "--episode-steps", "60", "--eval-episodes", "4", "--num-envs", "8"])
     assert 0.0 <= report["climbjax"]["success_rate"] <= 1.0 and 0.0 <= report["mujoco"]["success_rate"] <= 1.0

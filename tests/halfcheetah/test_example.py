@@ -3,25 +3,16 @@ policy on both backends (slow)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 
 import numpy as np
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _example():
-    spec = importlib.util.spec_from_file_location("ppo_halfcheetah", ROOT / "examples" / "ppo_halfcheetah.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from ..examples import load_example
 
 
 def test_example_smoke(tmp_path):
-    example = _example()
+    example = load_example("ppo_halfcheetah")
     result = example.main(["--total-timesteps", "2048", "--num-envs", "8", "--num-steps", "64", "--num-minibatches", "2",
                            "--update-epochs", "1", "--out-dir", str(tmp_path), "--eval-episodes", "0"])
     assert result.steps >= 2048
@@ -47,5 +38,5 @@ def test_l4_shipped_policy_same_return_on_both_backends():
 def test_example_full_run_learns(tmp_path):
     """The whole example at its defaults (12-minute budget): the cheetah runs forward (a random
     policy's return is below 0; the documented run reached 1476)."""
-    result = _example().main(["--out-dir", str(tmp_path), "--eval-episodes", "0"])
+    result = load_example("ppo_halfcheetah").main(["--out-dir", str(tmp_path), "--eval-episodes", "0"])
     assert result.history[-1]["mean_return"] > 1000, result.history[-1]

@@ -8,43 +8,22 @@ separate XLA programs, about 115 CPU s each; docs/training.md "Examples in the t
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import math
-import pathlib
-
-import jax
 import numpy as np
 import pytest
 
-from paritygym.train import load_checkpoint
 from paritygym.train.ppo import rate_interval
 
-EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "ppo_pokemon.py"
-
-
-def _example():
-    spec = importlib.util.spec_from_file_location("ppo_pokemon", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from ..examples import check_saved_run, load_example
 
 
 @pytest.mark.slow
 def test_example_smoke(tmp_path, capsys):
     # --eval-battles equals --num-envs: the evaluation's vmapped reset is the program training compiled.
-    result = _example().main(["--num-envs", "16", "--num-steps", "64", "--total-timesteps", "4096", "--hidden", "64",
+    result = load_example("ppo_pokemon").main(["--num-envs", "16", "--num-steps", "64", "--total-timesteps", "4096", "--hidden", "64",
                               "--num-minibatches", "4", "--target-metric", "none", "--log-every-s", "0",
                               "--out-dir", str(tmp_path), "--eval-battles", "16"])  # fmt: skip
-    assert result.steps >= 4096
-    last = result.history[-1]
-    assert all(math.isfinite(last[k]) for k in ("policy_loss", "value_loss", "entropy", "approx_kl")), last
+    check_saved_run(result, tmp_path, 4096)
     assert any(h["episodes"] > 0 for h in result.history), result.history
-    metrics = json.loads((tmp_path / "metrics.json").read_text())
-    assert metrics["steps"] == result.steps and (tmp_path / "metrics.csv").exists() and (tmp_path / "curve.png").exists()
-    _, params, _ = load_checkpoint(tmp_path / "checkpoint.msgpack")
-    for a, b in zip(jax.tree.leaves(result.params), jax.tree.leaves(params)):
-        assert np.array_equal(a, b)
     for opponent in ("random", "max-damage"):
         wins = result.evaluation[opponent]["win"]
         assert len(wins) == 16 and set(np.unique(wins)) <= {0.0, 1.0}
@@ -58,7 +37,7 @@ def test_example_full_run_beats_the_random_opponent(tmp_path):
     200+ battles, 1 h budget) reaches its target, and the saved policy wins clearly more than the
     half a random policy wins against the random opponent: the 95% interval of its win rate over
     256 new battles lies above 0.75 (docs/training.md: about 0.94)."""
-    example = _example()
+    example = load_example("ppo_pokemon")
     result = example.main(["--out-dir", str(tmp_path)])
     wins = result.evaluation["random"]["win"]
     low, high = rate_interval(wins)

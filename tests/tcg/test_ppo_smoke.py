@@ -9,42 +9,21 @@ the test suites")."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import math
-import pathlib
-
-import jax
 import numpy as np
 import pytest
 
-from paritygym.train import load_checkpoint
 from paritygym.train.ppo import rate_interval
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _example():
-    spec = importlib.util.spec_from_file_location("ppo_tcg", ROOT / "examples" / "ppo_tcg.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from ..examples import check_saved_run, load_example
 
 
 @pytest.mark.slow
 def test_example_smoke(tmp_path, capsys):
     # --eval-games equals --num-envs: the evaluation's vmapped reset is the program training compiled.
-    result = _example().main(["--num-envs", "16", "--num-steps", "16", "--total-timesteps", "2048", "--num-minibatches", "4",
+    result = load_example("ppo_tcg").main(["--num-envs", "16", "--num-steps", "16", "--total-timesteps", "2048", "--num-minibatches", "4",
                               "--target-metric", "none", "--log-every-s", "0", "--out-dir", str(tmp_path),
                               "--eval-games", "16"])  # fmt: skip
-    assert result.steps >= 2048
-    last = result.history[-1]
-    assert all(math.isfinite(last[k]) for k in ("policy_loss", "value_loss", "entropy", "approx_kl")), last
-    metrics = json.loads((tmp_path / "metrics.json").read_text())
-    assert metrics["steps"] == result.steps and (tmp_path / "metrics.csv").exists() and (tmp_path / "curve.png").exists()
-    _, params, _ = load_checkpoint(tmp_path / "checkpoint.msgpack")
-    for a, b in zip(jax.tree.leaves(result.params), jax.tree.leaves(params)):
-        assert np.array_equal(a, b)
+    check_saved_run(result, tmp_path, 2048)
     for opponent in ("random", "heuristic"):
         returns = result.evaluation[opponent]["return"]
         assert len(returns) == 16 and set(np.unique(returns)) <= {-1.0, 0.0, 1.0}
@@ -58,7 +37,7 @@ def test_example_full_run_beats_the_random_opponent(tmp_path):
     budget) learns: over 256 new games against the random opponent the saved policy's win rate
     (a random policy: about 0.5 from either seat) has its 95% interval above 0.6
     (docs/training.md: about 0.8)."""
-    example = _example()
+    example = load_example("ppo_tcg")
     result = example.main(["--out-dir", str(tmp_path)])
     wins = result.evaluation["random"]["return"] > 0.5
     low, high = rate_interval(wins)

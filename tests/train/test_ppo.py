@@ -3,9 +3,7 @@ Pong example (a few thousand steps here; to its target in the slow suite)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 
 import jax
 import numpy as np
@@ -14,7 +12,7 @@ import pytest
 from paritygym.train import PPOConfig, evaluate, load_checkpoint, train
 from paritygym.train.record import record_gif
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from ..examples import load_example
 
 
 def small(**kwargs) -> PPOConfig:
@@ -84,15 +82,8 @@ def test_bad_configs_are_refused():
         train(small(num_minibatches=3), verbose=False)
 
 
-def _example(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_pong_example_smoke(tmp_path, capsys):
-    example = _example("ppo_pong")
+    example = load_example("ppo_pong")
     example.main(["--total-timesteps", "4096", "--num-envs", "32", "--num-steps", "32", "--out-dir", str(tmp_path),
                   "--log-every-s", "0"])  # fmt: skip
     out = capsys.readouterr().out
@@ -101,14 +92,14 @@ def test_pong_example_smoke(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_pong_example_beats_the_opponent_within_15_minutes(tmp_path):
-    example = _example("ppo_pong")
+    example = load_example("ppo_pong")
     result = example.main(["--out-dir", str(tmp_path), "--no-gif"])
     assert result.reached_target and result.seconds + result.compile_seconds < 15 * 60
 
 
 def test_gameboy_example_smoke(tmp_path):
     """PPO with the policy in JAX and the emulators in Rust (host rollouts through the vector API)."""
-    example = _example("ppo_gameboy")
+    example = load_example("ppo_gameboy")
     result = example.main(["--total-timesteps", "1024", "--num-envs", "8", "--num-steps", "64", "--num-minibatches", "2",
                            "--out-dir", str(tmp_path), "--log-every-s", "0"])  # fmt: skip
     assert result.steps == 1024 and np.isfinite(result.history[-1]["policy_loss"])
@@ -122,7 +113,7 @@ def test_gameboy_example_smoke(tmp_path):
 def test_gameboy_example_full_run_learns(tmp_path):
     """The whole example at its defaults: the policy catches clearly more than random play, which
     scores about 1.7 per episode (docs/training.md)."""
-    example = _example("ppo_gameboy")
+    example = load_example("ppo_gameboy")
     result = example.main(["--out-dir", str(tmp_path), "--log-every-s", "60"])
     assert result.history[-1]["mean_return"] > 3.0, result.history[-1]
 
