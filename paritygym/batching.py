@@ -18,10 +18,11 @@ import jax.numpy as jnp
 def batched_step(env: Any) -> Callable:
     """``(keys[B], states[B], actions[B], params) -> (obs, states, reward, terminated, truncated,
     info)``, each with leading axis B: the env's ``step_batch`` if it has one, else the vmapped
-    ``step``."""
-    own = getattr(env, "step_batch", None)
-    if callable(own):
-        return own
+    ``step``. The method is looked up on the env's own class: a wrapper that forwards unknown
+    attributes to the env inside it (gymnax's wrappers do) must not have its own ``step`` skipped
+    by the inner env's ``step_batch``."""
+    if callable(getattr(type(env), "step_batch", None)):
+        return env.step_batch
     return jax.vmap(env.step, in_axes=(0, 0, 0, None))
 
 
@@ -37,7 +38,7 @@ def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise
     into chunks of ``chunk`` rows; a loop runs ``ceil(count / chunk)`` chunks, so a batch where
     more envs need the work than one chunk holds still gets exact results, at the cost of more
     chunks. Each row's result is that of ``fn`` on that row alone (the unused rows of the last
-    chunk repeat a real row and are dropped), so the outputs equal the vmapped ``fn`` wherever
+    chunk run env 0's row and are dropped), so the outputs equal the vmapped ``fn`` wherever
     ``need`` holds."""
     need = jnp.asarray(need, bool)
     batch = need.shape[0]

@@ -56,3 +56,28 @@ def test_batched_step_uses_the_envs_own_batched_step():
     out = batched_step(Plain())(keys, jnp.arange(3), jnp.ones(3, jnp.int32), 2)
     assert np.array_equal(np.asarray(out), [2, 3, 4])
     assert batched_step(Own())(keys, None, None, None) == "own"
+
+
+def test_batched_step_ignores_a_wrapped_envs_batched_step():
+    # gymnax-style wrappers forward unknown attributes to the env inside: the wrapper's own step
+    # must run, not the inner env's step_batch.
+    class Own:
+        def step(self, key, state, action, params):
+            return state
+
+        def step_batch(self, keys, states, actions, params):
+            return "inner"
+
+    class Wrapper:
+        def __init__(self, env):
+            self._env = env
+
+        def __getattr__(self, name):
+            return getattr(self._env, name)
+
+        def step(self, key, state, action, params):
+            return state + action
+
+    keys = jax.random.split(jax.random.key(0), 3)
+    out = batched_step(Wrapper(Own()))(keys, jnp.arange(3), jnp.ones(3, jnp.int32), None)
+    assert np.array_equal(np.asarray(out), [1, 2, 3])
