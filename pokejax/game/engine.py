@@ -21,7 +21,7 @@ from pokejax import prng
 from pokejax.data import tables as T
 from pokejax.game import mechanics as M
 from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, WINNER_NONE, WINNER_P1,
-                                WINNER_P2, WINNER_TIE, VOLATILE_START, Active, BattleState, Side, Team)
+                                WINNER_P2, WINNER_TIE, VOLATILE_START, Active, BattleState, Team)
 
 _T = T.load()
 E = T.Effect
@@ -86,6 +86,30 @@ for _m in range(T.NUM_MOVES):
         _SELF_FLAG[_m] = Active.indices(_field)[0]
 MOVE_SELF_FLAG = jnp.asarray(_SELF_FLAG)
 MOVE_IS_LEECH_SEED = jnp.arange(T.NUM_MOVES) == _ID["leechseed"]
+
+
+def _check_shared_effect_paths() -> None:
+    """Facts of the Gen 1 move table that let every move share one effect path (primary_hit,
+    foe_effects): a regenerated table that breaks one must fail here, not change battles silently."""
+    boosts = np.asarray(_T.move_boosts) != 0
+    primary = (boosts.any(axis=1) | (np.asarray(_T.move_status) != 0)
+               | (np.asarray(_T.move_primary_volatile) == T.PRIMARY_VOLATILE_CONFUSION))
+    broken = {
+        # foe_effects applies both kinds at the secondary's point of the move
+        "primary foe effects and a secondary": primary & (np.asarray(_T.move_secondary_kind) != T.SECONDARY_NONE),
+        # drain and recoil are applied one after the other, in either order
+        "drain and recoil": (np.asarray(_T.move_drain) != 0) & (np.asarray(_T.move_recoil_num) != 0),
+        # a stage-changing move's failure gates nothing else it does
+        "stage changes and another effect": boosts.any(axis=1) & ~np.isin(
+            np.asarray(_T.move_effect), (E.NONE, E.SELF_VOLATILE_NOOP)),
+    }
+    for what, moves in broken.items():
+        if moves.any():
+            raise RuntimeError(f"move table: moves {np.nonzero(moves)[0].tolist()} have {what}; "
+                               "the engine's shared effect path assumes no move does")
+
+
+_check_shared_effect_paths()
 _SECONDARY_STATUS_SKIP_SAME_TYPE = (T.PAR, T.BRN, T.FRZ)
 MULTIHIT_TABLE = jnp.asarray([2, 2, 2, 3, 3, 3, 4, 5], jnp.int32)
 
