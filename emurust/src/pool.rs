@@ -210,7 +210,9 @@ impl StepPool {
         assert!(len as u64 <= INDEX_MASK, "too many items for one job");
         let shared = &*self.shared;
         let job = Job { body };
-        let number = job_number(shared.cursors[0].0.load(Relaxed)) + 1;
+        // 1, 2, ..., 2^32 - 1, then 1 again: the number must fit the cursor's upper 32 bits and
+        // never be 0, the number a worker has seen before the first job.
+        let number = job_number(shared.cursors[0].0.load(Relaxed)) % INDEX_MASK + 1;
         shared.job.store((&job as *const Job<'_>).cast::<Job<'static>>().cast_mut(), Relaxed);
         shared.len.store(len, Relaxed);
         shared.finished.store(0, Relaxed);
