@@ -163,13 +163,6 @@ def append_to_hand(state: GameState, p, card, gate=TRUE) -> GameState:
     return merge(gate & (card >= 0), new, state)
 
 
-def add_to_discard(state: GameState, p, card, gate=TRUE) -> GameState:
-    ok = gate & (card >= 0)
-    at = jnp.where(ok, state.discard_size[p], spec.DECK_SIZE)  # out of range: dropped
-    return state.replace(discard=state.discard.at[p, at].set(card, mode="drop"),
-                         discard_size=state.discard_size.at[p].add(ok.astype(I32)))
-
-
 # ---------------------------------------------------------------------------- Pokémon in play
 
 def occupied(state: GameState):
@@ -238,14 +231,6 @@ def swap_active_with_bench(state: GameState, p, bench_slot, gate=TRUE) -> GameSt
     slots = jnp.arange(spec.NUM_SLOTS)
     order = jnp.where(gate & (slots == 0), bench_slot, jnp.where(gate & (slots == bench_slot), 0, slots))
     return clear_active_effects(permute_slots(state, p, order), p, gate)
-
-
-def remove_from_play(state: GameState, p, slot, gate=TRUE) -> tuple[GameState, jnp.ndarray]:
-    """Empties the slot; returns the stack's cards (bottom first)."""
-    cards = state.stack[p, slot]
-    new = clear_slot(state, p, slot)
-    new = clear_active_effects(new, p, slot == 0)
-    return merge(gate, new, state), cards
 
 
 def discard_from_play(state: GameState, p: int, slot, gate=TRUE) -> GameState:
