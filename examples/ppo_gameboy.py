@@ -1,5 +1,5 @@
 """Train PPO on the Game Boy (emurust, Rust) playing the bundled CATCH game: policy in JAX, emulators
-stepped in Rust through the numpy vector API (one Rayon-batched call per step).
+stepped in Rust through the numpy vector API (one thread-pool-batched call per step).
 
     python examples/ppo_gameboy.py                 # RAM observations; --env-kwargs to change
     python examples/ppo_gameboy.py --env-kwargs '{"observation": "screen", "downscale": 4}'
