@@ -150,6 +150,15 @@ def emurust_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_s
     return run["frames"] / (run["cpu"] if cpu_time else run["wall"])
 
 
+def _table_rows(frames: int):
+    """The docs table's rows: (frame skip, screen?, label, steps of a 1-emulator run, steps of an
+    N-emulator run), the N-emulator runs a quarter as long (N emulators do N times the frames)."""
+    for frame_skip in (1, 24):
+        for screen in (True, False):
+            yield (frame_skip, screen, "screen (gray, 2x down)" if screen else "RAM only",
+                   max(4, frames // frame_skip), max(4, frames // frame_skip // 4))
+
+
 def thread_scaling(num_envs: int = 32, frames: int = 3000, threads: int | None = None, repeats: int = 3) -> list[dict[str, Any]]:
     """emurust alone: 1 emulator on 1 thread, `num_envs` on 1 thread and on `threads` (default: all
     cores), best of `repeats` interleaved runs by wall-clock speed, per row of the docs table.
@@ -160,22 +169,19 @@ def thread_scaling(num_envs: int = 32, frames: int = 3000, threads: int | None =
     rom = rom_bytes("catch")
     threads = threads or os.cpu_count() or 1
     rows = []
-    for frame_skip in (1, 24):
-        for screen in (True, False):
-            steps1 = max(4, frames // frame_skip)
-            stepsn = max(4, frames // frame_skip // 4)
-            configs = {"1 on 1": (1, steps1, 1), f"{num_envs} on 1": (num_envs, stepsn, 1),
-                       f"{num_envs} on {threads}": (num_envs, stepsn, threads)}
-            best: dict[str, dict[str, float]] = {}
-            for _ in range(repeats):
-                for name, (n, steps, t) in configs.items():
-                    run = emurust_run(rom, n, steps, frame_skip, screen, t)
-                    if name not in best or run["frames"] / run["wall"] > best[name]["frames"] / best[name]["wall"]:
-                        best[name] = run
-            rows.append(dict(frame_skip=frame_skip, observation="screen (gray, 2x down)" if screen else "RAM only",
-                             **{name: dict(wall_fps=r["frames"] / r["wall"], cpu_fps=r["frames"] / r["cpu"],
-                                           voluntary_switches_per_step=r["voluntary_switches_per_step"])
-                                for name, r in best.items()}))
+    for frame_skip, screen, observation, steps1, stepsn in _table_rows(frames):
+        configs = {"1 on 1": (1, steps1, 1), f"{num_envs} on 1": (num_envs, stepsn, 1),
+                   f"{num_envs} on {threads}": (num_envs, stepsn, threads)}
+        best: dict[str, dict[str, float]] = {}
+        for _ in range(repeats):
+            for name, (n, steps, t) in configs.items():
+                run = emurust_run(rom, n, steps, frame_skip, screen, t)
+                if name not in best or run["frames"] / run["wall"] > best[name]["frames"] / best[name]["wall"]:
+                    best[name] = run
+        rows.append(dict(frame_skip=frame_skip, observation=observation,
+                         **{name: dict(wall_fps=r["frames"] / r["wall"], cpu_fps=r["frames"] / r["cpu"],
+                                       voluntary_switches_per_step=r["voluntary_switches_per_step"])
+                            for name, r in best.items()}))
     return rows
 
 
@@ -198,28 +204,25 @@ def run_table(num_envs_all_cores: int = 64, frames: int = 6000, cores: int | Non
     rom = rom_bytes("catch")
     cores = cores or os.cpu_count() or 1
     rows = []
-    for frame_skip in (1, 24):
-        for screen in (True, False):
-            steps1 = max(4, frames // frame_skip)
-            stepsn = max(4, frames // frame_skip // 4)
-            row: dict[str, Any] = dict(frame_skip=frame_skip, observation="screen (gray, 2x down)" if screen else "RAM only",
-                                       cores=cores, num_envs=num_envs_all_cores)
-            for cpu_time in (False, True):
-                unit = "cpu" if cpu_time else "wall"
-                best = {"ours1": 0.0, "ref1": 0.0, "oursn": 0.0, "refn": 0.0, "oursn1": 0.0}
-                for _ in range(repeats):
-                    best["ours1"] = max(best["ours1"], emurust_frames_per_second(rom, 1, steps1, frame_skip, screen, 1, cpu_time=cpu_time))
-                    # The all-cores batch on one thread: thread scaling apart from the batch's larger
-                    # memory footprint (N emulators' state does not stay in one core's cache as 1 does).
-                    best["oursn1"] = max(best["oursn1"], emurust_frames_per_second(rom, num_envs_all_cores, stepsn, frame_skip, screen, 1, cpu_time=cpu_time))
-                    best["ref1"] = max(best["ref1"], pyboy_frames_per_second(rom, 1, max(2, steps1 // 4), frame_skip, screen, 1, cpu_time=cpu_time))
-                    best["oursn"] = max(best["oursn"], emurust_frames_per_second(rom, num_envs_all_cores, stepsn, frame_skip, screen, cores, cpu_time=cpu_time))
-                    best["refn"] = max(best["refn"], pyboy_frames_per_second(rom, cores, max(2, steps1 // 4), frame_skip, screen, cores, cpu_time=cpu_time))
-                row.update({f"emurust_1core_{unit}": best["ours1"], f"pyboy_1core_{unit}": best["ref1"],
-                            f"ratio_1core_{unit}": best["ours1"] / best["ref1"], f"emurust_all_{unit}": best["oursn"],
-                            f"pyboy_all_{unit}": best["refn"], f"scaling_{unit}": best["oursn"] / best["ours1"],
-                            f"emurust_all_1thread_{unit}": best["oursn1"], f"thread_scaling_{unit}": best["oursn"] / best["oursn1"]})
-            rows.append(row)
+    for frame_skip, screen, observation, steps1, stepsn in _table_rows(frames):
+        row: dict[str, Any] = dict(frame_skip=frame_skip, observation=observation,
+                                   cores=cores, num_envs=num_envs_all_cores)
+        for cpu_time in (False, True):
+            unit = "cpu" if cpu_time else "wall"
+            best = {"ours1": 0.0, "ref1": 0.0, "oursn": 0.0, "refn": 0.0, "oursn1": 0.0}
+            for _ in range(repeats):
+                best["ours1"] = max(best["ours1"], emurust_frames_per_second(rom, 1, steps1, frame_skip, screen, 1, cpu_time=cpu_time))
+                # The all-cores batch on one thread: thread scaling apart from the batch's larger
+                # memory footprint (N emulators' state does not stay in one core's cache as 1 does).
+                best["oursn1"] = max(best["oursn1"], emurust_frames_per_second(rom, num_envs_all_cores, stepsn, frame_skip, screen, 1, cpu_time=cpu_time))
+                best["ref1"] = max(best["ref1"], pyboy_frames_per_second(rom, 1, max(2, steps1 // 4), frame_skip, screen, 1, cpu_time=cpu_time))
+                best["oursn"] = max(best["oursn"], emurust_frames_per_second(rom, num_envs_all_cores, stepsn, frame_skip, screen, cores, cpu_time=cpu_time))
+                best["refn"] = max(best["refn"], pyboy_frames_per_second(rom, cores, max(2, steps1 // 4), frame_skip, screen, cores, cpu_time=cpu_time))
+            row.update({f"emurust_1core_{unit}": best["ours1"], f"pyboy_1core_{unit}": best["ref1"],
+                        f"ratio_1core_{unit}": best["ours1"] / best["ref1"], f"emurust_all_{unit}": best["oursn"],
+                        f"pyboy_all_{unit}": best["refn"], f"scaling_{unit}": best["oursn"] / best["ours1"],
+                        f"emurust_all_1thread_{unit}": best["oursn1"], f"thread_scaling_{unit}": best["oursn"] / best["oursn1"]})
+        rows.append(row)
     return rows
 
 
