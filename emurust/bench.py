@@ -159,6 +159,12 @@ def _table_rows(frames: int):
                    max(4, frames // frame_skip), max(4, frames // frame_skip // 4))
 
 
+def _write_json(path: str | None, rows: list[dict[str, Any]]) -> None:
+    if path:
+        with open(path, "w") as f:
+            json.dump(rows, f, indent=2)
+
+
 def thread_scaling(num_envs: int = 32, frames: int = 3000, threads: int | None = None, repeats: int = 3) -> list[dict[str, Any]]:
     """emurust alone: 1 emulator on 1 thread, `num_envs` on 1 thread and on `threads` (default: all
     cores), best of `repeats` interleaved runs by wall-clock speed, per row of the docs table.
@@ -305,9 +311,7 @@ def main() -> None:
               f"on {cores} threads / on 1 (1.00 = no thread overhead). Load average {load_before:.1f} before, "
               f"{load_after:.1f} after: wall-clock scaling needs the cores free, i.e. a load well under {cores - 1 or 1} "
               f"besides this run.)")
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(rows, f, indent=2)
+        _write_json(args.json, rows)
         return
     if args.render_check:
         print(f"CPU microseconds per emulated frame (CATCH, best of 5):\n{'call':<20} {'PyBoy':>8} {'emurust':>8}")
@@ -328,9 +332,7 @@ def main() -> None:
           f"PyBoy one process per core; all/1 = emurust all cores / emurust 1 emulator on 1 core; threads = "
           f"emurust all cores / the same {rows[0]['num_envs']} emulators on 1 thread; "
           f"load average at the end: {os.getloadavg()[0]:.1f})")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=2)
+    _write_json(args.json, rows)
 
 
 if __name__ == "__main__":
