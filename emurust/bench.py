@@ -298,7 +298,7 @@ def main() -> None:
         load_before = os.getloadavg()[0]
         rows = thread_scaling(args.envs, args.frames, cores, args.repeats)
         n, all_cores = f"{args.envs} on 1", f"{args.envs} on {cores}"
-        print(f"emurust thread scaling, CATCH (frames/s per wall second | per CPU second | voluntary context switches per step)")
+        print("emurust thread scaling, CATCH (frames/s per wall second | per CPU second | voluntary context switches per step)")
         print(f"{'skip':>4}  {'observation':<22} {'1 on 1 thread':>26} {n + ' thread':>26} {all_cores + ' threads':>26} "
               f"{'threads':>8} {'all/1':>6} {'CPU/frame':>9}")
         cell = lambda r: f"{r['wall_fps']:>9,.0f} {r['cpu_fps']:>9,.0f} {r['voluntary_switches_per_step']:>6.2f}"
