@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from paritygym.train import PPOConfig, evaluate, load_checkpoint, train
+from paritygym.train.ppo import rate_interval
 from paritygym.train.record import record_gif
 
 from ..examples import load_example
@@ -119,8 +120,6 @@ def test_gameboy_example_full_run_learns(tmp_path):
 
 
 def test_rate_interval_is_wilsons():
-    from paritygym.train.ppo import rate_interval
-
     low, high = rate_interval([1] * 8 + [0] * 2)  # 8 of 10: Wilson's 95% interval is [0.490, 0.943]
     assert abs(low - 0.4902) < 1e-3 and abs(high - 0.9433) < 1e-3
     assert rate_interval(np.ones(50))[1] == pytest.approx(1.0) and rate_interval(np.ones(50))[0] > 0.9
