@@ -10,6 +10,7 @@ after a faint), the same unit as one step of the JAX env.
 from __future__ import annotations
 
 import concurrent.futures
+from typing import Callable
 
 from pokejax.reference import ShowdownBridge
 
@@ -44,14 +45,32 @@ def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
 # Where an env step's run time goes: ``python -m pokejax.bench --pieces --batch 1024``
 # ---------------------------------------------------------------------------------------------
 
-def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, warm_steps: int = 40,
-                calls: int = 10, seed: int = 0) -> dict[str, float]:
-    """CPU microseconds per env of each piece of the env step, each piece jitted and vmapped on
-    its own over ``batch`` mid-battle states (reached by ``warm_steps`` random legal env steps),
-    timed in CPU seconds of this process (steady on a shared machine). The pieces overlap the
-    whole (``env_step``) imperfectly: XLA fuses across pieces inside the whole program."""
+def _cpu_us_per_env(fn, args, batch: int, calls: int) -> float:
+    """CPU microseconds of this process per env of one call of ``jax.jit(fn)(*args)`` (compiled first)."""
     import time
 
+    import jax
+
+    fn = jax.jit(fn)
+    jax.block_until_ready(fn(*args))
+    cpu = time.process_time()
+    for _ in range(calls):
+        res = fn(*args)
+    jax.block_until_ready(res)
+    return (time.process_time() - cpu) / calls / batch * 1e6
+
+
+def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, warm_steps: int = 40,
+                calls: int = 10, seed: int = 0) -> dict[str, float]:
+    """CPU microseconds per env of each piece of the env step at ``batch`` envs, on mid-battle
+    states (reached by ``warm_steps`` random legal env steps), timed in CPU seconds of this process
+    (steady on a shared machine).
+
+    Two kinds of rows: ``stage:`` rows are the stages of ``step_batch`` in its order, each jitted
+    alone on the real intermediate values of one step of the batch (so the chunked stages run on as
+    many needing envs as the step really has; their counts are printed); the other rows are pieces
+    vmapped alone on the mid-battle states. XLA fuses across pieces inside the whole program, so
+    the rows add up to the whole only roughly."""
     import jax
     import jax.numpy as jnp
 
@@ -64,7 +83,7 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
     env, params = paritygym.make(env_id)
     keys = jax.random.split(jax.random.key(seed), batch)
     _, states = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))(keys, params)
-    mask_of = jax.vmap(env.action_mask, in_axes=(0, None))
+    mask_of = jax.jit(jax.vmap(env.action_mask, in_axes=(0, None)))
     step = batched_step(env)
 
     @jax.jit
@@ -78,25 +97,62 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
     game = states.game
     two = jnp.zeros((batch, 2), jnp.int32)
     g = params.game
+    actions = jax.jit(jax.vmap(random_legal_action))(keys, mask_of(states, params))
+    out: dict[str, float] = {}
+
+    def timed(name, fn, args):
+        out[name] = _cpu_us_per_env(fn, args, batch, calls)
+        print(f"  {name:<46} {out[name]:8.1f} CPU us per env", flush=True)
+
+    timed("env_step (whole, random actions included)", env_step, (jax.random.key(7), states))
+    for name, fn, args in step_batch_stages(env, params, keys, states, actions):
+        timed(f"stage: {name}", fn, args)
     pieces = {
-        "env_step (whole)": (env_step, (jax.random.key(7), states)),
         "engine.step": (jax.vmap(engine.step), (game, two)),
         "engine.switch_step": (jax.vmap(engine.switch_step), (game, two)),
         "new episode (teams + initial_state)": (jax.vmap(env._new_episode, in_axes=(0, None)), (keys, params)),
         "observe": (jax.vmap(lambda s, p: penv.observe(s, p, g.full_observation)), (game, states.agent)),
         "legal_masks": (jax.vmap(penv.legal_masks), (game,)),
-        "max_damage_action": (jax.vmap(lambda k, s, p: penv.max_damage_action(k, s, p)), (keys, game, 1 - states.agent)),
+        "opponent: random_legal_action": (jax.vmap(random_legal_action), (keys, mask_of(states, params))),
+        "opponent: max_damage_action": (jax.vmap(lambda k, s, p: penv.max_damage_action(k, s, p)),
+                                        (keys, game, 1 - states.agent)),
     }
-    out = {}
     for name, (fn, args) in pieces.items():
-        fn = jax.jit(fn)
-        jax.block_until_ready(fn(*args))
-        cpu = time.process_time()
-        for _ in range(calls):
-            res = fn(*args)
-        jax.block_until_ready(res)
-        out[name] = (time.process_time() - cpu) / calls / batch * 1e6
-        print(f"  {name:<38} {out[name]:8.1f} CPU us per env", flush=True)
+        timed(name, fn, args)
+    return out
+
+
+def step_batch_stages(env, params, keys, states, actions) -> list[tuple[str, Callable, tuple]]:
+    """(name, function, arguments) of each stage of ``env.step_batch(keys, states, actions, params)``
+    in order, the arguments being the real outputs of the stages before (run here, jitted). Prints
+    how many envs each chunked stage has to run on."""
+    import jax
+
+    batch = actions.shape[0]
+    switch_chunk, restart_chunk = max(1, batch // 8), max(1, batch // 16)
+    split = jax.vmap(jax.random.split)(keys)
+    keys_step, keys_reset = split[:, 0], split[:, 1]
+    stages = [
+        ("joint step (masks, opponent, engine.step)",
+         lambda k, s, a: env._batch_joint(k, s, a, params), lambda: (keys_step, states, actions)),
+        ("new episodes (chunks of B/16)",
+         lambda j, k, s: env._batch_new_episodes(j, k, s, params, restart_chunk), lambda: (joint, keys_reset, states)),
+        ("switch-only step (chunks of B/8)",
+         lambda j, s, f: env._batch_switch(j, s, f, params, switch_chunk), lambda: (joint, states, fresh)),
+        ("new battles' observation (chunks of B/16)",
+         lambda j, a: env._batch_new_observations(j, a, params, restart_chunk), lambda: (joint, after)),
+        ("finish (observe, flags)",
+         lambda s, j, a, o: env._batch_finish(s, j, a, o, params), lambda: (states, joint, after, obs_new)),
+    ]
+    out, results = [], []
+    joint = fresh = after = obs_new = None
+    for name, fn, make_args in stages:
+        args = make_args()
+        out.append((name, fn, args))
+        results.append(jax.jit(fn)(*args))
+        joint, fresh, after, obs_new = (results + [None] * 4)[:4]
+    print(f"  envs needing the switch-only step: {int((joint.lone | joint.restarted).sum())}, "
+          f"a new battle: {int(joint.restarted.sum())} (of {batch})", flush=True)
     return out
 
 

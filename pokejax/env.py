@@ -423,20 +423,42 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         restart_chunk = restart_chunk or max(1, batch // 16)
         split = jax.vmap(jax.random.split)(keys)
         keys_step, keys_reset = split[:, 0], split[:, 1]
-        joint = jax.vmap(lambda k, s, a: self._joint_step(k, s, a, params, autoreset=True))(keys_step, states, actions)
-        fresh = where_needed(joint.restarted, restart_chunk, lambda k: self._new_episode(k, params),
-                             (keys_reset,), otherwise=states)
+        joint = self._batch_joint(keys_step, states, actions, params)
+        fresh = self._batch_new_episodes(joint, keys_reset, states, params, restart_chunk)
+        after = self._batch_switch(joint, states, fresh, params, switch_chunk)
+        obs_new = self._batch_new_observations(joint, after, params, restart_chunk)
+        return self._batch_finish(states, joint, after, obs_new, params)
+
+    # ``step_batch``'s stages, each on the whole batch (``python -m pokejax.bench --pieces`` times them)
+
+    def _batch_joint(self, keys_step, states: SingleAgentState, actions, params: SingleAgentParams) -> "_JointStep":
+        return jax.vmap(lambda k, s, a: self._joint_step(k, s, a, params, autoreset=True))(keys_step, states, actions)
+
+    def _batch_new_episodes(self, joint: "_JointStep", keys_reset, states: SingleAgentState,
+                            params: SingleAgentParams, restart_chunk: int) -> SingleAgentState:
+        """The next episode (unstarted) where the episode ended; ``states`` elsewhere (unused there)."""
+        return where_needed(joint.restarted, restart_chunk, lambda k: self._new_episode(k, params),
+                            (keys_reset,), otherwise=states)
+
+    def _batch_switch(self, joint: "_JointStep", states: SingleAgentState, fresh: SingleAgentState,
+                      params: SingleAgentParams, switch_chunk: int) -> "_AfterJoint":
         agents = states.agent
         needs_switch_step = joint.lone | joint.restarted
         unchanged = _AfterJoint(final=joint.final, game=joint.final, reward=jnp.zeros_like(joint.reward),
                                 next_agent=agents, agent_mask=jnp.take_along_axis(
                                     joint.final_masks, agents[:, None, None], axis=1)[:, 0])
-        after = where_needed(needs_switch_step, switch_chunk,
-                             lambda j, a, f: self._switch_after(j, a, f, params),
-                             (joint, agents, fresh), otherwise=unchanged)
-        # the new battle's first observation, for the envs whose episode ended (unused elsewhere)
-        obs_new = where_needed(joint.restarted, restart_chunk, lambda g, p: self.game.observe(g, p, params.game),
-                               (after.game, after.next_agent), otherwise=jnp.zeros((batch, OBS_SIZE), jnp.float32))
+        return where_needed(needs_switch_step, switch_chunk, lambda j, a, f: self._switch_after(j, a, f, params),
+                            (joint, agents, fresh), otherwise=unchanged)
+
+    def _batch_new_observations(self, joint: "_JointStep", after: "_AfterJoint", params: SingleAgentParams,
+                                restart_chunk: int) -> jax.Array:
+        """The new battle's first observation where the episode ended (unused elsewhere: zeros)."""
+        batch = joint.restarted.shape[0]
+        return where_needed(joint.restarted, restart_chunk, lambda g, p: self.game.observe(g, p, params.game),
+                            (after.game, after.next_agent), otherwise=jnp.zeros((batch, OBS_SIZE), jnp.float32))
+
+    def _batch_finish(self, states: SingleAgentState, joint: "_JointStep", after: "_AfterJoint", obs_new,
+                      params: SingleAgentParams):
         return jax.vmap(lambda s, j, a, o: self._finish(s, j, a, params, o))(states, joint, after, obs_new)
 
     def _replacement_action(self, key, game_state, side, params, mask):
