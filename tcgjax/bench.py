@@ -25,13 +25,15 @@ import numpy as np
 from tcgjax import spec
 from tcgjax.game import card_tables
 from tcgjax.game.core import kth_true
-from tcgjax.game.step import _legal_for_seat0, new_game, step
+from tcgjax.game.step import _legal_for_seat0, new_game, step, step_batch
 from tcgjax.game.state import rotate
 
 
-def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MAX_TURNS):
+def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MAX_TURNS, vmapped: bool = False):
     """(reset, run): `reset(key)` starts `batch` games; `run(key, states)` plays `scan_length` random
-    legal actions in every game (finished games restart) and returns (states, finished games)."""
+    legal actions in every game (finished games restart) and returns (states, finished games).
+    The batch is stepped by `step_batch` (heavy handlers on sub-batches), or by the vmapped `step`
+    where `vmapped` (same games, same results)."""
     from tcgjax.env import make_game_params
 
     tables = card_tables()
@@ -44,13 +46,14 @@ def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MA
         return new_game(tables, jax.random.bits(k_seed, dtype=jnp.uint32), params.deck_cards[decks],
                         params.deck_energy[decks])
 
-    def one_game_action(state, fresh, key):
+    def choose(state, key):
         mask = _legal_for_seat0(tables, rotate(state, state.decider))
         # uniform among the legal actions from one random integer (a categorical draw would make
         # one Gumbel value per action: 5% of the step at batch 1,024)
         choice = jax.random.randint(key, (), 0, jnp.maximum(mask.sum(), 1))
-        action = kth_true(mask, choice)
-        new = step(tables, state, action, max_turns, mask)
+        return kth_true(mask, choice), mask
+
+    def restart(new, fresh):
         done = new.game_over
         return jax.tree_util.tree_map(lambda f, s: jnp.where(done, f, s), fresh, new), done
 
@@ -65,7 +68,12 @@ def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MA
         fresh = reset(k_fresh)
 
         def body(states, k):
-            states, done = jax.vmap(one_game_action)(states, fresh, jax.random.split(k, batch))
+            actions, masks = jax.vmap(choose)(states, jax.random.split(k, batch))
+            if vmapped:
+                new = jax.vmap(lambda s, a, m: step(tables, s, a, max_turns, m))(states, actions, masks)
+            else:
+                new = step_batch(tables, states, actions, max_turns, masks)
+            states, done = jax.vmap(restart)(new, fresh)
             return states, done.sum()
 
         states, finished = jax.lax.scan(body, states, jax.random.split(k_actions, scan_length))
@@ -74,9 +82,9 @@ def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MA
     return jax.jit(reset), jax.jit(run, donate_argnums=1)
 
 
-def bench_core(batch: int, seconds: float = 2.0, scan_length: int = 16) -> dict:
+def bench_core(batch: int, seconds: float = 2.0, scan_length: int = 16, vmapped: bool = False) -> dict:
     """Game actions/s of the batched core with random legal play, and the compile time."""
-    reset, run = core_programs(batch, scan_length)
+    reset, run = core_programs(batch, scan_length, vmapped=vmapped)
     key = jax.random.key(0)
     states = reset(key)
     start = time.perf_counter()
@@ -96,7 +104,8 @@ def bench_core(batch: int, seconds: float = 2.0, scan_length: int = 16) -> dict:
             "actions_per_cpu_s": actions / cpu, "compile_s": compile_s, "seconds": elapsed}
 
 
-def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 25) -> list[tuple[str, float, int]]:
+def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 25,
+                 vmapped: bool = False) -> list[tuple[str, float, int]]:
     """Kernel time of the batched core: runs the compiled program `calls` times inside a
     `jax.profiler` trace and sums the host-side event durations by kernel name (XLA:CPU emits one
     event per fusion/kernel run). Returns the `top` (name, time / wall time of the calls, runs) rows."""
@@ -104,7 +113,7 @@ def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 2
     import tempfile
     from collections import defaultdict
 
-    reset, run = core_programs(batch, scan_length)
+    reset, run = core_programs(batch, scan_length, vmapped=vmapped)
     key = jax.random.key(0)
     states = reset(key)
     compiled = run.lower(key, states).compile()
@@ -136,19 +145,20 @@ def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 2
     return [(name, ns / wall_ns, runs[name]) for name, ns in rows]
 
 
-def bytes_written(batch: int = 64, scan_length: int = 16, top: int = 25) -> tuple[float, list[tuple[str, float]]]:
+def bytes_written(batch: int = 64, scan_length: int = 16, top: int = 25,
+                  vmapped: bool = False) -> tuple[float, list[tuple[str, float]]]:
     """Bytes the compiled core writes per game per game action, and their split by call site.
 
     Compiles `core_programs`' run, takes the largest `while` body of its HLO (the scan body: one
     batched game action; loops nested in it, such as the shuffle, are not counted) and adds up the
     output size of every instruction that writes an array. Each instruction's stack frames (in the
-    compiled HLO text) name the line of `step`, `_apply_action` or `settle` it comes from and the
+    compiled HLO text) name the line of the step's parts (`_apply_light`, `step_batch`, `settle`, ...) it comes from and the
     rule function called there. Returns (bytes per game, the `top` (site, bytes per game) rows);
     "?" collects the copies XLA inserts, which carry no source location."""
     import re
     from collections import Counter
 
-    reset, run = core_programs(batch, scan_length)
+    reset, run = core_programs(batch, scan_length, vmapped=vmapped)
     key = jax.random.key(0)
     text = run.lower(key, reset(key)).compile().as_text()
     lines = text.splitlines()
@@ -198,13 +208,13 @@ def bytes_written(batch: int = 64, scan_length: int = 16, top: int = 25) -> tupl
         site = "?"
         calls = [f for f in (stack(int(frame.group(1))) if frame else []) if "tcgjax/game/" in f[0]]
         for i, (_, function, line_number) in enumerate(calls):
-            if function in ("step", "_apply_action", "settle"):
+            if function in ("_before_handlers", "_apply_light", "_run_handlers", "step_batch", "_after_handlers", "settle"):
                 site = f"{function}:{line_number}" + (f" -> {calls[i + 1][1]}" if i + 1 < len(calls) else "")
         sites[site] += size
     return total / batch, [(site, size / batch) for site, size in sites.most_common(top)]
 
 
-def env_program(batch: int, scan_length: int, closed_params=None):
+def env_program(batch: int, scan_length: int, closed_params=None, vmapped: bool = False):
     """(reset, run, params) of the single-agent env `TCGPocketA1-v0` with a uniform random legal
     agent: `run(key, states, params)` makes `scan_length` env steps in each of `batch` envs and
     returns (states, agent decisions made: the steps where the agent acted, which is every step in
@@ -212,11 +222,13 @@ def env_program(batch: int, scan_length: int, closed_params=None):
 
     `closed_params`: compile with these params as constants instead (what a trainer and
     `paritygym bench` do: the opponent and the mode are known at compile time, so XLA drops the
-    other opponent's code); `run` then ignores its `params` argument."""
+    other opponent's code); `run` then ignores its `params` argument. The batch is stepped by
+    `paritygym.batched_step(env)` (the env's `step_batch`), or by the vmapped `step` where `vmapped`."""
+    from paritygym.batching import batched_step
     from tcgjax.env import TCGPocketA1
     env = TCGPocketA1()
     if closed_params is not None:
-        reset_traced, run_traced, _ = env_program(batch, scan_length)
+        reset_traced, run_traced, _ = env_program(batch, scan_length, vmapped=vmapped)
         reset_closed = jax.jit(lambda key, params: reset_traced(key, closed_params))
         run_closed = jax.jit(lambda key, states, params: run_traced(key, states, closed_params), donate_argnums=1)
         return reset_closed, run_closed, closed_params
@@ -229,8 +241,8 @@ def env_program(batch: int, scan_length: int, closed_params=None):
             k_act, k_step = jax.random.split(k)
             masks = jax.vmap(env.action_mask, in_axes=(0, None))(states, params)
             actions = jax.random.categorical(k_act, jnp.where(masks, 0.0, -jnp.inf)).astype(jnp.int32)
-            _, states, _, _, _, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(k_step, batch), states, actions, params)
+            step_envs = jax.vmap(env.step, in_axes=(0, 0, 0, None)) if vmapped else batched_step(env)
+            _, states, _, _, _, info = step_envs(jax.random.split(k_step, batch), states, actions, params)
             return states, info["agent_acted"].sum()
 
         states, decisions = jax.lax.scan(body, states, jax.random.split(key, scan_length))
@@ -240,7 +252,7 @@ def env_program(batch: int, scan_length: int, closed_params=None):
 
 
 def bench_env(batch: int, interleaved: bool, seconds: float = 2.0, scan_length: int = 16, programs=None,
-              closed: bool = False) -> dict:
+              closed: bool = False, vmapped: bool = False) -> dict:
     """Env steps/s and agent decisions/s (per wall and per CPU second) of the single-agent env
     (random agent vs the random opponent). `programs`: (reset, compiled run, params) to reuse.
     `closed`: params closed over (one program per mode, as a trainer compiles it)."""
@@ -252,7 +264,7 @@ def bench_env(batch: int, interleaved: bool, seconds: float = 2.0, scan_length: 
             from tcgjax.env import TCGPocketA1
             default = TCGPocketA1().default_params
             closed_params = default.replace(game=default.game.replace(interleaved=interleaved))
-        reset, run, params = env_program(batch, scan_length, closed_params)
+        reset, run, params = env_program(batch, scan_length, closed_params, vmapped)
         start = time.perf_counter()
         compiled = run.lower(key, reset(key, params), params).compile()
         compile_s = time.perf_counter() - start
@@ -320,12 +332,14 @@ def main(argv=None) -> None:
                         help="with --env: compile one program per mode with the params closed over (as a trainer does)")
     parser.add_argument("--bytes", action="store_true",
                         help="bytes the compiled core writes per game action, by call site (HLO of the scan body) instead")
+    parser.add_argument("--vmapped", action="store_true",
+                        help="step the batch with the vmapped step instead of step_batch (core and --env; same games, to compare)")
     parser.add_argument("--profile", action="store_true",
                         help="kernel time of the core by kernel name (jax.profiler trace) instead of throughput")
     args = parser.parse_args(argv)
     if args.bytes:
         for batch in args.batch:
-            total, rows = bytes_written(batch, args.scan_length)
+            total, rows = bytes_written(batch, args.scan_length, vmapped=args.vmapped)
             print(f"batch {batch}: {total:,.0f} bytes written per game per game action; by call site:", flush=True)
             for site, size in rows:
                 print(f"  {size:9,.0f}  {site}")
@@ -333,7 +347,7 @@ def main(argv=None) -> None:
     if args.profile:
         for batch in args.batch:
             print(f"batch {batch}: share of wall time, runs in 3 calls of {args.scan_length} steps, kernel", flush=True)
-            rows = profile_core(batch, 3, args.scan_length, top=10_000)
+            rows = profile_core(batch, 3, args.scan_length, top=10_000, vmapped=args.vmapped)
             print(f"  all kernels: {sum(share for _, share, _ in rows):.0%} of wall time ({len(rows)} kernels)")
             for name, share, runs in rows[:30]:
                 print(f"  {share:6.1%} {runs:7d}  {name}")
@@ -342,15 +356,15 @@ def main(argv=None) -> None:
         for batch in args.batch:
             programs = None
             for interleaved in (False, True):
-                r = bench_env(batch, interleaved, args.seconds, args.scan_length, programs, args.closed_params)
+                r = bench_env(batch, interleaved, args.seconds, args.scan_length, programs, args.closed_params, args.vmapped)
                 programs = None if args.closed_params else r["programs"]
                 print(f"env {'interleaved' if interleaved else 'default    '} batch {batch:>6}: {r['steps_per_s']:>10,.0f} env steps/s  "
                       f"{r['decisions_per_s']:>10,.0f} agent decisions/s  {r['decisions_per_cpu_s']:>10,.0f} per CPU s  "
                       f"(compile {r['compile_s']:.1f} s)", flush=True)
         return
     for batch in args.batch:
-        r = bench_core(batch, args.seconds, args.scan_length)
-        print(f"jax core   batch {batch:>6}: {r['actions_per_s']:>12,.0f} game actions/s  "
+        r = bench_core(batch, args.seconds, args.scan_length, args.vmapped)
+        print(f"jax core{' (vmap)' if args.vmapped else ''}   batch {batch:>6}: {r['actions_per_s']:>12,.0f} game actions/s  "
               f"{r['games_per_s']:>9,.1f} games/s  {r['actions_per_cpu_s']:>10,.0f} per CPU s  "
               f"(compile {r['compile_s']:.1f} s)", flush=True)
     if args.reference:

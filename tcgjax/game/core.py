@@ -13,27 +13,12 @@ import jax
 import jax.numpy as jnp
 
 from tcgjax import spec
-from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState
+from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState, materialize
 from tcgjax.game.tables import CardTables
 from tcgjax.rng import stream_value_jax
 
 I32 = jnp.int32
 TRUE = jnp.bool_(True)
-
-
-def materialize(flag):
-    """The same boolean (or small integer: a kind, a card, a slot), computed once per game instead of once per element of every field it
-    gates. XLA's CPU fusion copies cheap per-game computations (compares, ands) into each kernel
-    that updates a batched field and re-evaluates them for every element; an integer division
-    counts as expensive, and expensive producers are not fused into consumers that reuse their
-    elements (broadcasts), so the flag is stored once. The divisor is 1 at run time but not a
-    compile-time constant (the simplifier would remove a division by 1)."""
-    if isinstance(flag, (bool, int)):
-        return flag
-    flag = jnp.asarray(flag)
-    value = flag.astype(jnp.int32)
-    one = 1 + (value == jnp.iinfo(jnp.int32).min).astype(jnp.int32)  # 1 (the minimum is never a card, kind or slot)
-    return (value // one).astype(flag.dtype)
 
 
 def merge(gate, new: GameState, old: GameState) -> GameState:
@@ -240,9 +225,9 @@ def discard_from_play(state: GameState, p: int, slot, gate=TRUE) -> GameState:
     count = jnp.sum(cards >= 0)
     block = jnp.where(gate & (jnp.arange(spec.NUM_SLOTS) == slot)[:, None], jnp.asarray(EMPTY_SLOT), state.slots[p])
     discard = jnp.where(gate, append_row(state.discard[p], state.discard_size[p], cards, count), state.discard[p])
-    return state.replace(slots=state.slots.at[p].set(block), discard=state.discard.at[p].set(discard),
-                         discard_size=state.discard_size.at[p].add(jnp.where(gate, count, 0)),
-                         active=state.active.at[p].set(jnp.where(gate & (slot == 0), 0, state.active[p])))
+    state = state.replace(slots=state.slots.at[p].set(block), discard=state.discard.at[p].set(discard),
+                          discard_size=state.discard_size.at[p].add(jnp.where(gate, count, 0)))
+    return clear_active_effects(state, p, gate & (slot == 0))
 
 
 # ---------------------------------------------------------------------------- damage (DMG-1..6)

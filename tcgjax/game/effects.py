@@ -12,7 +12,7 @@ from tcgjax import spec
 from tcgjax.game import core
 from tcgjax.game.core import TRUE, merge
 from tcgjax.game.state import ACTIVE_INDEX as ACTIVE
-from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState
+from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState, materialize
 from tcgjax.game.tables import ABILITY_KIND, ATTACK_KIND, STATUS_CODE, TRAINER_KIND, CardTables
 
 I32 = jnp.int32
@@ -99,8 +99,8 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
     """TRAINER-1 (the caller removed the card from the hand). The Trainer kinds exclude each other:
     each computes the rows it changes from `state`, and the rows are written once, gated."""
     o = 1 - p
-    gate, card = core.materialize(gate), core.materialize(card)
-    kind = core.materialize(T.t_kind[card])
+    gate, card = materialize(gate), materialize(card)
+    kind = materialize(T.t_kind[card])
     is_ = lambda name: kind == TRAINER_KIND[name]  # noqa: E731
     pokeball, red, draw = is_("deck_random_basic_to_hand"), is_("opponent_shuffle_hand_draw"), is_("draw")
     koga, fossil, surge = is_("return_active_to_hand"), is_("fossil"), is_("move_bench_energy_to_active")
@@ -168,8 +168,8 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
 
 
 def answer_trainer_target(T: CardTables, state: GameState, p: int, slot, gate) -> GameState:
-    gate, slot = core.materialize(gate), core.materialize(slot)
-    card = core.materialize(jnp.maximum(state.aux_card, 0))
+    gate, slot = materialize(gate), materialize(slot)
+    card = materialize(jnp.maximum(state.aux_card, 0))
     kind = T.t_kind[card]
     t = jnp.maximum(T.t_type[card], 0)
     chosen = SLOTS == slot
@@ -226,8 +226,8 @@ def ability_usable(T: CardTables, state: GameState, p, slot):
 def use_ability(T: CardTables, state: GameState, p: int, slot, gate) -> GameState:
     """The Ability of p's `slot`: one write per changed array, gated."""
     o = 1 - p
-    gate, slot = core.materialize(gate), core.materialize(slot)
-    c = core.materialize(jnp.maximum(state.card[p, slot], 0))
+    gate, slot = materialize(gate), materialize(slot)
+    c = materialize(jnp.maximum(state.card[p, slot], 0))
     kind = T.ab_kind[c]
     is_ = lambda name: kind == ABILITY_KIND[name]  # noqa: E731
     t = jnp.maximum(T.ab_type[c], 0)
@@ -257,8 +257,8 @@ def use_ability(T: CardTables, state: GameState, p: int, slot, gate) -> GameStat
 
 def answer_ability_target(T: CardTables, state: GameState, p: int, opp_slot, gate) -> GameState:
     o = 1 - p
-    gate, opp_slot = core.materialize(gate), core.materialize(opp_slot)
-    c = core.materialize(jnp.maximum(state.card[p, jnp.maximum(state.aux_index, 0)], 0))
+    gate, opp_slot = materialize(gate), materialize(opp_slot)
+    c = materialize(jnp.maximum(state.card[p, jnp.maximum(state.aux_index, 0)], 0))
     kind = T.ab_kind[c]
     pull = gate & (kind == ABILITY_KIND["pull_opponent_bench_basic"])
     hit = gate & (kind == ABILITY_KIND["damage_opponent_any"])
@@ -354,9 +354,9 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     reference's effects read nothing an earlier one of the same attack changed), changes small
     per-seat rows, and each packed array is written once at the end, gated."""
     o = 1 - p
-    # per-game values that gate row writes are computed once per game (see core.materialize)
-    gate, card, a, target = (core.materialize(x) for x in (gate, card, a, target))
-    kind = core.materialize(T.atk_kind[card, a])
+    # per-game values that gate row writes are computed once per game (see state.materialize)
+    gate, card, a, target = (materialize(x) for x in (gate, card, a, target))
+    kind = materialize(T.atk_kind[card, a])
     flags = {name: kind == value for name, value in ATTACK_KIND.items()}
     is_ = flags.__getitem__
     amount = T.atk_amount[card, a]

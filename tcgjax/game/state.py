@@ -168,8 +168,21 @@ def from_canonical(values: dict) -> GameState:
 _PACKED = ("flow", "seat", "zones", "slots", "active")
 
 
-def _written(array):
-    return array // (1 + (array == np.iinfo(np.int32).min).astype(array.dtype))
+def materialize(value):
+    """The same boolean or integer (a gate, a kind, a card, a slot, or a whole packed array),
+    computed once and stored, instead of being recomputed inside every kernel that reads it. XLA's
+    CPU fusion copies cheap computations (compares, ands, selects) into each kernel that consumes
+    them and re-evaluates them for every element the kernel writes; an integer division counts as
+    expensive, and expensive producers are not fused into consumers that reuse their elements
+    (broadcasts, flips), so the value is written once. The divisor is 1 at run time but not a
+    compile-time constant (the simplifier would remove a division by 1): the int32 minimum, the only
+    value it changes, is never a card, kind, slot or field value."""
+    if isinstance(value, (bool, int)):
+        return value
+    value = jnp.asarray(value)
+    as_int = value.astype(jnp.int32)
+    one = 1 + (as_int == np.iinfo(np.int32).min).astype(jnp.int32)
+    return (as_int // one).astype(value.dtype)
 
 
 _FLOW_SEATS = np.isin(np.arange(len(FLOW_FIELDS)), [FLOW_FIELDS.index(n) for n in ("turn_player", "first_player", "decider")])
@@ -183,9 +196,8 @@ def rotate(state: GameState, seat, write_first: bool = False) -> GameState:
     if write_first:
         # The arrays are written once before the flip: XLA would otherwise fuse the computations that
         # produce them into the flip's kernel and evaluate them twice per element (once for each seat
-        # order). An integer division is a producer XLA does not duplicate; the divisor is 1 at run
-        # time but not a constant (see core.materialize).
-        state = state.replace(**{name: _written(getattr(state, name)) for name in _PACKED})
+        # order).
+        state = state.replace(**{name: materialize(getattr(state, name)) for name in _PACKED})
     flow = state.flow
     flipped_flow = jnp.where(_FLOW_SEATS | (_FLOW_WINNER & (flow >= 0)), 1 - flow, flow)
     return state.replace(

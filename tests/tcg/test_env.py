@@ -102,12 +102,11 @@ def test_hidden_information():
     assert np.array_equal(reference_observe(game2, first), reference_observe(Game.new([decks[0], decks[1]], 3), first))
 
 
-@pytest.fixture(scope="module")
-def env_rollout():
-    """`run(key, us, params)`: B envs × len(us) agent steps; the agent's action is the (u mod n)-th
-    legal action for a given random u, so that the reference can replay it. One program for both
-    modes (`params.game.interleaved` is traced)."""
-    env, params = paritygym.make(ENV_ID, opponent=1)
+def _rollout(env, batched_step):
+    """`run(key, us, params)`: B envs × len(us) agent steps through `batched_step` (keys, states,
+    actions, params); the agent's action is the (u mod n)-th legal action for a given random u, so
+    that the reference can replay it. One program for both modes (`params.game.interleaved` is
+    traced)."""
 
     def run(key, us, params):
         keys = jax.random.split(key, BATCH + 1)
@@ -119,15 +118,23 @@ def env_rollout():
             count = jnp.maximum(masks.sum(-1), 1)
             pick = (u % count.astype(jnp.uint32)).astype(jnp.int32)
             action = jnp.argmax(jnp.cumsum(masks, -1) == pick[:, None] + 1, -1).astype(jnp.int32)
-            obs, states, reward, terminated, truncated, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                step_keys, states, action, params)
+            obs, states, reward, terminated, truncated, info = batched_step(step_keys, states, action, params)
             return states, (obs, reward, terminated, truncated, info["action_mask"], action, states, info["agent_acted"])
 
         step_keys = jax.vmap(lambda k: jax.random.split(k, us.shape[0]))(keys[:BATCH]).swapaxes(0, 1)
         _, out = jax.lax.scan(body, states, (step_keys, us))
         return obs0, states, out
 
-    return jax.jit(run), params
+    return jax.jit(run)
+
+
+@pytest.fixture(scope="module")
+def env_rollout():
+    """The rollout through `paritygym.batched_step(env)`, i.e. the env's `step_batch` (what the
+    vector env and PPO use), and the env params (heuristic opponent)."""
+    env, params = paritygym.make(ENV_ID, opponent=1)
+    assert paritygym.batched_step(env) == env.step_batch
+    return _rollout(env, paritygym.batched_step(env)), params
 
 
 def _episode_from_state(game_state, b: int, pool):
@@ -184,6 +191,22 @@ def test_interleaved_env_matches_reference_env(env_rollout):
     """Interleaved mode: one game action per step (the opponent's steps are passes for the agent),
     the same games as the reference single-agent env in the same mode."""
     _check_against_reference_env(env_rollout, interleaved=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("opponent", [0, 1])
+def test_step_batch_equals_vmapped_step(env_rollout, opponent):
+    """The env's `step_batch` and the vmapped `step` give the same observations, rewards, flags,
+    masks and states, in both modes (slow: it compiles the vmapped env program too)."""
+    run_batch, params = env_rollout
+    env = paritygym.make(ENV_ID)[0]
+    run_vmapped = _rollout(env, jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+    us = np.random.default_rng(11).integers(0, 2**32, size=(STEPS, BATCH), dtype=np.uint32)
+    for interleaved in (False, True):
+        p = params.replace(opponent=opponent, game=params.game.replace(interleaved=interleaved))
+        ours, theirs = jax.device_get((run_batch(jax.random.PRNGKey(8), us, p), run_vmapped(jax.random.PRNGKey(8), us, p)))
+        for a, b in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
+            assert np.array_equal(a, b)
 
 
 @pytest.mark.slow
