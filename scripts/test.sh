@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Installs paritygym with its test extras and every reference system, then runs the default test suite.
 # Extra arguments go to pytest (e.g. `scripts/test.sh -m slow` for the long suites).
+# The suite runs on every core with pytest-xdist, one env's tests per worker (groups: tests/conftest.py).
+# PARITYGYM_TEST_WORKERS sets the number of workers (default `auto`: one per core; 0: no xdist, one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_system_deps.sh
 python -m pip install -e ".[test]"
 set +e
-python -m pytest "$@"
+workers="${PARITYGYM_TEST_WORKERS:-auto}"
+if [ "$workers" = "0" ]; then
+    python -m pytest "$@"
+else
+    python -m pytest -n "$workers" --dist loadgroup "$@"
+fi
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

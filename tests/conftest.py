@@ -4,9 +4,104 @@ from __future__ import annotations
 
 import os
 import pathlib
+import tempfile
+
+import pytest
 
 from paritygym.cache import enable_compilation_cache
 
+TESTS = pathlib.Path(__file__).resolve().parent
+
 # Compile each program once per machine, not once per test session: JAX's persistent cache.
-_CACHE_DIR = pathlib.Path(os.environ.get("PARITYGYM_JAX_CACHE", pathlib.Path(__file__).resolve().parents[1] / ".jax_cache"))
+_CACHE_DIR = pathlib.Path(os.environ.get("PARITYGYM_JAX_CACHE", TESTS.parent / ".jax_cache"))
 enable_compilation_cache(_CACHE_DIR)
+
+
+def _write_cache_entries_atomically() -> None:
+    """Makes the cache safe for several processes at once (pytest-xdist workers, or two sessions).
+
+    JAX 0.9.2 (pinned) writes an entry with a plain ``Path.write_bytes`` and reads it without a lock
+    (locks only come with a size limit, which then needs an access-time file beside every entry
+    and fails on entries other processes wrote without one). So another process could read a
+    half-written entry (zlib's checksum rejects it: a warning and a recompile) or two writers of one
+    key could interleave. Here each entry is written to a file of its own and renamed into place:
+    readers see a whole entry or none."""
+    from jax._src import lru_cache
+
+    if not hasattr(lru_cache, "_CACHE_SUFFIX"):  # another JAX: keep its own writes
+        return
+    jax_put = lru_cache.LRUCache.put
+
+    def put(self: lru_cache.LRUCache, key: str, value: bytes) -> None:
+        if self.eviction_enabled:  # JAX's locked writes
+            return jax_put(self, key, value)
+        path = pathlib.Path(self.path) / f"{key}{lru_cache._CACHE_SUFFIX}"
+        if path.exists():
+            return
+        descriptor, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+        os.fchmod(descriptor, 0o644)  # as JAX's own entries (mkstemp makes 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(value)
+        os.replace(partial, path)
+
+    lru_cache.LRUCache.put = put
+
+
+_write_cache_entries_atomically()
+
+# pytest-xdist (`scripts/test.sh` runs `-n auto --dist loadgroup`): the tests of one group run in
+# one worker process, in order, so a session fixture or a per-process compiled program is built once
+# per suite. The group is the test's folder under tests/ (one env), except for these test-id prefixes:
+_GROUP_OVERRIDES: tuple[tuple[str, str], ...] = (
+    # Uses pokejax.parity.compiled_engine, which the pokemon L3 tests compile once per process, and
+    # Showdown, whose first use installs it (npm ci) into one folder.
+    ("train/test_l4_pokemon.py", "pokemon"),
+    # Build emurust's ROMs: emurust.roms writes them through one fixed temporary name, so only one
+    # process may build at a time.
+    ("train/test_l4_backends.py", "gameboy"),
+    ("train/test_ppo.py::test_gameboy_", "gameboy"),
+    # Compile large programs of their own (minutes of CPU cold): a group each, so that the
+    # scheduler can balance them against the env folders.
+    ("pokemon/test_ppo_smoke.py::test_example_smoke", "pokemon-ppo-smoke"),
+    ("tcg/test_ppo_smoke.py::test_example_smoke", "tcg-ppo-smoke"),
+)
+
+# CPU seconds of each group on a cold cache (docs/dev/progress-train.md, how to re-measure). Workers
+# take the costliest groups first, so that a long group does not start last; only the order uses it.
+_GROUP_CPU_SECONDS: dict[str, float] = {
+    "pokemon": 500, "tcg": 450, "halfcheetah": 150, "pokemon-ppo-smoke": 150, "tcg-ppo-smoke": 120,
+    "train": 100, "climb": 80, "pong": 50, "paritygym": 40, "gameboy": 40,
+}
+
+
+def xdist_group(nodeid: str) -> str:
+    """The pytest-xdist group of the test ``nodeid`` ("tests/<folder>/<file>::<name>"); an explicit
+    ``@pytest.mark.xdist_group`` (a node id ending in "@<group>") takes precedence."""
+    if "@" in nodeid:
+        return nodeid.rsplit("@", 1)[1]
+    test_id = nodeid.removeprefix("tests/")
+    for prefix, group in _GROUP_OVERRIDES:
+        if test_id.startswith(prefix):
+            return group
+    return test_id.split("/", 1)[0] if "/" in test_id.split("::", 1)[0] else "tests"
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: ignored where xdist is not installed
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadgroup`` with the groups of ``xdist_group``. (xdist 3.8's own loadgroup reads
+    ``xdist_group`` marks by renaming node ids, which pytest 9.2 no longer lets it do.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class EnvGroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            # The queue holds every group once collection is done: costliest first, then the most tests.
+            for group in sorted(self.workqueue, key=lambda g: (-_GROUP_CPU_SECONDS.get(g, 0), -len(self.workqueue[g]))):
+                self.workqueue.move_to_end(group)
+            super()._assign_work_unit(node)
+
+    return EnvGroupScheduling(config, log)
