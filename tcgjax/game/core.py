@@ -381,6 +381,20 @@ def checkup(state: GameState, gate=TRUE) -> GameState:
     return advance(state.replace(damage=damage, burned=burned, special=special), used)
 
 
+def settle_has_work(T: CardTables, state: GameState):
+    """Whether `settle` may change more than who decides: an attack to finish, a turn to end, a
+    Pokémon at or past its HP, an empty Active spot (a promotion, or a player without Pokémon in
+    play), points enough to win. Where False, `settle` equals `settle_quiet`."""
+    knocked = occupied(state) & (state.damage >= top_prop(T.hp, state))
+    return (state.in_attack | state.turn_ending | jnp.any(knocked) | jnp.any(state.card[:, 0] < 0)
+            | jnp.any(state.points >= spec.POINTS_TO_WIN))
+
+
+def settle_quiet(state: GameState, gate=TRUE) -> GameState:
+    """`settle` where `settle_has_work` is False: the turn player (seat 0) decides next."""
+    return merge(gate, state.replace(decider=state.turn_player), state)
+
+
 def settle(T: CardTables, state: GameState, max_turns, gate=TRUE) -> GameState:
     """Mirror of Game.settle: end of an attack, Knock Outs, end of turn (Checkup, turn limit),
     promotions, the next turn. Runs where `gate` (the phase is MAIN after the action). In the turn

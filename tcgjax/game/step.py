@@ -235,6 +235,11 @@ def _resolve_attack(T: CardTables, state: GameState, r: HandlerRequests) -> Game
 HANDLERS = ((_play_trainer, "trainer", 1 / 4), (_use_ability, "ability", 1 / 16), (_resolve_attack, "attack", 1 / 8))
 
 
+# default chunk of the games whose `settle` has work (random legal play at batch 1,024: 29% of the
+# games, at most 33%; see core.settle_has_work)
+SETTLE_SHARE = 3 / 8
+
+
 def _run_handlers(T: CardTables, light: GameState, requests: HandlerRequests) -> GameState:
     """The heavy handlers on one game: each is the identity where its gate is False."""
     for handler, _, _ in HANDLERS:
@@ -256,14 +261,24 @@ def _before_handlers(T: CardTables, state: GameState, action, mask):
 def _after_handlers(T: CardTables, state: GameState, phase_before, legal, handled: GameState, max_turns) -> GameState:
     """The end of the action (who decides next), then what happens by itself (`settle`), back at the
     table's seats; the state unchanged where the action is illegal (one game)."""
+    turn_frame, gate, turn_player = _to_turn_player(state, phase_before, handled)
+    return _back_to_table(state, legal, core.settle(T, turn_frame, max_turns, gate), turn_player)
+
+
+def _to_turn_player(state: GameState, phase_before, handled: GameState):
+    """The acted state in the turn player's frame, where `settle` must run, and the turn player's
+    seat as the decider sees it (one game)."""
     acted = _finish_action(phase_before, handled)
     # everything that happens by itself, in the frame of the turn player. Back to the table's seats
     # and then into the turn player's frame is one rotation (two flips cancel): by the turn
     # player's seat as the decider sees it. One full-state rotation fewer per step.
     turn_player_seen = acted.turn_player
     turn_player = jnp.where(state.decider == 1, 1 - turn_player_seen, turn_player_seen)
-    settled = core.settle(T, rotate(acted, turn_player_seen, write_first=True), max_turns,
-                          (acted.phase == spec.MAIN) & ~acted.game_over)
+    gate = (acted.phase == spec.MAIN) & ~acted.game_over
+    return rotate(acted, turn_player_seen, write_first=True), gate, turn_player
+
+
+def _back_to_table(state: GameState, legal, settled: GameState, turn_player) -> GameState:
     return merge(legal, rotate(settled, turn_player), state)
 
 
@@ -271,10 +286,11 @@ def step_batch(T: CardTables, states: GameState, actions, max_turns=spec.DEFAULT
                chunk: int | None = None) -> GameState:
     """`jax.vmap(step)` over a batch of games (leading axis B), same results bit for bit, cheaper:
     each heavy handler (a Trainer, an Ability, an attack) runs only on the games whose action needs
-    it, gathered into sub-batches (`paritygym.batching.where_needed`) of `chunk` games (default: a
-    fraction of B per handler, see HANDLERS). More games than a chunk holds run in more chunks;
-    a handler no game needs does not run. `masks` [B, NUM_ACTIONS]: the deciders' legal masks, if
-    the caller has them."""
+    it, and `settle` in full only on the games where it has work (`core.settle_has_work`; the
+    others get `core.settle_quiet`), gathered into sub-batches (`paritygym.batching.where_needed`)
+    of `chunk` games (default: a fraction of B per part, see HANDLERS and SETTLE_SHARE). More games
+    than a chunk holds run in more chunks; a part no game needs does not run. `masks`
+    [B, NUM_ACTIONS]: the deciders' legal masks, if the caller has them."""
     from paritygym.batching import where_needed
 
     batch = jnp.shape(actions)[0]
@@ -288,7 +304,13 @@ def step_batch(T: CardTables, states: GameState, actions, max_turns=spec.DEFAULT
         size = chunk or max(1, int(batch * share))
         handled = where_needed(getattr(requests, gate), size, lambda s, r, h=handler: h(T, s, r),
                                (light, requests), otherwise=handled)
-    return jax.vmap(lambda s, ph, ok, h: _after_handlers(T, s, ph, ok, h, max_turns))(states, phases, legal, handled)
+    turn_frames, gates, turn_players = jax.vmap(_to_turn_player)(states, phases, handled)
+    # `settle` in full only where it has work (an attack or a turn ends, Knock Outs, promotions)
+    busy = gates & jax.vmap(lambda s: core.settle_has_work(T, s))(turn_frames)
+    settled = where_needed(busy, chunk or max(1, int(batch * SETTLE_SHARE)),
+                           lambda s: core.settle(T, s, max_turns), (turn_frames,),
+                           otherwise=jax.vmap(core.settle_quiet)(turn_frames, gates))
+    return jax.vmap(_back_to_table)(states, legal, settled, turn_players)
 
 
 def _finish_action(phase_before, state: GameState) -> GameState:
