@@ -25,7 +25,7 @@ from tcgjax.decks import Deck
 from tcgjax.game import card_tables
 from tcgjax.game.state import GameState, discard_counts, from_canonical
 from tcgjax.game.state import fields as state_fields
-from tcgjax.game.step import legal_actions, new_game, step
+from tcgjax.game.step import legal_actions, new_game, step, step_batch
 from tcgjax.reference import Game
 
 Policy = Callable[[np.random.Generator, np.ndarray], int]
@@ -105,7 +105,9 @@ class JaxBatchRunner:
     """The JAX engine compiled once for a fixed batch of games and a fixed chunk of actions."""
 
     def __init__(self, batch: int = 16, chunk: int = 64, max_turns: int = spec.DEFAULT_MAX_TURNS,
-                 opening_hand_rule: int = spec.OPENING_RESHUFFLE) -> None:
+                 opening_hand_rule: int = spec.OPENING_RESHUFFLE, step_chunk: int | None = None) -> None:
+        """`step_chunk`: step the batch with `step_batch(..., chunk=step_chunk)` instead of the
+        vmapped `step` (the default)."""
         self.batch, self.chunk = batch, chunk
         tables = card_tables()
 
@@ -117,10 +119,20 @@ class JaxBatchRunner:
         def run_one(state: GameState, actions):
             return jax.lax.scan(one_step, state, actions)
 
+        def one_batch_step(states: GameState, actions):
+            masks = jax.vmap(lambda s: legal_actions(tables, s))(states)
+            states = step_batch(tables, states, actions, max_turns, chunk=step_chunk)
+            return states, (states, masks)
+
+        def run_batch(states: GameState, actions):
+            swap = lambda x: jnp.swapaxes(x, 0, 1)  # noqa: E731 [chunk, B] <-> [B, chunk]
+            final, outs = jax.lax.scan(one_batch_step, states, swap(actions))
+            return final, jax.tree_util.tree_map(swap, outs)
+
         self._tables = tables
         self._new: dict[int, Callable] = {}
         self.opening_hand_rule = opening_hand_rule
-        self._run = jax.jit(jax.vmap(run_one))
+        self._run = jax.jit(jax.vmap(run_one) if step_chunk is None else run_batch)
 
     def new_games(self, seeds, cards, energy, opening_hand_rule: int | None = None) -> GameState:
         rule = self.opening_hand_rule if opening_hand_rule is None else opening_hand_rule

@@ -36,3 +36,11 @@ def test_l3_random_games_identical(runner):
 @pytest.mark.parametrize("chunk", range(8))
 def test_l3_random_games_identical_slow(runner, chunk):
     _check(runner, _games(128, seed=10_000 + chunk))
+
+
+@pytest.mark.slow
+def test_l3_random_games_identical_through_step_batch():
+    """The default suite's games with the batch stepped by `step_batch` at a chunk of 2 games of 16
+    (sub-batches overflow often): identical to the reference as well."""
+    from tcgjax.verify import JaxBatchRunner
+    _check(JaxBatchRunner(batch=16, chunk=64, step_chunk=2), _games(112, seed=2024))

@@ -5,7 +5,8 @@ Random games are played with `step_batch` at a tiny chunk (2 games of 16), so th
 game needs a handler, where one chunk holds them all and where more games need it than a chunk holds
 all occur. The same actions are replayed through the vmapped `step` of the session's `runner` (the
 program the L1-L3 tests check against the reference engine), and every state after every action
-and every legal mask must be identical."""
+and every legal mask must be identical. The chunk also splits the games whose `settle` has work.
+(`pytest -m slow tests/tcg/test_l3_games.py` replays the L3 games through `step_batch` too.)"""
 
 from __future__ import annotations
 
