@@ -109,6 +109,7 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
         timed(f"stage: {name}", fn, args)
     pieces = {
         "engine.step": (jax.vmap(engine.step), (game, two)),
+        "engine.move_step": (jax.vmap(engine.move_step), (game, two)),
         "engine.switch_step": (jax.vmap(engine.switch_step), (game, two)),
         "new episode (teams + initial_state)": (jax.vmap(env._new_episode, in_axes=(0, None)), (keys, params)),
         "observe": (jax.vmap(lambda s, p: penv.observe(s, p, g.full_observation)), (game, states.agent)),
@@ -119,6 +120,21 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
     }
     for name, (fn, args) in pieces.items():
         timed(name, fn, args)
+    # inside engine.move_step: its parts on the same states, both players choosing at random
+    both = jax.jit(jax.vmap(lambda k, m: jax.vmap(random_legal_action)(jax.random.split(k, 2), m)))(
+        keys, jax.vmap(penv.legal_masks)(game))
+    begun = jax.jit(jax.vmap(engine.begin_step))(game)
+    engine_parts = {
+        "engine.move_step, random actions": (jax.vmap(engine.move_step), (game, both)),
+        "... begin_step (the step's draw pool)": (jax.vmap(engine.begin_step), (game,)),
+        "... move_turn": (jax.vmap(lambda s, a: engine.move_turn(s, a, True)), (begun, both)),
+        "... ... run_move (p1's first move slot, alone)": (
+            jax.vmap(lambda s: engine.run_move(s, s.active.moves[0, 0], True)), (begun,)),
+        "... end_turn": (jax.vmap(lambda s: engine.end_turn(s, True)), (begun,)),
+        "... end_step": (jax.vmap(engine.end_step), (begun,)),
+    }
+    for name, (fn, args) in engine_parts.items():
+        timed(name, fn, args)
     return out
 
 
@@ -128,31 +144,33 @@ def step_batch_stages(env, params, keys, states, actions) -> list[tuple[str, Cal
     how many envs each chunked stage has to run on."""
     import jax
 
+    from pokejax.game.state import REQUEST_START, REQUEST_SWITCH
+
     batch = actions.shape[0]
-    switch_chunk, restart_chunk = max(1, batch // 8), max(1, batch // 16)
+    switch_chunk, restart_chunk = max(1, batch // 4), max(1, batch // 16)
     split = jax.vmap(jax.random.split)(keys)
     keys_step, keys_reset = split[:, 0], split[:, 1]
     stages = [
-        ("joint step (masks, opponent, engine.step)",
-         lambda k, s, a: env._batch_joint(k, s, a, params), lambda: (keys_step, states, actions)),
-        ("new episodes (chunks of B/16)",
-         lambda j, k, s: env._batch_new_episodes(j, k, s, params, restart_chunk), lambda: (joint, keys_reset, states)),
-        ("switch-only step (chunks of B/8)",
-         lambda j, s, f: env._batch_switch(j, s, f, params, switch_chunk), lambda: (joint, states, fresh)),
+        ("choices, move turn (engine.move_step, every env)",
+         lambda k, s, a: env._batch_move(k, s, a, params), lambda: (keys_step, states, actions)),
+        ("switch-only steps (chunks of B/4, two passes)",
+         lambda s, c, m, r, k: env._batch_switch_steps(s, c, m, r, k, params, switch_chunk),
+         lambda: (states, *results[0], keys_reset)),
         ("new battles' observation (chunks of B/16)",
-         lambda j, a: env._batch_new_observations(j, a, params, restart_chunk), lambda: (joint, after)),
+         lambda j, a: env._batch_new_observations(j, a, params, restart_chunk), lambda: results[1]),
         ("finish (observe, flags)",
-         lambda s, j, a, o: env._batch_finish(s, j, a, o, params), lambda: (states, joint, after, obs_new)),
+         lambda s, j, a, o: env._batch_finish(s, j, a, o, params), lambda: (states, *results[1], results[2])),
     ]
     out, results = [], []
-    joint = fresh = after = obs_new = None
     for name, fn, make_args in stages:
         args = make_args()
         out.append((name, fn, args))
         results.append(jax.jit(fn)(*args))
-        joint, fresh, after, obs_new = (results + [None] * 4)[:4]
-    print(f"  envs needing the switch-only step: {int((joint.lone | joint.restarted).sum())}, "
-          f"a new battle: {int(joint.restarted.sum())} (of {batch})", flush=True)
+    joint = results[1][0]
+    in_switch = (states.game.request == REQUEST_SWITCH) | (states.game.request == REQUEST_START)
+    print(f"  envs in a switch request: {int(in_switch.sum())}, with a lone replacement or a new battle after "
+          f"the joint step: {int((joint.lone | joint.restarted).sum())}, a new battle: {int(joint.restarted.sum())} "
+          f"(of {batch})", flush=True)
     return out
 
 

@@ -13,7 +13,8 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
   parts         lowering only (no compile) of the pieces of the env step and of the battle engine
                 (unbatched), for their line counts
   throughput    the bench's program (``paritygym.bench.runner.jax_programs``: random legal actions,
-                vmapped env step) at ``--batch``: compile, then ``--rounds`` rounds of ``--calls``
+                the env's batched step, i.e. ``step_batch``) at ``--batch``: its StableHLO lines and
+                compile times, then ``--rounds`` rounds of ``--calls``
                 calls, printed as steps per CPU second of this process and per wall second. To compare
                 two versions of the code fairly on a shared machine, run both at the same time.
 """
@@ -76,6 +77,7 @@ def report(programs: list[str], batch: int, env_id: str = ENV_ID):
         parts: dict[str, tuple[Callable, tuple]] = {
             # the battle engine, outermost first (each row contains the ones below it)
             "engine.step": (engine.step, (game, two)),
+            "engine.move_step": (engine.move_step, (game, two)),
             "engine.switch_step": (engine.switch_step, (game, two)),
             "engine.move_turn": (engine.move_turn, (game, two, flag)),
             "engine.run_move": (engine.run_move, (game, move, flag)),
@@ -103,8 +105,11 @@ def throughput(batch: int, calls: int, rounds: int, env_id: str = ENV_ID) -> Non
     reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
     key = jax.random.key(0)
     states = reset(key)
-    compiled, wall, cpu = _timed(lambda: loop_step.lower(key, jnp.int32(0), states).compile())
-    print(f"throughput program, batch {batch}: compiled in {wall:.1f} s ({cpu:.1f} CPU s)", flush=True)
+    lowered, lower_wall, lower_cpu = _timed(lambda: loop_step.lower(key, jnp.int32(0), states))
+    compiled, wall, cpu = _timed(lowered.compile)
+    print(f"throughput program, batch {batch}: {len(lowered.as_text().splitlines()):,} StableHLO lines, traced and "
+          f"lowered in {lower_wall:.1f} s ({lower_cpu:.1f} CPU s), compiled in {wall:.1f} s ({cpu:.1f} CPU s)",
+          flush=True)
     states, reward = compiled(key, jnp.int32(0), states)
     jax.block_until_ready(reward)
     for r in range(rounds):

@@ -39,7 +39,7 @@ from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentPar
 from pokejax import prng
 from pokejax.data import tables as T
 from pokejax.game import engine, mechanics as M, setup, teams
-from pokejax.game.state import REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, WINNER_TIE, BattleState
+from pokejax.game.state import REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, WINNER_TIE, BattleState
 
 _T = T.load()
 NUM_ACTIONS = engine.NUM_ACTIONS
@@ -305,6 +305,12 @@ class PokemonGen1Random(TwoPlayerGame):
         """``masks``: ``legal_masks(state)`` when the caller has it already."""
         return self._step(engine.step, state, actions, params, masks)
 
+    def move_step(self, key, state: BattleState, actions, params: PokemonParams, masks: jax.Array | None = None):
+        """``step`` for a state in a move request (``engine.move_step``: no switch turn in its
+        program); a state in a switch request or unstarted comes back unchanged (but for the
+        engine's per-step draw pool), and ``switch_step`` then gives what ``step`` gives."""
+        return self._step(engine.move_step, state, actions, params, masks)
+
     def switch_step(self, key, state: BattleState, actions, params: PokemonParams, masks: jax.Array | None = None):
         """``step`` for a state in a switch request or an unstarted battle (``init_unstarted``);
         any other state is returned unchanged. Its program lacks the move turn (a fraction of
@@ -410,45 +416,80 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
     def step_batch(self, keys, states: SingleAgentState, actions, params: SingleAgentParams | None = None,
                    switch_chunk: int | None = None, restart_chunk: int | None = None):
         """``jax.vmap(self.step, in_axes=(0, 0, 0, None))`` with the same results, cheaper: the
-        work only some envs need runs on those envs alone (``paritygym.batching.where_needed``):
-        the next battle's teams and setup, and its observation, for the envs whose episode ended
-        (chunks of ``restart_chunk`` envs, default B/16), the switch-only battle step for those and
-        for the envs whose opponent replaces a fainted Pokémon alone (chunks of ``switch_chunk``,
-        default B/8). More needing envs than a chunk holds run in more chunks (same results).
+        work only some envs need runs on those envs alone (``paritygym.batching.where_needed``).
+        The joint battle step is ``engine.move_step`` (no switch turn) for every env. The
+        switch-only battle steps run in chunks of ``switch_chunk`` envs (default B/4): the joint
+        step of the envs in a switch request (the agent replaces a fainted Pokémon, ~8% of states)
+        and, after the joint step, the opponent's lone replacement or the next battle's start
+        (``_batch_switch_steps``). The next battle's first observation is computed for the envs
+        whose episode ended, in chunks of ``restart_chunk`` (default B/16). More needing envs than
+        a chunk holds run in more chunks (same results).
         ``paritygym.batched_step(env)`` returns this method (vector env, bench, PPO)."""
         if params is None:
             params = self.default_params
         batch = jnp.shape(actions)[0]
-        switch_chunk = switch_chunk or max(1, batch // 8)
+        switch_chunk = switch_chunk or max(1, batch // 4)
         restart_chunk = restart_chunk or max(1, batch // 16)
         split = jax.vmap(jax.random.split)(keys)
         keys_step, keys_reset = split[:, 0], split[:, 1]
-        joint = self._batch_joint(keys_step, states, actions, params)
-        fresh = self._batch_new_episodes(joint, keys_reset, states, params, restart_chunk)
-        after = self._batch_switch(joint, states, fresh, params, switch_chunk)
+        choices, moved, move_rewards = self._batch_move(keys_step, states, actions, params)
+        joint, after = self._batch_switch_steps(states, choices, moved, move_rewards, keys_reset, params, switch_chunk)
         obs_new = self._batch_new_observations(joint, after, params, restart_chunk)
         return self._batch_finish(states, joint, after, obs_new, params)
 
     # ``step_batch``'s stages, each on the whole batch (``python -m pokejax.bench --pieces`` times them)
 
-    def _batch_joint(self, keys_step, states: SingleAgentState, actions, params: SingleAgentParams) -> "_JointStep":
-        return jax.vmap(lambda k, s, a: self._joint_step(k, s, a, params, autoreset=True))(keys_step, states, actions)
+    def _batch_move(self, keys_step, states: SingleAgentState, actions, params: SingleAgentParams):
+        """Both players' choices, and the move turn (``engine.move_step``) of every env: the joint
+        battle step of the envs in a move request (the others are left for ``_batch_switch_steps``)."""
+        def one(key, state, action):
+            choices = self._choose(key, state, action, params)
+            moved, rewards, _, _ = self.game.move_step(choices.k_step, state.game, choices.actions, params.game,
+                                                       choices.masks)
+            return choices, moved, rewards
+        return jax.vmap(one)(keys_step, states, actions)
 
-    def _batch_new_episodes(self, joint: "_JointStep", keys_reset, states: SingleAgentState,
-                            params: SingleAgentParams, restart_chunk: int) -> SingleAgentState:
-        """The next episode (unstarted) where the episode ended; ``states`` elsewhere (unused there)."""
-        return where_needed(joint.restarted, restart_chunk, lambda k: self._new_episode(k, params),
-                            (keys_reset,), otherwise=states)
-
-    def _batch_switch(self, joint: "_JointStep", states: SingleAgentState, fresh: SingleAgentState,
-                      params: SingleAgentParams, switch_chunk: int) -> "_AfterJoint":
+    def _batch_switch_steps(self, states: SingleAgentState, choices: "_Choices", moved: BattleState, move_rewards,
+                            keys_reset, params: SingleAgentParams, switch_chunk: int):
+        """Every switch-only battle step of the batch, through one ``switch_step`` in the program:
+        (1) the joint step of the envs in a switch request or an unstarted battle, where ``step``
+        does what ``switch_step`` does; (2) after the joint step, ``_switch_after`` (the opponent's
+        lone replacement, or the next battle's start) where it is due. An env needs both only when
+        its episode ends in its (1), so two passes of one chunk loop do all: the first runs (1) and
+        the (2) of the envs in a move request, the second the (2) that (1) made due (usually no
+        env: then no chunk runs). Returns (_JointStep, _AfterJoint) of every env."""
         agents = states.agent
-        needs_switch_step = joint.lone | joint.restarted
-        unchanged = _AfterJoint(final=joint.final, game=joint.final, reward=jnp.zeros_like(joint.reward),
-                                next_agent=agents, agent_mask=jnp.take_along_axis(
-                                    joint.final_masks, agents[:, None, None], axis=1)[:, 0])
-        return where_needed(needs_switch_step, switch_chunk, lambda j, a, f: self._switch_after(j, a, f, params),
-                            (joint, agents, fresh), otherwise=unchanged)
+        request = states.game.request
+        deciding = (request == REQUEST_SWITCH) | (request == REQUEST_START)
+        joint = jax.vmap(lambda s, c, f, r: self._joint_outcome(s, c, f, r, params, autoreset=True))(
+            states, choices, moved, move_rewards)
+        settling = ~deciding & (joint.lone | joint.restarted)
+        after = jax.vmap(self._nothing_after)(joint, agents)
+
+        def one_env(deciding, state, choices, joint, key_reset):
+            """(1) where ``deciding``, else (2), for one env: its new joint step, after step, and
+            whether (2) is now due."""
+            agent = state.agent
+            fresh = self._new_episode(key_reset, params)
+            second, replacement, second_masks = self._settle_input(joint, agent, fresh, params)
+            pick = lambda a, b: jax.tree_util.tree_map(lambda x, y: jnp.where(deciding, x, y), a, b)
+            game, rewards, _, _ = self.game.switch_step(
+                pick(choices.k_step, joint.k_switch), pick(state.game, second), pick(choices.actions, replacement),
+                params.game, pick(choices.masks, second_masks))
+            decided = self._joint_outcome(state, choices, game, rewards, params, autoreset=True)
+            settled = self._settle_result(joint, agent, fresh.agent, game, rewards)
+            return (pick(decided, joint), pick(self._nothing_after(decided, agent), settled),
+                    deciding & (decided.lone | decided.restarted))
+
+        def one_pass(_, carry):
+            joint, after, deciding, settling = carry
+            joint, after, settling = where_needed(deciding | settling, switch_chunk, one_env,
+                                                  (deciding, states, choices, joint, keys_reset),
+                                                  otherwise=(joint, after, jnp.zeros_like(deciding)))
+            return joint, after, jnp.zeros_like(deciding), settling
+
+        joint, after, _, _ = jax.lax.fori_loop(0, 2, one_pass, (joint, after, deciding, settling))
+        return joint, after
 
     def _batch_new_observations(self, joint: "_JointStep", after: "_AfterJoint", params: SingleAgentParams,
                                 restart_chunk: int) -> jax.Array:
@@ -494,6 +535,12 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
     #   _finish        observations, masks, flags, the next env state
 
     def _joint_step(self, key, state: SingleAgentState, action, params: SingleAgentParams, autoreset: bool):
+        choices = self._choose(key, state, action, params)
+        final, rewards, _, _ = self.game.step(choices.k_step, state.game, choices.actions, params.game, choices.masks)
+        return self._joint_outcome(state, choices, final, rewards, params, autoreset)
+
+    def _choose(self, key, state: SingleAgentState, action, params: SingleAgentParams) -> "_Choices":
+        """Both players' choices for the joint battle step (the agent's illegal action replaced)."""
         agent, opp = state.agent, 1 - state.agent
         # both players' masks, once per state: the step's start, its end, the switch step's input
         masks = legal_masks(state.game)
@@ -506,34 +553,54 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         acting = self.game.acting(state.game, params.game)
         opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, state.game, opp, params, masks[opp]), 0)
         actions = jnp.zeros(2, jnp.int32).at[agent].set(action).at[opp].set(opp_action)
-        final, rewards, _, _ = self.game.step(k_step, state.game, actions, params.game, masks)
+        return _Choices(actions=actions, masks=masks, legal=legal, k_step=k_step, k_replace=k_replace,
+                        k_switch=k_switch)
 
+    def _joint_outcome(self, state: SingleAgentState, choices: "_Choices", final: BattleState, rewards,
+                       params: SingleAgentParams, autoreset: bool) -> "_JointStep":
+        """The joint step's result for one env, given the battle after both players' choices."""
+        agent, opp = state.agent, 1 - state.agent
         acting = self.game.acting(final, params.game)
         over = self.game.is_over(final, params.game)
         restarted = (over | (state.time + 1 >= params.max_steps_in_episode)) if autoreset else jnp.asarray(False)
         # the step limit ends the episode before a pending replacement
         lone = ~over & ~acting[agent] & acting[opp] & ~restarted
-        return _JointStep(final=final, final_masks=legal_masks(final), reward=rewards[agent], legal=legal,
-                          lone=lone, restarted=restarted, k_replace=k_replace, k_switch=k_switch)
+        return _JointStep(final=final, final_masks=legal_masks(final), reward=rewards[agent], legal=choices.legal,
+                          lone=lone, restarted=restarted, k_replace=choices.k_replace, k_switch=choices.k_switch)
+
+    def _nothing_after(self, joint: "_JointStep", agent) -> "_AfterJoint":
+        """``_switch_after``'s result for an env with neither a lone replacement nor a restart due."""
+        return _AfterJoint(final=joint.final, game=joint.final, reward=jnp.zeros_like(joint.reward),
+                           next_agent=agent, agent_mask=joint.final_masks[agent])
 
     def _switch_after(self, joint: "_JointStep", agent, fresh: SingleAgentState, params: SingleAgentParams):
         """The switch-only step after ``_joint_step`` for one env, with ``fresh`` the next
         episode (unstarted; used where ``joint.restarted``). Where neither a lone replacement nor a
-        restart is due, its results are not used (``step_batch`` does not run it there)."""
+        restart is due, its results are ``_nothing_after``'s but for ``game``, which is then unused
+        (``step_batch`` does not run it there)."""
+        second, actions, masks = self._settle_input(joint, agent, fresh, params)
+        game, rewards, _, _ = self.game.switch_step(joint.k_switch, second, actions, params.game, masks)
+        return self._settle_result(joint, agent, fresh.agent, game, rewards)
+
+    def _settle_input(self, joint: "_JointStep", agent, fresh: SingleAgentState, params: SingleAgentParams):
+        """The switch-only step's battle, actions and masks: the next battle (unstarted) where the
+        episode ended, else the battle after the joint step with the opponent's lone replacement."""
         opp = 1 - agent
-        final, restarted, lone = joint.final, joint.restarted, joint.lone
-        second = jax.tree_util.tree_map(lambda a, b: jnp.where(restarted, a, b), fresh.game, final)
-        replacement = jnp.where(lone, self._replacement_action(joint.k_replace, final, opp, params,
-                                                                joint.final_masks[opp]), 0)
+        second = jax.tree_util.tree_map(lambda a, b: jnp.where(joint.restarted, a, b), fresh.game, joint.final)
+        replacement = jnp.where(joint.lone, self._replacement_action(joint.k_replace, joint.final, opp, params,
+                                                                      joint.final_masks[opp]), 0)
         # a new battle (REQUEST_START) has no legal action, so its masks are all False
-        second_masks = jnp.where(restarted, False, joint.final_masks)
-        game, rewards2, _, _ = self.game.switch_step(
-            joint.k_switch, second, jnp.zeros(2, jnp.int32).at[opp].set(replacement), params.game, second_masks)
+        masks = jnp.where(joint.restarted, False, joint.final_masks)
+        return second, jnp.zeros(2, jnp.int32).at[opp].set(replacement), masks
+
+    def _settle_result(self, joint: "_JointStep", agent, fresh_agent, game: BattleState, rewards) -> "_AfterJoint":
+        """``_switch_after``'s result given the switch-only step's ``game`` and ``rewards``."""
+        stay = self._nothing_after(joint, agent)
         # a lone replacement is part of this step's transition; a restart is not
-        final = jax.tree_util.tree_map(lambda a, b: jnp.where(lone, a, b), game, final)
-        return _AfterJoint(final=final, game=game, reward=jnp.where(lone, rewards2[agent], 0.0),
-                           next_agent=jnp.where(restarted, fresh.agent, agent),
-                           agent_mask=legal_masks(final)[agent])
+        return _AfterJoint(final=jax.tree_util.tree_map(lambda a, b: jnp.where(joint.lone, a, b), game, stay.final),
+                           game=game, reward=jnp.where(joint.lone, rewards[agent], stay.reward),
+                           next_agent=jnp.where(joint.restarted, fresh_agent, stay.next_agent),
+                           agent_mask=jnp.where(joint.lone, legal_masks(game)[agent], stay.agent_mask))
 
     def _finish(self, state: SingleAgentState, joint: "_JointStep", after: "_AfterJoint", params,
                 obs_new: jax.Array | None = None):
@@ -558,6 +625,17 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         info = {"illegal_action": ~joint.legal, "action_mask": after.agent_mask,
                 "terminated": terminated, "truncated": truncated, "final_observation": obs_final}
         return obs_next, new_state, joint.reward + after.reward, terminated, truncated, info
+
+
+@struct.dataclass
+class _Choices:
+    """One env's choices for the joint battle step (``PokemonGen1RandomEnv._choose``)."""
+    actions: jax.Array       # int32[2]: both players' actions (legal)
+    masks: jax.Array         # legal_masks of the state they answer
+    legal: jax.Array         # the agent's own action was legal
+    k_step: jax.Array        # keys: the battle step, the switch-only step's replacement choice and step
+    k_replace: jax.Array
+    k_switch: jax.Array
 
 
 @struct.dataclass

@@ -1458,6 +1458,17 @@ def start_battle(st: BattleState) -> BattleState:
     return switch_step(st, jnp.zeros(2, I32))
 
 
+def move_step(st: BattleState, actions) -> BattleState:
+    """``step`` for a state in a move request, in a program without the switch turn (any other
+    state comes back with nothing changed but the step's empty draw pool: ``step`` of a switch
+    request equals ``switch_step`` of it). A batched caller runs this for every battle and
+    ``switch_step`` only for the few in a switch request (the RL env's ``step_batch``)."""
+    actions = jnp.asarray(actions, I32)
+    st = begin_step(st)
+    st, move_turn_ended = move_turn(st, actions, st.request == REQUEST_MOVE)
+    return end_step(end_turn(st, move_turn_ended))
+
+
 def step(st: BattleState, actions) -> BattleState:
     """Advance the battle by one decision: both players' actions (int32[2], see legal_actions).
     In request REQUEST_START it starts the battle (the actions are ignored)."""

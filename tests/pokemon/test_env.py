@@ -17,7 +17,7 @@ from paritygym.testing import check_env
 from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM
 from pokejax import env as penv
 from pokejax.game import engine
-from pokejax.game.state import REQUEST_ENDED
+from pokejax.game.state import REQUEST_ENDED, REQUEST_SWITCH
 from paritygym.verify import compare_trajectories
 from pokejax.reference import engine_record, showdown_record
 
@@ -72,8 +72,8 @@ def _play(batched, params, steps, seed):
 @pytest.fixture(scope="session")
 def step_batch():
     """The env's own batched step (``paritygym.batched_step``) over BATCH envs, jitted once. Its
-    default chunks at this batch (2 envs for the switch-only step, 1 for new battles) are smaller
-    than the number of envs that need them in many steps: the overflow path runs often."""
+    default chunks at this batch (4 envs for the switch-only steps, 1 for new battles' observation)
+    are smaller than the number of envs that need them in many steps: the overflow path runs often."""
     env, _ = paritygym.make(ENV_ID)
     assert paritygym.batched_step(env) == env.step_batch
     return jax.jit(paritygym.batched_step(env))
@@ -93,14 +93,15 @@ def test_step_batch_equals_vmapped_step(batched, step_batch, opponent, max_steps
     """``step_batch`` (rare work gathered into chunks) gives exactly the vmapped ``step``'s
     outputs: observations, the whole next state, rewards, flags and every ``info`` array, step
     for step over 120 steps of random legal play with illegal actions mixed in, both opponents;
-    ``max_steps_in_episode=4`` restarts all envs at once (every chunk overflows). The returned
+    ``max_steps_in_episode=4`` restarts all envs at once (every chunk overflows), also envs whose
+    step was their own replacement (both switch-only steps in one env step). The returned
     observation is always the observation of the returned state."""
     env, params, reset, step, mask, observe, _ = batched
     params = params.replace(opponent=opponent, max_steps_in_episode=max_steps)
     key = jax.random.key(40 + opponent + max_steps)
     _, state = reset(jax.random.split(key, BATCH), params)
     rng = np.random.default_rng(opponent)
-    most_restarted = 0
+    most_restarted = replaced_then_restarted = 0
     for t in range(120):
         actions = _random_legal(rng, np.asarray(mask(state, params)))
         actions = np.where(rng.random(BATCH) < 0.1, rng.integers(-2, 12, BATCH), actions).astype(np.int32)
@@ -113,9 +114,10 @@ def test_step_batch_equals_vmapped_step(batched, step_batch, opponent, max_steps
         assert np.array_equal(np.asarray(obs), np.asarray(own_obs)), f"step {t}: obs is not the state's"
         ended = np.asarray(terminated | truncated)
         most_restarted = max(most_restarted, int(ended.sum()))
+        replaced_then_restarted += int((ended & (np.asarray(state.game.request) == REQUEST_SWITCH)).sum())
         state = new_state
     if max_steps == 4:
-        assert most_restarted == BATCH
+        assert most_restarted == BATCH and replaced_then_restarted >= 1
     else:
         assert most_restarted >= 1
 
