@@ -66,11 +66,12 @@ _GROUP_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("tcg/test_ppo_smoke.py::test_example_smoke", "tcg-ppo-smoke"),
 )
 
-# CPU seconds of each group on a cold cache (docs/dev/progress-train.md, how to re-measure). Workers
-# take the costliest groups first, so that a long group does not start last; only the order uses it.
+# CPU seconds of each group, cold cache (2026-12-01, docs/dev/progress-train.md says how to measure).
+# Workers take the costliest groups first, so that a long group does not start last; only the order
+# of the groups depends on these figures.
 _GROUP_CPU_SECONDS: dict[str, float] = {
-    "pokemon": 500, "tcg": 450, "halfcheetah": 150, "pokemon-ppo-smoke": 150, "tcg-ppo-smoke": 120,
-    "train": 100, "climb": 80, "pong": 50, "paritygym": 40, "gameboy": 40,
+    "pokemon": 263, "tcg": 156, "halfcheetah": 115, "pokemon-ppo-smoke": 101, "tcg-ppo-smoke": 97,
+    "pong": 97, "train": 83, "paritygym": 66, "climb": 65, "gameboy": 30,
 }
 
 

@@ -3,10 +3,12 @@ example run leaves behind (metrics, curve, a checkpoint that reloads bit for bit
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import math
 import pathlib
+from collections.abc import Iterator
 from types import ModuleType
 
 import jax
@@ -23,6 +25,21 @@ def load_example(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@contextlib.contextmanager
+def quick_compiles() -> Iterator[None]:
+    """XLA compiles with most optimisations off inside the block (``jax_disable_most_optimizations``:
+    LLVM backend level 0, no expensive passes), for smoke runs whose cost is compiling programs that
+    then run a few updates: about half the compile CPU, the same computation (floating-point results
+    may round differently). Programs compiled here have their own persistent-cache keys (the flag is
+    in the compile options); a jitted function that outlives the block keeps what it compiled here."""
+    previous = jax.config.read("jax_disable_most_optimizations")
+    jax.config.update("jax_disable_most_optimizations", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_disable_most_optimizations", previous)
 
 
 def check_saved_run(result, out_dir: pathlib.Path, min_steps: int) -> None:

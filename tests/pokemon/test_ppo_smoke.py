@@ -1,10 +1,12 @@
 """examples/ppo_pokemon.py on PokemonGen1Random-v0 (masked categorical policy, random opponent):
-a few thousand steps end to end (checkpoint written and reloaded, metrics, the saved policy's
-evaluation against both opponents), and the full run at the example's defaults.
+a few thousand steps end to end in the default suite (checkpoint written and reloaded, metrics, the
+saved policy's evaluation against both opponents), and the full run at the example's defaults in
+the slow suite.
 
-Both are slow-marked: on 2 CPU cores without the JAX cache the smoke run compiles for about 4.5
-CPU minutes (the PPO update and the evaluation scan each hold the whole battle step and are
-separate XLA programs, about 115 CPU s each; docs/training.md "Examples in the test suites")."""
+The smoke run's cost is compiling: the PPO update and the evaluation scan each hold the whole battle
+step and are separate XLA programs. It compiles with XLA's optimisations off (``quick_compiles``),
+which about halves that (docs/training.md "Examples in the test suites"), and has a pytest-xdist
+group of its own (tests/conftest.py) so that it runs beside the env's tests."""
 
 from __future__ import annotations
 
@@ -13,15 +15,15 @@ import pytest
 
 from paritygym.train.ppo import rate_interval
 
-from ..examples import check_saved_run, load_example
+from ..examples import check_saved_run, load_example, quick_compiles
 
 
-@pytest.mark.slow
 def test_example_smoke(tmp_path, capsys):
     # --eval-battles equals --num-envs: the evaluation's vmapped reset is the program training compiled.
-    result = load_example("ppo_pokemon").main(["--num-envs", "16", "--num-steps", "64", "--total-timesteps", "4096", "--hidden", "64",
-                              "--num-minibatches", "4", "--target-metric", "none", "--log-every-s", "0",
-                              "--out-dir", str(tmp_path), "--eval-battles", "16"])  # fmt: skip
+    with quick_compiles():
+        result = load_example("ppo_pokemon").main(["--num-envs", "16", "--num-steps", "64", "--total-timesteps", "4096", "--hidden", "64",
+                                  "--num-minibatches", "4", "--target-metric", "none", "--log-every-s", "0",
+                                  "--out-dir", str(tmp_path), "--eval-battles", "16"])  # fmt: skip
     check_saved_run(result, tmp_path, 4096)
     assert any(h["episodes"] > 0 for h in result.history), result.history
     for opponent in ("random", "max-damage"):

@@ -1,11 +1,12 @@
-"""examples/ppo_tcg.py on TCGPocketA1-v0: a few thousand PPO steps with masked logits end to end
-(checkpoint written and reloaded, metrics, the win-rate evaluation against both opponents), and the
-full run at the example's defaults.
+"""examples/ppo_tcg.py on TCGPocketA1-v0: a few thousand PPO steps with masked logits end to end in
+the default suite (checkpoint written and reloaded, metrics, the win-rate evaluation against both
+opponents), and the full run at the example's defaults in the slow suite.
 
-Both are slow-marked: on 2 CPU cores without the JAX cache the smoke run compiles for about 4 CPU
-minutes (three XLA programs each hold the game step: the envs' reset, whose opponent may move
-first, the PPO update and the evaluation scan, 70-90 CPU s each; docs/training.md "Examples in
-the test suites")."""
+The smoke run's cost is compiling: three XLA programs each hold the game step (the envs' reset,
+whose opponent may move first, the PPO update and the evaluation scan). It compiles with XLA's
+optimisations off (``quick_compiles``), which about halves that (docs/training.md "Examples in the
+test suites"), and has a pytest-xdist group of its own (tests/conftest.py) so that it runs beside
+the env's tests."""
 
 from __future__ import annotations
 
@@ -14,15 +15,15 @@ import pytest
 
 from paritygym.train.ppo import rate_interval
 
-from ..examples import check_saved_run, load_example
+from ..examples import check_saved_run, load_example, quick_compiles
 
 
-@pytest.mark.slow
 def test_example_smoke(tmp_path, capsys):
     # --eval-games equals --num-envs: the evaluation's vmapped reset is the program training compiled.
-    result = load_example("ppo_tcg").main(["--num-envs", "16", "--num-steps", "16", "--total-timesteps", "2048", "--num-minibatches", "4",
-                              "--target-metric", "none", "--log-every-s", "0", "--out-dir", str(tmp_path),
-                              "--eval-games", "16"])  # fmt: skip
+    with quick_compiles():
+        result = load_example("ppo_tcg").main(["--num-envs", "16", "--num-steps", "16", "--total-timesteps", "2048", "--num-minibatches", "4",
+                                  "--target-metric", "none", "--log-every-s", "0", "--out-dir", str(tmp_path),
+                                  "--eval-games", "16"])  # fmt: skip
     check_saved_run(result, tmp_path, 2048)
     for opponent in ("random", "heuristic"):
         returns = result.evaluation[opponent]["return"]
