@@ -116,6 +116,27 @@ class TCGGame(TwoPlayerGame):
         return bots.heuristic_action(self.tables, state)
 
 
+def _on_rows(need, chunk: int, batched_fn, rows, otherwise):
+    """`batched_fn(rows)` on the rows (leading axis N) where `need`, `otherwise` elsewhere, in
+    sub-batches of `chunk` rows gathered in index order (as `paritygym.batching.where_needed`, but
+    `batched_fn` takes a whole sub-batch: here `step_batch`, which compacts again inside it). The
+    unused rows of the last sub-batch repeat row 0 and are dropped."""
+    n = need.shape[0]
+    chunk = min(chunk, n)
+    slots = -(-n // chunk) * chunk
+    count = need.sum(dtype=jnp.int32)
+    order = jnp.zeros(slots, jnp.int32).at[jnp.where(need, jnp.cumsum(need, dtype=jnp.int32) - 1, slots)].set(
+        jnp.arange(n, dtype=jnp.int32), mode="drop")
+
+    def one_chunk(c, out):
+        index = jax.lax.dynamic_slice(order, (c * chunk,), (chunk,))
+        results = batched_fn(jax.tree_util.tree_map(lambda x: x[index], rows))
+        dest = jnp.where(c * chunk + jnp.arange(chunk) < count, index, n)  # out of range: dropped
+        return jax.tree_util.tree_map(lambda o, r: o.at[dest].set(r, mode="drop"), out, results)
+
+    return jax.lax.fori_loop(0, (count + chunk - 1) // chunk, one_chunk, otherwise)
+
+
 class TCGPocketA1(SingleAgentEnv):
     """`TCGPocketA1-v0`: the agent plays one seat (random each episode unless
     `params.agent_side` is 0 or 1) against the opponent `params.opponent` (0 random, 1 heuristic).
@@ -228,10 +249,11 @@ class TCGPocketA1(SingleAgentEnv):
         return self._step_outputs(state, legal, inputs[2], *advanced, params)
 
     def step_batch(self, keys: jax.Array, states: SingleAgentState, actions, params: SingleAgentParams | None = None):
-        """`jax.vmap(self.step, in_axes=(0, 0, 0, None))` with the same results, cheaper: the game
-        steps of the opponent loop go through `tcgjax.game.step.step_batch` (a Trainer, an Ability
-        or an attack runs only on the games that play one), and the games whose loop has ended
-        request none. `paritygym.batched_step(env)` returns this method (vector env, bench, PPO)."""
+        """`jax.vmap(self.step, in_axes=(0, 0, 0, None))` with the same results, cheaper: each
+        iteration of the opponent loop steps only the games whose loop is still going, with
+        `tcgjax.game.step.step_batch` (a Trainer, an Ability, an attack or a full `settle` runs
+        only on the games that need one). `paritygym.batched_step(env)` returns this method
+        (vector env, bench, PPO)."""
         params = self.default_params if params is None else params
         legal, inputs = jax.vmap(self._advance_inputs, in_axes=(0, 0, 0, None))(keys, states, actions, params)
         pairs = jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[2:]), inputs)  # [B, 2] -> [2B]
@@ -254,35 +276,39 @@ class TCGPocketA1(SingleAgentEnv):
     def _advance_batch(self, keys, game_states: GameState, agents, agent_actions, has_agent_action,
                        params: SingleAgentParams):
         """`jax.vmap(self._advance)` over N games written as one batched loop (the same
-        iterations, a game's carry kept where its own loop has ended), so that each iteration steps
-        the batch with `step_batch` and the games whose loop has ended play no action."""
+        iterations, a game's carry kept where its own loop has ended). Each iteration steps only
+        the games whose loop is still going, gathered into chunks of N/4 games (`_on_rows`; their
+        number falls fast after the agent's action), with `step_batch`."""
         tables = self.game.tables
         interleaved = jnp.asarray(params.game.interleaved)
 
-        def going(carry):
-            i, state, _, count = carry
-            opponent_turn = ~state.game_over & (state.decider != agents) & (count < self.max_opponent_actions)
-            return ((i == 0) & has_agent_action) | (opponent_turn & ~interleaved)
+        def going(i, state, count, agent, has_action):
+            opponent_turn = ~state.game_over & (state.decider != agent) & (count < self.max_opponent_actions)
+            return ((i == 0) & has_action) | (opponent_turn & ~interleaved)
 
-        def body(carry):
-            i, state, reward, count = carry
-            playing = going(carry)
+        def play(rows):
+            """One game action in each of a sub-batch of games (the fields of `rows`, leading axis K)."""
+            key, agent, agent_action, has_action, (i, state, reward, count) = rows
             masks = jax.vmap(legal_actions, in_axes=(None, 0))(tables, state)
             opponent = jax.vmap(lambda k, s, m: self._opponent_policy(k, s, m, params))(
-                jax.vmap(jax.random.fold_in)(keys, i), state, masks)
-            agent_turn = (i == 0) & has_agent_action & (state.decider == agents)
-            action = jnp.where(agent_turn, agent_actions, opponent)
-            # an illegal action (-1) leaves a game whose loop has ended as it is, with no handler
-            new = step_batch(tables, state, jnp.where(playing, action, -1), params.game.max_turns, masks)
+                jax.vmap(jax.random.fold_in)(key, i), state, masks)
+            agent_turn = (i == 0) & has_action & (state.decider == agent)
+            action = jnp.where(agent_turn, agent_action, opponent)
+            new = step_batch(tables, state, action, params.game.max_turns, masks)
             ended = new.game_over & ~state.game_over
-            won = jnp.where(new.winner == agents, 1.0, jnp.where(new.winner == 1 - agents, -1.0, 0.0))
-            stepped = (i + 1, new, reward + jnp.where(ended, won, 0.0), count + (~agent_turn).astype(jnp.int32))
-            keep = lambda n, o: jnp.where(playing.reshape(playing.shape + (1,) * (n.ndim - 1)), n, o)  # noqa: E731
-            return jax.tree_util.tree_map(keep, stepped, carry)
+            won = jnp.where(new.winner == agent, 1.0, jnp.where(new.winner == 1 - agent, -1.0, 0.0))
+            return i + 1, new, reward + jnp.where(ended, won, 0.0), count + (~agent_turn).astype(jnp.int32)
+
+        def body(carry):
+            i, state, _, count = carry
+            playing = going(i, state, count, agents, has_agent_action)
+            rows = (keys, agents, agent_actions, has_agent_action, carry)
+            return _on_rows(playing, max(1, agents.shape[0] // 4), play, rows, otherwise=carry)
 
         zeros = jnp.zeros(agents.shape, jnp.int32)
         _, game_states, reward, count = jax.lax.while_loop(
-            lambda carry: jnp.any(going(carry)), body, (zeros, game_states, jnp.zeros(agents.shape, jnp.float32), zeros))
+            lambda carry: jnp.any(going(carry[0], carry[1], carry[3], agents, has_agent_action)), body,
+            (zeros, game_states, jnp.zeros(agents.shape, jnp.float32), zeros))
         stuck = (count >= self.max_opponent_actions) & ~game_states.game_over & (game_states.decider != agents)
         return game_states, reward, stuck
 
