@@ -9,7 +9,7 @@ random play needs), the number to compare with the reference engine's game actio
     python -m tcgjax.bench --batch 1 64 1024 4096 --seconds 3 --reference
     python -m tcgjax.bench --env --batch 1024     # the single-agent env, default vs interleaved mode
     python -m tcgjax.bench --env --closed-params  # the same, params closed over as a trainer compiles them
-    python -m tcgjax.bench --profile --batch 1024 # kernel time by kernel name
+    python -m tcgjax.bench --profile --batch 1024 # kernel time by kernel (fused instructions, source)
     python -m tcgjax.bench --bytes --batch 64     # bytes written per game action, by call site
 """
 
@@ -104,63 +104,12 @@ def bench_core(batch: int, seconds: float = 2.0, scan_length: int = 16, vmapped:
             "actions_per_cpu_s": actions / cpu, "compile_s": compile_s, "seconds": elapsed}
 
 
-def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 25,
-                 vmapped: bool = False) -> list[tuple[str, float, int]]:
-    """Kernel time of the batched core: runs the compiled program `calls` times inside a
-    `jax.profiler` trace and sums the host-side event durations by kernel name (XLA:CPU emits one
-    event per fusion/kernel run). Returns the `top` (name, time / wall time of the calls, runs) rows."""
-    import glob
-    import tempfile
-    from collections import defaultdict
-
-    reset, run = core_programs(batch, scan_length, vmapped=vmapped)
-    key = jax.random.key(0)
-    states = reset(key)
-    compiled = run.lower(key, states).compile()
-    states, finished = compiled(key, states)
-    jax.block_until_ready(finished)
-    with tempfile.TemporaryDirectory() as folder:
-        with jax.profiler.trace(folder):
-            start = time.perf_counter()
-            for call in range(calls):
-                states, finished = compiled(jax.random.fold_in(key, call + 1), states)
-                jax.block_until_ready(finished)
-            wall_ns = (time.perf_counter() - start) * 1e9
-        (path,) = glob.glob(f"{folder}/**/*.xplane.pb", recursive=True)
-        data = jax.profiler.ProfileData.from_file(path)
-    total_ns, runs = defaultdict(float), defaultdict(int)
-    for plane in data.planes:
-        for line in plane.lines:
-            if not line.name.startswith("tf_XLA"):  # the threads that run XLA:CPU kernels
-                continue
-            for event in line.events:
-                # skip markers and containers (the executor, loops: their kernels are counted)
-                if event.name.startswith(("end: ", "Threadpool", "ThunkExecutor", "while")):
-                    continue
-                total_ns[event.name] += event.duration_ns
-                runs[event.name] += 1
-    # shares of the wall time: what the kernels do not cover is dispatch between kernels (and
-    # kernels run in parallel on several threads, which makes the sum exceed the wall time)
-    rows = sorted(total_ns.items(), key=lambda item: -item[1])[:top]
-    return [(name, ns / wall_ns, runs[name]) for name, ns in rows]
-
-
-def bytes_written(batch: int = 64, scan_length: int = 16, top: int = 25,
-                  vmapped: bool = False) -> tuple[float, list[tuple[str, float]]]:
-    """Bytes the compiled core writes per game per game action, and their split by call site.
-
-    Compiles `core_programs`' run, takes the largest `while` body of its HLO (the scan body: one
-    batched game action; loops nested in it, such as the shuffle, are not counted) and adds up the
-    output size of every instruction that writes an array. Each instruction's stack frames (in the
-    compiled HLO text) name the line of the step's parts (`_apply_light`, `step_batch`, `settle`, ...) it comes from and the
-    rule function called there. Returns (bytes per game, the `top` (site, bytes per game) rows);
-    "?" collects the copies XLA inserts, which carry no source location."""
+def _hlo_index(text: str):
+    """(computations, stack) of a compiled HLO text: `computations` maps each computation's name to
+    its instruction lines; `stack(frame_id)` gives the (file, function, line) frames of an
+    instruction's `stack_frame_id`, outermost first."""
     import re
-    from collections import Counter
 
-    reset, run = core_programs(batch, scan_length, vmapped=vmapped)
-    key = jax.random.key(0)
-    text = run.lower(key, reset(key)).compile().as_text()
     lines = text.splitlines()
 
     def table(title):
@@ -195,6 +144,98 @@ def bytes_written(batch: int = 64, scan_length: int = 16, top: int = 25,
             current = computations.setdefault(header.group(2), [])
         elif current is not None and line.startswith("  "):
             current.append(line)
+    return computations, stack
+
+
+# generic helpers skipped when a kernel's source is named by a rule function
+_HELPERS = frozenset(("merge", "materialize", "_replace", "rotate", "kth_true", "pick_at", "value_at"))
+
+
+def kernel_sources(text: str) -> dict[str, tuple[int, str, str]]:
+    """For each instruction of a compiled HLO text, by name: (instructions per output element: the
+    size of the computation a fusion calls, else 1; its source: the innermost `tcgjax` frames; its
+    part: the innermost rule function (tcgjax.game, not local, not a generic helper), "bench" for
+    the bench's own code (action choice, restarts))."""
+    import re
+
+    computations, stack = _hlo_index(text)
+    out = {}
+    for body in computations.values():
+        for line in body:
+            match = re.match(r"\s*(ROOT )?%?([\w.\-]+) = ", line)
+            if not match:
+                continue
+            called = re.search(r"calls=%?([\w.\-]+)", line)
+            frame = re.search(r"stack_frame_id=(\d+)", line)
+            frames = [f for f in (stack(int(frame.group(1))) if frame else []) if "tcgjax/" in f[0]]
+            named = [function for file, function, _ in frames
+                     if "tcgjax/game/" in file and "<" not in function and function not in _HELPERS]
+            part = named[-1] if named else "rotate" if any(f[1] == "rotate" for f in frames) else "bench" if frames else "?"
+            out[match.group(2)] = (len(computations.get(called.group(1), [])) if called else 1,
+                                   " > ".join(f"{function}:{number}" for _, function, number in frames[-3:]), part)
+    return out
+
+
+def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 25,
+                 vmapped: bool = False) -> list[tuple[str, float, int, int, str, str]]:
+    """Kernel time of the batched core: runs the compiled program `calls` times inside a
+    `jax.profiler` trace and sums the host-side event durations by kernel name (XLA:CPU emits one
+    event per fusion/kernel run). Returns the `top` (name, time / wall time of the calls, runs,
+    fused instructions per output element, source frames, part) rows (see `kernel_sources`)."""
+    import glob
+    import tempfile
+    from collections import defaultdict
+
+    reset, run = core_programs(batch, scan_length, vmapped=vmapped)
+    key = jax.random.key(0)
+    states = reset(key)
+    compiled = run.lower(key, states).compile()
+    states, finished = compiled(key, states)
+    jax.block_until_ready(finished)
+    with tempfile.TemporaryDirectory() as folder:
+        with jax.profiler.trace(folder):
+            start = time.perf_counter()
+            for call in range(calls):
+                states, finished = compiled(jax.random.fold_in(key, call + 1), states)
+                jax.block_until_ready(finished)
+            wall_ns = (time.perf_counter() - start) * 1e9
+        (path,) = glob.glob(f"{folder}/**/*.xplane.pb", recursive=True)
+        data = jax.profiler.ProfileData.from_file(path)
+    total_ns, runs = defaultdict(float), defaultdict(int)
+    for plane in data.planes:
+        for line in plane.lines:
+            if not line.name.startswith("tf_XLA"):  # the threads that run XLA:CPU kernels
+                continue
+            for event in line.events:
+                # skip markers and containers (the executor, loops: their kernels are counted)
+                if event.name.startswith(("end: ", "Threadpool", "ThunkExecutor", "while")):
+                    continue
+                total_ns[event.name] += event.duration_ns
+                runs[event.name] += 1
+    # shares of the wall time: what the kernels do not cover is dispatch between kernels (and
+    # kernels run in parallel on several threads, which makes the sum exceed the wall time)
+    rows = sorted(total_ns.items(), key=lambda item: -item[1])[:top]
+    sources = kernel_sources(compiled.as_text())
+    return [(name, ns / wall_ns, runs[name]) + sources.get(name, (0, "", "?")) for name, ns in rows]
+
+
+def bytes_written(batch: int = 64, scan_length: int = 16, top: int = 25,
+                  vmapped: bool = False) -> tuple[float, list[tuple[str, float]]]:
+    """Bytes the compiled core writes per game per game action, and their split by call site.
+
+    Compiles `core_programs`' run, takes the largest `while` body of its HLO (the scan body: one
+    batched game action; loops nested in it, such as the shuffle, are not counted) and adds up the
+    output size of every instruction that writes an array. Each instruction's stack frames (in the
+    compiled HLO text) name the line of the step's parts (`_apply_light`, `step_batch`, `settle`, ...) it comes from and the
+    rule function called there. Returns (bytes per game, the `top` (site, bytes per game) rows);
+    "?" collects the copies XLA inserts, which carry no source location."""
+    import re
+    from collections import Counter
+
+    reset, run = core_programs(batch, scan_length, vmapped=vmapped)
+    key = jax.random.key(0)
+    text = run.lower(key, reset(key)).compile().as_text()
+    computations, stack = _hlo_index(text)
     body = max(set(re.findall(r"body=%?([\w.\-]+)", text)), key=lambda name: len(computations.get(name, [])))
     itemsize = {"pred": 1, "s8": 1, "u8": 1}
     sites, total = Counter(), 0
@@ -348,9 +389,16 @@ def main(argv=None) -> None:
         for batch in args.batch:
             print(f"batch {batch}: share of wall time, runs in 3 calls of {args.scan_length} steps, kernel", flush=True)
             rows = profile_core(batch, 3, args.scan_length, top=10_000, vmapped=args.vmapped)
-            print(f"  all kernels: {sum(share for _, share, _ in rows):.0%} of wall time ({len(rows)} kernels)")
-            for name, share, runs in rows[:30]:
-                print(f"  {share:6.1%} {runs:7d}  {name}")
+            print(f"  all kernels: {sum(row[1] for row in rows):.0%} of wall time ({len(rows)} kernels); "
+                  "share, runs, fused instructions per element, kernel, source")
+            for name, share, runs, instructions, source, _ in rows[:30]:
+                print(f"  {share:6.1%} {runs:7d} {instructions:5d}  {name:40s} {source}")
+            parts: dict[str, float] = {}
+            for _, share, _, _, _, part in rows:
+                parts[part] = parts.get(part, 0.0) + share
+            print("  by part (innermost rule function of the source; ?: XLA copies, no source):")
+            for part, share in sorted(parts.items(), key=lambda item: -item[1])[:20]:
+                print(f"  {share:6.1%}  {part}")
         return
     if args.env:
         for batch in args.batch:
