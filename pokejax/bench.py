@@ -153,7 +153,7 @@ def step_batch_stages(env, params, keys, states, actions) -> list[tuple[str, Cal
     stages = [
         ("choices, move turn (engine.move_step, every env)",
          lambda k, s, a: env._batch_move(k, s, a, params), lambda: (keys_step, states, actions)),
-        ("switch-only steps (chunks of B/4, two passes)",
+        ("switch-only steps (chunks of B/4, 1-2 per env)",
          lambda s, c, m, r, k: env._batch_switch_steps(s, c, m, r, k, params, switch_chunk),
          lambda: (states, *results[0], keys_reset)),
         ("new battles' observation (chunks of B/16)",

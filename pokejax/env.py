@@ -455,41 +455,42 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         (1) the joint step of the envs in a switch request or an unstarted battle, where ``step``
         does what ``switch_step`` does; (2) after the joint step, ``_switch_after`` (the opponent's
         lone replacement, or the next battle's start) where it is due. An env needs both only when
-        its episode ends in its (1), so two passes of one chunk loop do all: the first runs (1) and
-        the (2) of the envs in a move request, the second the (2) that (1) made due (usually no
-        env: then no chunk runs). Returns (_JointStep, _AfterJoint) of every env."""
+        its episode ends in its (1), so each needing env runs a loop of one switch-only step, a
+        second one where its (1) made (2) due (time limit, turn cap: rare). Returns (_JointStep,
+        _AfterJoint) of every env."""
         agents = states.agent
         request = states.game.request
         deciding = (request == REQUEST_SWITCH) | (request == REQUEST_START)
-        joint = jax.vmap(lambda s, c, f, r: self._joint_outcome(s, c, f, r, params, autoreset=True))(
-            states, choices, moved, move_rewards)
+        outcome = functools.partial(self._joint_outcome, params=params, autoreset=True)
+        joint = jax.vmap(outcome)(states, choices, moved, move_rewards)
         settling = ~deciding & (joint.lone | joint.restarted)
-        after = jax.vmap(self._nothing_after)(joint, agents)
 
-        def one_env(deciding, state, choices, joint, key_reset):
-            """(1) where ``deciding``, else (2), for one env: its new joint step, after step, and
-            whether (2) is now due."""
+        def one_env(deciding, settling, state, choices, joint, key_reset):
+            """(1) where ``deciding``, then (2) where due, for one env: its joint and after steps."""
             agent = state.agent
             fresh = self._new_episode(key_reset, params)
-            second, replacement, second_masks = self._settle_input(joint, agent, fresh, params)
-            pick = lambda a, b: jax.tree_util.tree_map(lambda x, y: jnp.where(deciding, x, y), a, b)
-            game, rewards, _, _ = self.game.switch_step(
-                pick(choices.k_step, joint.k_switch), pick(state.game, second), pick(choices.actions, replacement),
-                params.game, pick(choices.masks, second_masks))
-            decided = self._joint_outcome(state, choices, game, rewards, params, autoreset=True)
-            settled = self._settle_result(joint, agent, fresh.agent, game, rewards)
-            return (pick(decided, joint), pick(self._nothing_after(decided, agent), settled),
-                    deciding & (decided.lone | decided.restarted))
 
-        def one_pass(_, carry):
-            joint, after, deciding, settling = carry
-            joint, after, settling = where_needed(deciding | settling, switch_chunk, one_env,
-                                                  (deciding, states, choices, joint, keys_reset),
-                                                  otherwise=(joint, after, jnp.zeros_like(deciding)))
-            return joint, after, jnp.zeros_like(deciding), settling
+            def switch_once(carry):
+                deciding, _, joint, after = carry
+                second, replacement, second_masks = self._settle_input(joint, agent, fresh, params)
+                pick = lambda a, b: jax.tree_util.tree_map(lambda x, y: jnp.where(deciding, x, y), a, b)
+                game, rewards, _, _ = self.game.switch_step(
+                    pick(choices.k_step, joint.k_switch), pick(state.game, second),
+                    pick(choices.actions, replacement), params.game, pick(choices.masks, second_masks))
+                decided = outcome(state, choices, game, rewards)
+                settled = self._settle_result(joint, agent, fresh.agent, game, rewards)
+                return (jnp.zeros_like(deciding), deciding & (decided.lone | decided.restarted),
+                        pick(decided, joint), pick(self._nothing_after(decided, agent), settled))
 
-        joint, after, _, _ = jax.lax.fori_loop(0, 2, one_pass, (joint, after, deciding, settling))
-        return joint, after
+            # one turn of the loop, two for an env whose own replacement ended its episode (under
+            # vmap the chunk runs as many turns as its slowest env)
+            _, _, joint, after = jax.lax.while_loop(lambda c: c[0] | c[1], switch_once,
+                                                    (deciding, settling, joint, self._nothing_after(joint, agent)))
+            return joint, after
+
+        return where_needed(deciding | settling, switch_chunk, one_env,
+                            (deciding, settling, states, choices, joint, keys_reset),
+                            otherwise=(joint, jax.vmap(self._nothing_after)(joint, agents)))
 
     def _batch_new_observations(self, joint: "_JointStep", after: "_AfterJoint", params: SingleAgentParams,
                                 restart_chunk: int) -> jax.Array:
