@@ -265,9 +265,10 @@ def _after_handlers(T: CardTables, state: GameState, phase_before, legal, handle
     return _back_to_table(state, legal, core.settle(T, turn_frame, max_turns, gate), turn_player)
 
 
-def _to_turn_player(state: GameState, phase_before, handled: GameState):
+def _to_turn_player(state: GameState, phase_before, handled: GameState, write_first: bool = True):
     """The acted state in the turn player's frame, where `settle` must run, and the turn player's
-    seat as the decider sees it (one game)."""
+    seat as the decider sees it (one game). `write_first`: see `rotate`; `step_batch` does without,
+    since its handlers' rows come out of their own loops already written."""
     acted = _finish_action(phase_before, handled)
     # everything that happens by itself, in the frame of the turn player. Back to the table's seats
     # and then into the turn player's frame is one rotation (two flips cancel): by the turn
@@ -275,7 +276,7 @@ def _to_turn_player(state: GameState, phase_before, handled: GameState):
     turn_player_seen = acted.turn_player
     turn_player = jnp.where(state.decider == 1, 1 - turn_player_seen, turn_player_seen)
     gate = (acted.phase == spec.MAIN) & ~acted.game_over
-    return rotate(acted, turn_player_seen, write_first=True), gate, turn_player
+    return rotate(acted, turn_player_seen, write_first=write_first), gate, turn_player
 
 
 def _back_to_table(state: GameState, legal, settled: GameState, turn_player) -> GameState:
@@ -304,7 +305,8 @@ def step_batch(T: CardTables, states: GameState, actions, max_turns=spec.DEFAULT
         size = chunk or max(1, int(batch * share))
         handled = where_needed(getattr(requests, gate), size, lambda s, r, h=handler: h(T, s, r),
                                (light, requests), otherwise=handled)
-    turn_frames, gates, turn_players = jax.vmap(_to_turn_player)(states, phases, handled)
+    turn_frames, gates, turn_players = jax.vmap(lambda s, ph, h: _to_turn_player(s, ph, h, write_first=False))(
+        states, phases, handled)
     # `settle` in full only where it has work (an attack or a turn ends, Knock Outs, promotions)
     busy = gates & jax.vmap(lambda s: core.settle_has_work(T, s))(turn_frames)
     settled = where_needed(busy, chunk or max(1, int(batch * SETTLE_SHARE)),
