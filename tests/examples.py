@@ -31,9 +31,10 @@ def load_example(name: str) -> ModuleType:
 def quick_compiles() -> Iterator[None]:
     """XLA compiles with most optimisations off inside the block (``jax_disable_most_optimizations``:
     LLVM backend level 0, no expensive passes), for smoke runs whose cost is compiling programs that
-    then run a few updates: about half the compile CPU, the same computation (floating-point results
-    may round differently). Programs compiled here have their own persistent-cache keys (the flag is
-    in the compile options); a jitted function that outlives the block keeps what it compiled here."""
+    then run a few updates: about a third less CPU for the Pokémon and TCG ones, the same computation
+    (floating-point results may round differently). Programs compiled here have their own
+    persistent-cache keys (the flag is in the compile options); a jitted function that outlives the
+    block keeps what it compiled here."""
     previous = jax.config.read("jax_disable_most_optimizations")
     jax.config.update("jax_disable_most_optimizations", True)
     try:

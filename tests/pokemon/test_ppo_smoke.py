@@ -5,7 +5,7 @@ the slow suite.
 
 The smoke run's cost is compiling: the PPO update and the evaluation scan each hold the whole battle
 step and are separate XLA programs. It compiles with XLA's optimisations off (``quick_compiles``),
-which about halves that (docs/training.md "Examples in the test suites"), and has a pytest-xdist
+about a third less CPU (docs/training.md "Examples in the test suites"), and has a pytest-xdist
 group of its own (tests/conftest.py) so that it runs beside the env's tests."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ opponents), and the full run at the example's defaults in the slow suite.
 
 The smoke run's cost is compiling: three XLA programs each hold the game step (the envs' reset,
 whose opponent may move first, the PPO update and the evaluation scan). It compiles with XLA's
-optimisations off (``quick_compiles``), which about halves that (docs/training.md "Examples in the
+optimisations off (``quick_compiles``), about a third less CPU (docs/training.md "Examples in the
 test suites"), and has a pytest-xdist group of its own (tests/conftest.py) so that it runs beside
 the env's tests."""
 
