@@ -145,9 +145,13 @@ def build(name: str, force: bool = False) -> pathlib.Path:
         _run([makebin, "-Z", "-yn", spec.title[:11], str(ihx), str(gb)], work)
         rom = bytearray(gb.read_bytes())
         _finish_header(rom, spec)
-        tmp_out = out.with_suffix(".tmp")
-        tmp_out.write_bytes(bytes(rom))
-        tmp_out.replace(out)
+        # A temporary file of this process's own, renamed into place: a test process building the
+        # same ROM at the same time (pytest-xdist) never reads a half-written one.
+        descriptor, partial = tempfile.mkstemp(dir=BUILD_DIR, prefix=f".{name}.", suffix=".partial")
+        os.fchmod(descriptor, 0o644)  # mkstemp makes 0o600
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(bytes(rom))
+        os.replace(partial, out)
     stamp.write_text(fingerprint)
     return out
 
