@@ -2,13 +2,15 @@
 # Installs paritygym with its test extras and every reference system, then runs the default test suite.
 # Extra arguments go to pytest (e.g. `scripts/test.sh -m slow` for the long suites).
 # The suite runs on every core with pytest-xdist, one env's tests per worker (groups: tests/conftest.py).
-# PARITYGYM_TEST_WORKERS sets the number of workers (default `auto`: one per core; 0: no xdist, one process).
+# PARITYGYM_TEST_WORKERS sets the number of workers (default: the cores this process may use, at most 4,
+# since each worker holds its envs' compiled programs, up to ~5 GB; 0: no xdist, one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_system_deps.sh
 python -m pip install -e ".[test]"
 set +e
-workers="${PARITYGYM_TEST_WORKERS:-auto}"
+cores="$(nproc)"  # CPUs this process may use (xdist's `auto` counts the host's physical cores instead)
+workers="${PARITYGYM_TEST_WORKERS:-$(( cores < 4 ? cores : 4 ))}"
 if [ "$workers" = "0" ]; then
     python -m pytest "$@"
 else

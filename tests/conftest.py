@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pathlib
 import tempfile
+from collections import OrderedDict
 
 import pytest
 
@@ -33,33 +34,33 @@ def _write_cache_entries_atomically() -> None:
     jax_put = lru_cache.LRUCache.put
 
     def put(self: lru_cache.LRUCache, key: str, value: bytes) -> None:
-        if self.eviction_enabled:  # JAX's locked writes
+        if self.eviction_enabled or not key:  # JAX's locked writes, or JAX's own error for an empty key
             return jax_put(self, key, value)
         path = pathlib.Path(self.path) / f"{key}{lru_cache._CACHE_SUFFIX}"
         if path.exists():
             return
         descriptor, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
-        os.fchmod(descriptor, 0o644)  # as JAX's own entries (mkstemp makes 0o600)
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(value)
-        os.replace(partial, path)
+        try:
+            os.fchmod(descriptor, 0o644)  # as JAX's own entries (mkstemp makes 0o600)
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(value)
+            os.replace(partial, path)
+        except BaseException:
+            pathlib.Path(partial).unlink(missing_ok=True)
+            raise
 
     lru_cache.LRUCache.put = put
 
 
 _write_cache_entries_atomically()
 
-# pytest-xdist (`scripts/test.sh` runs `-n auto --dist loadgroup`): the tests of one group run in
+# pytest-xdist (`scripts/test.sh` runs `-n <cores> --dist loadgroup`): the tests of one group run in
 # one worker process, in order, so a session fixture or a per-process compiled program is built once
 # per suite. The group is the test's folder under tests/ (one env), except for these test-id prefixes:
 _GROUP_OVERRIDES: tuple[tuple[str, str], ...] = (
     # Uses pokejax.parity.compiled_engine, which the pokemon L3 tests compile once per process, and
     # Showdown, whose first use installs it (npm ci) into one folder.
     ("train/test_l4_pokemon.py", "pokemon"),
-    # Build emurust's ROMs: emurust.roms writes them through one fixed temporary name, so only one
-    # process may build at a time.
-    ("train/test_l4_backends.py", "gameboy"),
-    ("train/test_ppo.py::test_gameboy_", "gameboy"),
     # Compile large programs of their own (minutes of CPU cold): a group each, so that the
     # scheduler can balance them against the env folders.
     ("pokemon/test_ppo_smoke.py::test_example_smoke", "pokemon-ppo-smoke"),
@@ -76,10 +77,8 @@ _GROUP_CPU_SECONDS: dict[str, float] = {
 
 
 def xdist_group(nodeid: str) -> str:
-    """The pytest-xdist group of the test ``nodeid`` ("tests/<folder>/<file>::<name>"); an explicit
-    ``@pytest.mark.xdist_group`` (a node id ending in "@<group>") takes precedence."""
-    if "@" in nodeid:
-        return nodeid.rsplit("@", 1)[1]
+    """The pytest-xdist group of the test ``nodeid`` ("tests/<folder>/<file>::<name>"). Groups come
+    only from here: ``@pytest.mark.xdist_group`` marks are not used (on pytest 9.2 xdist cannot read them)."""
     test_id = nodeid.removeprefix("tests/")
     for prefix, group in _GROUP_OVERRIDES:
         if test_id.startswith(prefix):
@@ -101,6 +100,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
         def _assign_work_unit(self, node) -> None:
             # The queue holds every group once collection is done: costliest first, then the most tests.
+            # (xdist 3.x keeps it in an OrderedDict; pyproject pins pytest-xdist below 4.)
+            if not isinstance(self.workqueue, OrderedDict):
+                raise pytest.UsageError("tests/conftest.py's scheduler needs pytest-xdist 3.x (see pyproject.toml)")
             for group in sorted(self.workqueue, key=lambda g: (-_GROUP_CPU_SECONDS.get(g, 0), -len(self.workqueue[g]))):
                 self.workqueue.move_to_end(group)
             super()._assign_work_unit(node)

@@ -33,14 +33,17 @@ def quick_compiles() -> Iterator[None]:
     LLVM backend level 0, no expensive passes), for smoke runs whose cost is compiling programs that
     then run a few updates: about a third less CPU for the Pokémon and TCG ones, the same computation
     (floating-point results may round differently). Programs compiled here have their own
-    persistent-cache keys (the flag is in the compile options); a jitted function that outlives the
-    block keeps what it compiled here."""
+    persistent-cache keys (the flag is in the compile options); JAX's in-memory caches are cleared when
+    the block ends."""
     previous = jax.config.read("jax_disable_most_optimizations")
     jax.config.update("jax_disable_most_optimizations", True)
     try:
         yield
     finally:
         jax.config.update("jax_disable_most_optimizations", previous)
+        # The flag is not part of the in-memory jit caches' keys: drop what was compiled here, so that
+        # later tests in this process compile (or load from the persistent cache) optimised programs.
+        jax.clear_caches()
 
 
 def check_saved_run(result, out_dir: pathlib.Path, min_steps: int) -> None:
