@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 def batched_step(env: Any) -> Callable:
@@ -40,9 +41,20 @@ def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise
     chunks. Each row's result is that of ``fn`` on that row alone (the unused rows of the last
     chunk run env 0's row and are dropped), so the outputs equal the vmapped ``fn`` wherever
     ``need`` holds."""
+    run = jax.vmap(fn)
+    return where_needed_batched(need, chunk, lambda valid, *rows: run(*rows), args, otherwise)
+
+
+def where_needed_batched(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any) -> Any:
+    """``where_needed`` for a ``fn`` that takes a whole sub-batch: ``fn(valid, *rows)``, where
+    ``rows`` are ``args`` gathered to leading axis ``chunk`` and ``valid`` (bool[chunk]) is False
+    on the padding rows of the last sub-batch (copies of env 0, whose results are dropped). Use it
+    when ``fn`` is itself batched (it compacts again inside) and padding rows should do no work:
+    ``fn`` may give them inputs that make its own inner work skip them. Rows where ``valid`` holds
+    must get what ``fn`` gives each row of the sub-batch."""
     need = jnp.asarray(need, bool)
     batch = need.shape[0]
-    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be a positive int, got {chunk!r}")
     chunk = min(int(chunk), batch)
     num_chunks_max = -(-batch // chunk)
@@ -51,12 +63,11 @@ def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise
     # order[p] = index of the p-th needing env; padding rows point at env 0 (computed, then dropped)
     order = jnp.zeros(num_chunks_max * chunk, jnp.int32).at[jnp.where(need, position, num_chunks_max * chunk)].set(
         jnp.arange(batch, dtype=jnp.int32), mode="drop")
-    run = jax.vmap(fn)
 
     def one_chunk(c, out):
         rows = jax.lax.dynamic_slice(order, (c * chunk,), (chunk,))
         valid = c * chunk + jnp.arange(chunk) < count
-        results = run(*jax.tree.map(lambda x: x[rows], args))
+        results = fn(valid, *jax.tree.map(lambda x: x[rows], args))
         dest = jnp.where(valid, rows, batch)   # out of range: dropped
         return jax.tree.map(lambda o, r: o.at[dest].set(r, mode="drop"), out, results)
 

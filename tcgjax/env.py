@@ -25,6 +25,7 @@ import numpy as np
 from flax import struct
 from gymnax.environments import spaces
 
+from paritygym.batching import where_needed_batched
 from paritygym.twoplayer import SingleAgentEnv, SingleAgentParams, SingleAgentState, TwoPlayerGame, first_legal_action
 from tcgjax import spec
 from tcgjax.decks import Deck, shipped_decks, validate_deck
@@ -116,25 +117,9 @@ class TCGGame(TwoPlayerGame):
         return bots.heuristic_action(self.tables, state)
 
 
-def _on_rows(need, chunk: int, batched_fn, rows, otherwise):
-    """`batched_fn(rows)` on the rows (leading axis N) where `need`, `otherwise` elsewhere, in
-    sub-batches of `chunk` rows gathered in index order (as `paritygym.batching.where_needed`, but
-    `batched_fn` takes a whole sub-batch: here `step_batch`, which compacts again inside it). The
-    unused rows of the last sub-batch repeat row 0 and are dropped."""
-    n = need.shape[0]
-    chunk = min(chunk, n)
-    slots = -(-n // chunk) * chunk
-    count = need.sum(dtype=jnp.int32)
-    order = jnp.zeros(slots, jnp.int32).at[jnp.where(need, jnp.cumsum(need, dtype=jnp.int32) - 1, slots)].set(
-        jnp.arange(n, dtype=jnp.int32), mode="drop")
-
-    def one_chunk(c, out):
-        index = jax.lax.dynamic_slice(order, (c * chunk,), (chunk,))
-        results = batched_fn(jax.tree_util.tree_map(lambda x: x[index], rows))
-        dest = jnp.where(c * chunk + jnp.arange(chunk) < count, index, n)  # out of range: dropped
-        return jax.tree_util.tree_map(lambda o, r: o.at[dest].set(r, mode="drop"), out, results)
-
-    return jax.lax.fori_loop(0, (count + chunk - 1) // chunk, one_chunk, otherwise)
+# default sub-batch of `_advance_batch`'s opponent loop, as a fraction of its games: after the
+# agent's action only the games where the opponent decides keep going (their number falls fast)
+OPPONENT_LOOP_SHARE = 1 / 4
 
 
 class TCGPocketA1(SingleAgentEnv):
@@ -277,8 +262,8 @@ class TCGPocketA1(SingleAgentEnv):
                        params: SingleAgentParams):
         """`jax.vmap(self._advance)` over N games written as one batched loop (the same
         iterations, a game's carry kept where its own loop has ended). Each iteration steps only
-        the games whose loop is still going, gathered into chunks of N/4 games (`_on_rows`; their
-        number falls fast after the agent's action), with `step_batch`."""
+        the games whose loop is still going, gathered into chunks of N * OPPONENT_LOOP_SHARE games
+        (`paritygym.batching.where_needed_batched`), with `step_batch`."""
         tables = self.game.tables
         interleaved = jnp.asarray(params.game.interleaved)
 
@@ -286,14 +271,15 @@ class TCGPocketA1(SingleAgentEnv):
             opponent_turn = ~state.game_over & (state.decider != agent) & (count < self.max_opponent_actions)
             return ((i == 0) & has_action) | (opponent_turn & ~interleaved)
 
-        def play(rows):
-            """One game action in each of a sub-batch of games (the fields of `rows`, leading axis K)."""
-            key, agent, agent_action, has_action, (i, state, reward, count) = rows
+        def play(valid, key, agent, agent_action, has_action, carry):
+            """One game action in each of a sub-batch of games (leading axis K); the padding rows
+            (not `valid`) play the illegal action -1, which asks for no handler and no `settle`."""
+            i, state, reward, count = carry
             masks = jax.vmap(legal_actions, in_axes=(None, 0))(tables, state)
             opponent = jax.vmap(lambda k, s, m: self._opponent_policy(k, s, m, params))(
                 jax.vmap(jax.random.fold_in)(key, i), state, masks)
             agent_turn = (i == 0) & has_action & (state.decider == agent)
-            action = jnp.where(agent_turn, agent_action, opponent)
+            action = jnp.where(valid, jnp.where(agent_turn, agent_action, opponent), -1)
             new = step_batch(tables, state, action, params.game.max_turns, masks)
             ended = new.game_over & ~state.game_over
             won = jnp.where(new.winner == agent, 1.0, jnp.where(new.winner == 1 - agent, -1.0, 0.0))
@@ -303,7 +289,8 @@ class TCGPocketA1(SingleAgentEnv):
             i, state, _, count = carry
             playing = going(i, state, count, agents, has_agent_action)
             rows = (keys, agents, agent_actions, has_agent_action, carry)
-            return _on_rows(playing, max(1, agents.shape[0] // 4), play, rows, otherwise=carry)
+            return where_needed_batched(playing, max(1, int(agents.shape[0] * OPPONENT_LOOP_SHARE)), play, rows,
+                                        otherwise=carry)
 
         zeros = jnp.zeros(agents.shape, jnp.int32)
         _, game_states, reward, count = jax.lax.while_loop(

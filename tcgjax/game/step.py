@@ -13,6 +13,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from paritygym.batching import where_needed
 from tcgjax import spec
 from tcgjax.game import core, effects
 from tcgjax.game.core import TRUE, merge
@@ -205,7 +206,10 @@ def step(T: CardTables, state: GameState, action, max_turns=spec.DEFAULT_MAX_TUR
 class HandlerRequests(NamedTuple):
     """What the heavy handlers of one game action need besides the state: each gate is True for
     the one handler (if any) the action runs. The handlers exclude each other, so at most one gate
-    of a game is True."""
+    of a game is True: each gate needs its own action range (Trainer: a MAIN play from the hand;
+    Ability: the ABILITY range; attack: the ATTACK range, or an answer in COPY_ATTACK or
+    ATTACK_TARGET). A new handler must keep that true, since `step_batch` runs every handler on
+    the same light state."""
     trainer: jnp.ndarray  # bool: play a Trainer card
     trainer_card: jnp.ndarray
     ability: jnp.ndarray  # bool: use the Ability of a Pokémon (not a fossil)
@@ -284,16 +288,17 @@ def _back_to_table(state: GameState, legal, settled: GameState, turn_player) -> 
 
 
 def step_batch(T: CardTables, states: GameState, actions, max_turns=spec.DEFAULT_MAX_TURNS, masks=None,
-               chunk: int | None = None) -> GameState:
+               chunk: int | None = None, report: bool = False
+               ) -> GameState | tuple[GameState, dict[str, jnp.ndarray]]:
     """`jax.vmap(step)` over a batch of games (leading axis B), same results bit for bit, cheaper:
     each heavy handler (a Trainer, an Ability, an attack) runs only on the games whose action needs
     it, and `settle` in full only on the games where it has work (`core.settle_has_work`; the
     others get `core.settle_quiet`), gathered into sub-batches (`paritygym.batching.where_needed`)
     of `chunk` games (default: a fraction of B per part, see HANDLERS and SETTLE_SHARE). More games
     than a chunk holds run in more chunks; a part no game needs does not run. `masks`
-    [B, NUM_ACTIONS]: the deciders' legal masks, if the caller has them."""
-    from paritygym.batching import where_needed
-
+    [B, NUM_ACTIONS]: the deciders' legal masks, if the caller has them. `report`: also return
+    which parts each game asked for, {"trainer", "ability", "attack", "settle"}: bool[B] each (the
+    gates the sub-batches are gathered by; for tests and `bench --requests`)."""
     batch = jnp.shape(actions)[0]
     if masks is None:
         before = jax.vmap(lambda s, a: _before_handlers(T, s, a, None))(states, actions)
@@ -302,17 +307,22 @@ def step_batch(T: CardTables, states: GameState, actions, max_turns=spec.DEFAULT
     phases, legal, light, requests = before
     handled = light
     for handler, gate, share in HANDLERS:
-        size = chunk or max(1, int(batch * share))
+        size = max(1, int(batch * share)) if chunk is None else int(chunk)
         handled = where_needed(getattr(requests, gate), size, lambda s, r, h=handler: h(T, s, r),
                                (light, requests), otherwise=handled)
     turn_frames, gates, turn_players = jax.vmap(lambda s, ph, h: _to_turn_player(s, ph, h, write_first=False))(
         states, phases, handled)
-    # `settle` in full only where it has work (an attack or a turn ends, Knock Outs, promotions)
-    busy = gates & jax.vmap(lambda s: core.settle_has_work(T, s))(turn_frames)
-    settled = where_needed(busy, chunk or max(1, int(batch * SETTLE_SHARE)),
+    # `settle` in full only where it has work (an attack or a turn ends, Knock Outs, promotions); an
+    # illegal action (the env's padding rows play -1) keeps the state as it was, so it needs none
+    busy = gates & legal & jax.vmap(lambda s: core.settle_has_work(T, s))(turn_frames)
+    settled = where_needed(busy, max(1, int(batch * SETTLE_SHARE)) if chunk is None else int(chunk),
                            lambda s: core.settle(T, s, max_turns), (turn_frames,),
                            otherwise=jax.vmap(core.settle_quiet)(turn_frames, gates))
-    return jax.vmap(_back_to_table)(states, legal, settled, turn_players)
+    new_states = jax.vmap(_back_to_table)(states, legal, settled, turn_players)
+    if report:
+        return new_states, {"trainer": requests.trainer, "ability": requests.ability, "attack": requests.attack,
+                            "settle": busy}
+    return new_states
 
 
 def _finish_action(phase_before, state: GameState) -> GameState:

@@ -1,6 +1,7 @@
 """``paritygym.batching``: ``batched_step`` picks an env's own batched step or the vmapped one;
 ``where_needed`` equals the vmapped function where needed (every chunk size, overflowing chunks
-included) and leaves the other rows untouched."""
+included) and leaves the other rows untouched; ``where_needed_batched`` does the same for a
+function of a whole sub-batch and tells it which rows are padding."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from paritygym.batching import batched_step, where_needed
+from paritygym.batching import batched_step, where_needed, where_needed_batched
 
 
 def _work(x, y):
@@ -36,6 +37,54 @@ def test_where_needed_equals_vmap_where_needed(chunk):
         for k in full:
             expected = np.where(need, np.asarray(full[k]), np.asarray(otherwise[k]))
             assert np.array_equal(np.asarray(out[k]), expected), (chunk, need, k)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 16, 40])
+def test_where_needed_batched_equals_vmap_where_needed(chunk):
+    rng = np.random.default_rng(100 + chunk)
+    batch = 16
+    x = jnp.asarray(rng.integers(0, 100, batch), jnp.int32)
+    y = jnp.asarray(rng.integers(0, 7, batch), jnp.int32)
+    full = jax.vmap(_work)(x, y)
+    otherwise = {"v": jnp.full(batch, -1, jnp.int32), "y2": jnp.full(batch, -1.0, jnp.float32),
+                 "valid": jnp.zeros(batch, bool)}
+
+    def batched_work(valid, xs, ys):
+        return {**jax.vmap(_work)(xs, ys), "valid": valid}   # valid comes back, to check it
+
+    run = jax.jit(lambda need: where_needed_batched(need, chunk, batched_work, (x, y), otherwise))
+    for need in [rng.random(batch) < p for p in (0.0, 0.1, 0.5, 1.0)] + [np.arange(batch) == batch - 1]:
+        out = run(jnp.asarray(need))
+        for k in full:
+            expected = np.where(need, np.asarray(full[k]), np.asarray(otherwise[k]))
+            assert np.array_equal(np.asarray(out[k]), expected), (chunk, need, k)
+        # rows that were written came from valid rows only: padding results are dropped
+        assert np.array_equal(np.asarray(out["valid"]), need), (chunk, need)
+
+
+@pytest.mark.parametrize("chunk", [3, 5])
+def test_where_needed_batched_valid_is_false_exactly_on_padding_rows(chunk):
+    batch = 16
+    need = jnp.asarray(np.arange(batch) % 3 == 0)   # 6 needing rows: chunk 5 pads 4 rows, chunk 3 none
+    count = int(need.sum())
+    x = jnp.arange(batch, dtype=jnp.int32) + 100
+    seen = []
+
+    def batched_work(valid, xs):
+        jax.debug.callback(lambda v, r: seen.append((np.asarray(v), np.asarray(r))), valid, xs)
+        return jnp.where(valid, xs, -7)
+
+    out = jax.jit(lambda: where_needed_batched(need, chunk, batched_work, (x,), jnp.zeros(batch, jnp.int32)))()
+    out.block_until_ready()
+    rows_seen = np.concatenate([r for _, r in seen])
+    valid_seen = np.concatenate([v for v, _ in seen])
+    num_chunks = -(-count // chunk)
+    assert len(seen) == num_chunks
+    assert valid_seen.sum() == count and not valid_seen[count:].any()
+    # the valid rows are the needing rows in index order; padding rows repeat row 0
+    assert np.array_equal(rows_seen[:count], np.asarray(x)[np.asarray(need)])
+    assert np.all(rows_seen[count:] == 100)
+    assert np.array_equal(np.asarray(out), np.where(np.asarray(need), np.asarray(x), 0))
 
 
 def test_where_needed_refuses_a_bad_chunk():
