@@ -10,7 +10,7 @@ after a faint), the same unit as one step of the JAX env.
 from __future__ import annotations
 
 import concurrent.futures
-from typing import Callable
+from collections.abc import Callable
 
 from pokejax.reference import ShowdownBridge
 
@@ -140,37 +140,24 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
 
 def step_batch_stages(env, params, keys, states, actions) -> list[tuple[str, Callable, tuple]]:
     """(name, function, arguments) of each stage of ``env.step_batch(keys, states, actions, params)``
-    in order, the arguments being the real outputs of the stages before (run here, jitted). Prints
-    how many envs each chunked stage has to run on."""
+    in order (the env's own ``_batch_stages`` list, default chunks), the arguments being the real
+    outputs of the stages before (run here, jitted). Prints how many envs each chunked stage has to
+    run on."""
     import jax
 
     from pokejax.game.state import REQUEST_START, REQUEST_SWITCH
 
-    batch = actions.shape[0]
-    switch_chunk, restart_chunk = max(1, batch // 4), max(1, batch // 16)
-    split = jax.vmap(jax.random.split)(keys)
-    keys_step, keys_reset = split[:, 0], split[:, 1]
-    stages = [
-        ("choices, move turn (engine.move_step, every env)",
-         lambda k, s, a: env._batch_move(k, s, a, params), lambda: (keys_step, states, actions)),
-        ("switch-only steps (chunks of B/4, 1-2 per env)",
-         lambda s, c, m, r, k: env._batch_switch_steps(s, c, m, r, k, params, switch_chunk),
-         lambda: (states, *results[0], keys_reset)),
-        ("new battles' observation (chunks of B/16)",
-         lambda j, a: env._batch_new_observations(j, a, params, restart_chunk), lambda: results[1]),
-        ("finish (observe, flags)",
-         lambda s, j, a, o: env._batch_finish(s, j, a, o, params), lambda: (states, *results[1], results[2])),
-    ]
+    inputs = env._batch_inputs(keys, states, actions)
     out, results = [], []
-    for name, fn, make_args in stages:
-        args = make_args()
+    for name, fn, stage_args in env._batch_stages(params, *env._chunks(inputs)):
+        args = stage_args(inputs, results)
         out.append((name, fn, args))
         results.append(jax.jit(fn)(*args))
     joint = results[1][0]
-    in_switch = (states.game.request == REQUEST_SWITCH) | (states.game.request == REQUEST_START)
+    in_switch = (states.game.request == REQUEST_START) | (states.game.request == REQUEST_SWITCH)
     print(f"  envs in a switch request: {int(in_switch.sum())}, with a lone replacement or a new battle after "
           f"the joint step: {int((joint.lone | joint.restarted).sum())}, a new battle: {int(joint.restarted.sum())} "
-          f"(of {batch})", flush=True)
+          f"(of {actions.shape[0]}); new episodes drawn: {int((in_switch | joint.restarted).sum())}", flush=True)
     return out
 
 

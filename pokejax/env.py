@@ -26,6 +26,7 @@ training and benchmark option, 2.5x the env steps per CPU second at batch 1024.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -427,17 +428,46 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         ``paritygym.batched_step(env)`` returns this method (vector env, bench, PPO)."""
         if params is None:
             params = self.default_params
-        batch = jnp.shape(actions)[0]
-        switch_chunk = switch_chunk or max(1, batch // 4)
-        restart_chunk = restart_chunk or max(1, batch // 16)
-        split = jax.vmap(jax.random.split)(keys)
-        keys_step, keys_reset = split[:, 0], split[:, 1]
-        choices, moved, move_rewards = self._batch_move(keys_step, states, actions, params)
-        joint, after = self._batch_switch_steps(states, choices, moved, move_rewards, keys_reset, params, switch_chunk)
-        obs_new = self._batch_new_observations(joint, after, params, restart_chunk)
-        return self._batch_finish(states, joint, after, obs_new, params)
+        inputs = self._batch_inputs(keys, states, actions)
+        results = []
+        for _, stage, stage_args in self._batch_stages(params, *self._chunks(inputs, switch_chunk, restart_chunk)):
+            results.append(stage(*stage_args(inputs, results)))
+        return results[-1]
 
-    # ``step_batch``'s stages, each on the whole batch (``python -m pokejax.bench --pieces`` times them)
+    # ``step_batch``'s stages, each on the whole batch. ``_batch_stages`` is their one list, which
+    # ``step_batch`` runs and ``python -m pokejax.bench --pieces`` times stage by stage.
+
+    @staticmethod
+    def _batch_inputs(keys, states: SingleAgentState, actions) -> dict:
+        """``step_batch``'s inputs, each env's key split as ``step`` splits it."""
+        split = jax.vmap(jax.random.split)(keys)
+        return {"keys_step": split[:, 0], "keys_reset": split[:, 1], "states": states, "actions": actions}
+
+    @staticmethod
+    def _chunks(inputs: dict, switch_chunk: int | None = None, restart_chunk: int | None = None) -> tuple[int, int]:
+        """The chunk sizes, given or by default: switch-only steps B/4, new episodes B/16."""
+        batch = jnp.shape(inputs["actions"])[0]
+        return switch_chunk or max(1, batch // 4), restart_chunk or max(1, batch // 16)
+
+    def _batch_stages(self, params: SingleAgentParams, switch_chunk: int, restart_chunk: int
+                      ) -> list[tuple[str, Callable, Callable]]:
+        """``step_batch``'s stages in order: (name, function, arguments), where ``arguments(inputs,
+        results)`` picks the function's arguments from ``_batch_inputs`` and the results of the stages
+        before. The last stage's result is ``step_batch``'s."""
+        return [
+            ("choices, move turn (engine.move_step, every env)",
+             lambda k, s, a: self._batch_move(k, s, a, params),
+             lambda inputs, results: (inputs["keys_step"], inputs["states"], inputs["actions"])),
+            (f"switch-only steps (chunks of {switch_chunk}, 1-2 per env; new episodes in chunks of {restart_chunk})",
+             lambda s, c, m, r, k: self._batch_switch_steps(s, c, m, r, k, params, switch_chunk, restart_chunk),
+             lambda inputs, results: (inputs["states"], *results[0], inputs["keys_reset"])),
+            (f"new battles' observation (chunks of {restart_chunk})",
+             lambda j, a: self._batch_new_observations(j, a, params, restart_chunk),
+             lambda inputs, results: results[1]),
+            ("finish (observe, flags)",
+             lambda s, j, a, o: self._batch_finish(s, j, a, o, params),
+             lambda inputs, results: (inputs["states"], *results[1], results[2])),
+        ]
 
     def _batch_move(self, keys_step, states: SingleAgentState, actions, params: SingleAgentParams):
         """Both players' choices, and the move turn (``engine.move_step``) of every env: the joint
@@ -450,25 +480,35 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         return jax.vmap(one)(keys_step, states, actions)
 
     def _batch_switch_steps(self, states: SingleAgentState, choices: "_Choices", moved: BattleState, move_rewards,
-                            keys_reset, params: SingleAgentParams, switch_chunk: int):
+                            keys_reset, params: SingleAgentParams, switch_chunk: int, restart_chunk: int):
         """Every switch-only battle step of the batch, through one ``switch_step`` in the program:
         (1) the joint step of the envs in a switch request or an unstarted battle, where ``step``
         does what ``switch_step`` does; (2) after the joint step, ``_switch_after`` (the opponent's
         lone replacement, or the next battle's start) where it is due. An env needs both only when
         its episode ends in its (1), so each needing env runs a loop of one switch-only step, a
-        second one where its (1) made (2) due (time limit, turn cap: rare). Returns (_JointStep,
-        _AfterJoint) of every env."""
+        second one where its (1) made (2) due (time limit, turn cap: rare). The next episodes are
+        drawn beforehand, in chunks of ``restart_chunk``, only for the envs that may start one here:
+        those whose joint step ended the episode, and those in a switch request (their own
+        replacement may end it: no cheap test tells in advance, e.g. the Endless Battle Clause
+        depends on the Pokémon switched in). Returns (_JointStep, _AfterJoint) of every env."""
         agents = states.agent
         request = states.game.request
         deciding = (request == REQUEST_SWITCH) | (request == REQUEST_START)
         outcome = functools.partial(self._joint_outcome, params=params, autoreset=True)
         joint = jax.vmap(outcome)(states, choices, moved, move_rewards)
         settling = ~deciding & (joint.lone | joint.restarted)
+        # Showdown's team generator (the default env) is costly: run it on these rows only, not on
+        # every row of the switch chunks; the other rows' episodes are never read
+        may_restart = deciding | joint.restarted
+        unused_episode = jax.tree_util.tree_map(lambda x: jnp.zeros((agents.shape[0],) + x.shape, x.dtype),
+                                                jax.eval_shape(self._new_episode, keys_reset[0], params))
+        fresh_episodes = where_needed(may_restart, restart_chunk, lambda k: self._new_episode(k, params),
+                                      (keys_reset,), otherwise=unused_episode)
 
-        def one_env(deciding, settling, state, choices, joint, key_reset):
-            """(1) where ``deciding``, then (2) where due, for one env: its joint and after steps."""
+        def one_env(deciding, settling, state, choices, joint, fresh):
+            """(1) where ``deciding``, then (2) where due, for one env: its joint and after steps.
+            ``fresh``: the next episode, drawn where it may be needed."""
             agent = state.agent
-            fresh = self._new_episode(key_reset, params)
 
             def switch_once(carry):
                 deciding, _, joint, after = carry
@@ -489,7 +529,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
             return joint, after
 
         return where_needed(deciding | settling, switch_chunk, one_env,
-                            (deciding, settling, states, choices, joint, keys_reset),
+                            (deciding, settling, states, choices, joint, fresh_episodes),
                             otherwise=(joint, jax.vmap(self._nothing_after)(joint, agents)))
 
     def _batch_new_observations(self, joint: "_JointStep", after: "_AfterJoint", params: SingleAgentParams,

@@ -101,7 +101,7 @@ def test_step_batch_equals_vmapped_step(batched, step_batch, opponent, max_steps
     key = jax.random.key(40 + opponent + max_steps)
     _, state = reset(jax.random.split(key, BATCH), params)
     rng = np.random.default_rng(opponent)
-    most_restarted = replaced_then_restarted = 0
+    most_restarted = replaced_then_restarted = own_replacements = lone_replacements = 0
     for t in range(120):
         actions = _random_legal(rng, np.asarray(mask(state, params)))
         actions = np.where(rng.random(BATCH) < 0.1, rng.integers(-2, 12, BATCH), actions).astype(np.int32)
@@ -114,8 +114,19 @@ def test_step_batch_equals_vmapped_step(batched, step_batch, opponent, max_steps
         assert np.array_equal(np.asarray(obs), np.asarray(own_obs)), f"step {t}: obs is not the state's"
         ended = np.asarray(terminated | truncated)
         most_restarted = max(most_restarted, int(ended.sum()))
-        replaced_then_restarted += int((ended & (np.asarray(state.game.request) == REQUEST_SWITCH)).sum())
+        in_switch = np.asarray(state.game.request) == REQUEST_SWITCH
+        replaced_then_restarted += int((ended & in_switch).sum())
+        own_replacements += int(in_switch.sum())
+        # the opponent alone lost a Pokémon in a move turn and the battle goes on: its lone replacement
+        rows = np.arange(BATCH)
+        agent = np.asarray(state.agent)
+        left, left_next = np.asarray(state.game.side.pokemon_left), np.asarray(new_state.game.side.pokemon_left)
+        lone_replacements += int((~ended & ~in_switch & (left_next[rows, 1 - agent] < left[rows, 1 - agent])
+                                  & (left_next[rows, agent] == left[rows, agent])).sum())
         state = new_state
+    # each of step_batch's paths ran: the agent's own replacement (a switch request), the
+    # opponent's lone replacement, a restart (the next battle's start)
+    assert own_replacements >= 1 and lone_replacements >= 1, (own_replacements, lone_replacements)
     if max_steps == 4:
         assert most_restarted == BATCH and replaced_then_restarted >= 1
     else:
