@@ -11,6 +11,7 @@ random play needs), the number to compare with the reference engine's game actio
     python -m tcgjax.bench --env --closed-params  # the same, params closed over as a trainer compiles them
     python -m tcgjax.bench --profile --batch 1024 # kernel time by kernel (fused instructions, source)
     python -m tcgjax.bench --bytes --batch 64     # bytes written per game action, by call site
+    python -m tcgjax.bench --requests --batch 1024 # share of games asking for each step_batch part
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ from tcgjax.game.step import _legal_for_seat0, new_game, step, step_batch
 from tcgjax.game.state import rotate
 
 
-def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MAX_TURNS, vmapped: bool = False):
+def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MAX_TURNS, vmapped: bool = False,
+                  report: bool = False):
     """(reset, run): `reset(key)` starts `batch` games; `run(key, states)` plays `scan_length` random
     legal actions in every game (finished games restart) and returns (states, finished games).
     The batch is stepped by `step_batch` (heavy handlers on sub-batches), or by the vmapped `step`
-    where `vmapped` (same games, same results)."""
+    where `vmapped` (same games, same results). `report`: `run` also returns, per action, how many
+    games asked for each part of `step_batch` ({part: int[scan_length]})."""
     from tcgjax.env import make_game_params
 
     tables = card_tables()
@@ -69,17 +72,41 @@ def core_programs(batch: int, scan_length: int, max_turns: int = spec.DEFAULT_MA
 
         def body(states, k):
             actions, masks = jax.vmap(choose)(states, jax.random.split(k, batch))
+            requests = {}
             if vmapped:
                 new = jax.vmap(lambda s, a, m: step(tables, s, a, max_turns, m))(states, actions, masks)
+            elif report:
+                new, gates = step_batch(tables, states, actions, max_turns, masks, report=True)
+                requests = {part: gate.sum() for part, gate in gates.items()}
             else:
                 new = step_batch(tables, states, actions, max_turns, masks)
             states, done = jax.vmap(restart)(new, fresh)
-            return states, done.sum()
+            return states, (done.sum(), requests)
 
-        states, finished = jax.lax.scan(body, states, jax.random.split(k_actions, scan_length))
-        return states, finished.sum()
+        states, (finished, requests) = jax.lax.scan(body, states, jax.random.split(k_actions, scan_length))
+        return (states, finished.sum(), requests) if report else (states, finished.sum())
 
     return jax.jit(reset), jax.jit(run, donate_argnums=1)
+
+
+def request_rates(batch: int, calls: int = 64, scan_length: int = 16,
+                  warmup_calls: int = 32) -> dict[str, tuple[float, float]]:
+    """Per part of `step_batch` (Trainer, Ability, attack, full `settle`): the mean and the largest
+    share of the games that ask for it in one game action, with random legal play at `batch`
+    games over `calls * scan_length` actions, after `warmup_calls * scan_length` uncounted ones
+    (all games start together, so the first turns of the batch are in step: a third to half of the
+    games play a Trainer or end a turn at once). The chunk shares in `tcgjax.game.step`
+    (HANDLERS, SETTLE_SHARE) come from these figures."""
+    reset, run = core_programs(batch, scan_length, report=True)
+    key = jax.random.key(0)
+    states = reset(key)
+    per_action: dict[str, list] = {}
+    for call in range(warmup_calls + calls):
+        states, _, requests = run(jax.random.fold_in(key, call), states)
+        for part, counts in jax.device_get(requests).items() if call >= warmup_calls else ():
+            per_action.setdefault(part, []).append(counts)
+    return {part: (float(np.mean(np.concatenate(c))) / batch, float(np.max(np.concatenate(c))) / batch)
+            for part, c in per_action.items()}
 
 
 def bench_core(batch: int, seconds: float = 2.0, scan_length: int = 16, vmapped: bool = False) -> dict:
@@ -219,6 +246,11 @@ def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 2
     return [(name, ns / wall_ns, runs[name]) + sources.get(name, (0, "", "?")) for name, ns in rows]
 
 
+# the step's parts by which `bytes_written` groups the writes (the innermost one on a stack wins)
+_BYTES_SITES = ("_before_handlers", "_apply_light", "_run_handlers", "step_batch", "_after_handlers", "settle",
+                "_to_turn_player", "_back_to_table", "settle_quiet", "_play_trainer", "_use_ability", "_resolve_attack")
+
+
 def bytes_written(batch: int = 64, scan_length: int = 16, top: int = 25,
                   vmapped: bool = False) -> tuple[float, list[tuple[str, float]]]:
     """Bytes the compiled core writes per game per game action, and their split by call site.
@@ -247,9 +279,10 @@ def bytes_written(batch: int = 64, scan_length: int = 16, top: int = 25,
         total += size
         frame = re.search(r"stack_frame_id=(\d+)", line)
         site = "?"
-        calls = [f for f in (stack(int(frame.group(1))) if frame else []) if "tcgjax/game/" in f[0]]
+        calls = [f for f in (stack(int(frame.group(1))) if frame else [])
+                 if "tcgjax/game/" in f[0] and f[1] != "<lambda>"]
         for i, (_, function, line_number) in enumerate(calls):
-            if function in ("_before_handlers", "_apply_light", "_run_handlers", "step_batch", "_after_handlers", "settle"):
+            if function in _BYTES_SITES:
                 site = f"{function}:{line_number}" + (f" -> {calls[i + 1][1]}" if i + 1 < len(calls) else "")
         sites[site] += size
     return total / batch, [(site, size / batch) for site, size in sites.most_common(top)]
@@ -375,6 +408,8 @@ def main(argv=None) -> None:
                         help="bytes the compiled core writes per game action, by call site (HLO of the scan body) instead")
     parser.add_argument("--vmapped", action="store_true",
                         help="step the batch with the vmapped step instead of step_batch (core and --env; same games, to compare)")
+    parser.add_argument("--requests", action="store_true",
+                        help="share of the games asking for each part of step_batch per game action (random legal play) instead")
     parser.add_argument("--profile", action="store_true",
                         help="kernel time of the core by kernel name (jax.profiler trace) instead of throughput")
     args = parser.parse_args(argv)
@@ -384,6 +419,14 @@ def main(argv=None) -> None:
             print(f"batch {batch}: {total:,.0f} bytes written per game per game action; by call site:", flush=True)
             for site, size in rows:
                 print(f"  {size:9,.0f}  {site}")
+        return
+    if args.requests:
+        for batch in args.batch:
+            print(f"batch {batch}: share of the games asking for each part of step_batch per game action, "
+                  f"{64 * args.scan_length} actions of random legal play after {32 * args.scan_length}: mean, largest",
+                  flush=True)
+            for part, (mean, largest) in request_rates(batch, 64, args.scan_length).items():
+                print(f"  {part:8s} {mean:6.1%} {largest:6.1%}")
         return
     if args.profile:
         for batch in args.batch:
