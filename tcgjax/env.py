@@ -120,6 +120,9 @@ class TCGGame(TwoPlayerGame):
 # default sub-batch of `_advance_batch`'s opponent loop, as a fraction of its games: after the
 # agent's action only the games where the opponent decides keep going (their number falls fast)
 OPPONENT_LOOP_SHARE = 1 / 4
+# default sub-batch of the autoreset's new episodes in `step_batch`, as a fraction of the envs:
+# episodes last tens of agent decisions, so a few % of the envs end one in a step
+RESTART_SHARE = 1 / 16
 
 
 class TCGPocketA1(SingleAgentEnv):
@@ -237,14 +240,41 @@ class TCGPocketA1(SingleAgentEnv):
         """`jax.vmap(self.step, in_axes=(0, 0, 0, None))` with the same results, cheaper: each
         iteration of the opponent loop steps only the games whose loop is still going, with
         `tcgjax.game.step.step_batch` (a Trainer, an Ability, an attack or a full `settle` runs
-        only on the games that need one). `paritygym.batched_step(env)` returns this method
-        (vector env, bench, PPO)."""
+        only on the games that need one), and the autoreset's new episode (a new game, the
+        opponent's opening turn, its observation and mask) is made only for the envs whose episode
+        ended, in sub-batches of B * RESTART_SHARE. `paritygym.batched_step(env)` returns this
+        method (vector env, bench, PPO)."""
         params = self.default_params if params is None else params
-        legal, inputs = jax.vmap(self._advance_inputs, in_axes=(0, 0, 0, None))(keys, states, actions, params)
-        pairs = jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[2:]), inputs)  # [B, 2] -> [2B]
-        advanced = self._advance_batch(*pairs, params)
-        advanced = jax.tree_util.tree_map(lambda x: x.reshape((-1, 2) + x.shape[1:]), advanced)
-        return jax.vmap(self._step_outputs, in_axes=(0, 0, 0, 0, 0, 0, None))(states, legal, inputs[2], *advanced, params)
+        split_keys = jax.vmap(jax.random.split)(keys)
+        key_steps, key_resets = split_keys[:, 0], split_keys[:, 1]
+        agents = states.agent
+        masks = jax.vmap(self._agent_mask, in_axes=(0, 0, None))(states.game, agents, params)
+        actions, legal = jax.vmap(self._checked)(actions, masks)
+        games, rewards, stuck = self._advance_batch(key_steps, states.game, agents, actions, ~states.game.game_over, params)
+        stepped = SingleAgentState(game=games, agent=agents, truncated=games.truncated | stuck, time=states.time + 1)
+        observations = jax.vmap(self.game.observe, in_axes=(0, 0, None))(games, agents, params.game)
+        terminated = jax.vmap(self.game.is_terminated)(games)
+        truncated = jax.vmap(self.is_truncated, in_axes=(0, None))(stepped, params)
+        done = terminated | truncated
+
+        def restart(valid, key_reset):
+            """The autoreset's new episode of a sub-batch of envs (as `reset_env`, batched)."""
+            new_agents, new_games, keys_opp = jax.vmap(self._new_episode, in_axes=(0, None))(key_reset, params)
+            no_action = jnp.zeros(new_agents.shape, jnp.int32)
+            new_games, _, new_stuck = self._advance_batch(keys_opp, new_games, new_agents, no_action,
+                                                          jnp.zeros(new_agents.shape, bool), params)
+            restarted = SingleAgentState(game=new_games, agent=new_agents, truncated=new_stuck, time=no_action)
+            return (restarted, jax.vmap(self.game.observe, in_axes=(0, 0, None))(new_games, new_agents, params.game),
+                    jax.vmap(self._agent_mask, in_axes=(0, 0, None))(new_games, new_agents, params))
+
+        stepped_masks = jax.vmap(self._agent_mask, in_axes=(0, 0, None))(games, agents, params)
+        new_states, obs, next_masks = where_needed_batched(
+            done, max(1, int(agents.shape[0] * RESTART_SHARE)), restart, (key_resets,),
+            otherwise=(stepped, observations, stepped_masks))
+        info = {"illegal_action": ~legal, "action_mask": next_masks, "terminated": terminated, "truncated": truncated,
+                "final_observation": observations,
+                "agent_acted": ~states.game.game_over & (states.game.decider == agents)}
+        return obs, new_states, rewards, terminated, truncated, info
 
     def _advance_inputs(self, key, state: SingleAgentState, action, params: SingleAgentParams):
         """One env: whether the agent's action is legal, and `_advance`'s arguments for the continued
