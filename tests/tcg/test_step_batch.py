@@ -5,10 +5,19 @@ Random games are played with `step_batch` at a tiny chunk (2 games of 16), so th
 game needs a handler, where one chunk holds them all and where more games need it than a chunk holds
 all occur. The same actions are replayed through the vmapped `step` of the session's `runner` (the
 program the L1-L3 tests check against the reference engine), and every state after every action
-and every legal mask must be identical. The chunk also splits the games whose `settle` has work.
-(`pytest -m slow tests/tcg/test_l3_games.py` replays the L3 games through `step_batch` too.)"""
+and every legal mask must be identical. The chunk also splits the games whose `settle` has work;
+the test asserts, from `step_batch`'s own gates (`report=True`), that Trainers, attacks and
+`settle` overflowed a chunk and that Abilities ran.
+
+This compares `step_batch` with the vmapped `step`, which the L1-L3 tests check against the
+reference. The default suite checks `step_batch` against the reference directly through the env
+(tests/tcg/test_env.py: env vs the reference env at BATCH=8, where the opponent loop's inner
+chunks are of 1 game); `pytest -m slow tests/tcg/test_l3_games.py` replays the L3 games through
+`step_batch` at chunk 2."""
 
 from __future__ import annotations
+
+import collections
 
 import jax
 import jax.numpy as jnp
@@ -19,6 +28,7 @@ from tcgjax import spec
 from tcgjax.decks import sample_deck, shipped_decks
 from tcgjax.game import card_tables
 from tcgjax.game.core import kth_true
+from tcgjax.game.state import GameState
 from tcgjax.game.step import legal_actions, step_batch
 from tcgjax.verify import deck_arrays
 
@@ -49,14 +59,18 @@ def play_batched(runner):
         actions = jax.vmap(kth_true)(pool, choice)
         wild = jax.random.uniform(k_wild, (batch,)) < 0.05
         actions = jnp.where(wild, jax.random.randint(k_any, (batch,), -1, spec.NUM_ACTIONS + 1), actions)
-        new = step_batch(tables, states, actions, chunk=CHUNK)
-        return new, (new, masks, actions)
+        new, requests = step_batch(tables, states, actions, chunk=CHUNK, report=True)
+        counts = {part: gate.sum() for part, gate in requests.items()}
+        # the handlers exclude each other (step.HandlerRequests): at most one gate per game
+        counts["handlers_in_one_game"] = (requests["trainer"].astype(jnp.int32) + requests["ability"]
+                                          + requests["attack"]).max()
+        return new, (new, masks, actions, counts)
 
     @jax.jit
     def play(states, key):
-        final, (per_step, masks, actions) = jax.lax.scan(one, states, jax.random.split(key, runner.chunk))
+        final, (per_step, masks, actions, requests) = jax.lax.scan(one, states, jax.random.split(key, runner.chunk))
         swap = lambda x: jnp.swapaxes(x, 0, 1)  # noqa: E731 [chunk, B] -> [B, chunk] as the runner returns
-        return final, jax.tree_util.tree_map(swap, per_step), swap(masks), swap(actions)
+        return final, jax.tree_util.tree_map(swap, per_step), swap(masks), swap(actions), requests
 
     return play
 
@@ -71,40 +85,28 @@ def _start(runner, seed: int):
     return runner.new_games(seeds, np.stack([a[0] for a in arrays]), np.stack([a[1] for a in arrays]))
 
 
-def _handler_requests(before, actions, masks):
-    """Per action, how many games of the batch ask for a Trainer (a legal play of a Trainer card)
-    and for an attack declaration: [B, chunk] each. `before`: the states before each action."""
-    tables = card_tables()
-    decider = np.asarray(before.flow[..., 5])  # FLOW_FIELDS: decider
-    legal = np.take_along_axis(masks, np.clip(actions, 0, spec.NUM_ACTIONS - 1)[..., None], -1)[..., 0] & (actions >= 0)
-    legal &= actions < spec.NUM_ACTIONS
-    hands = np.take_along_axis(np.asarray(before.zones)[:, :, :, 1], decider[..., None, None], 2)[:, :, 0]
-    played = np.take_along_axis(hands, np.clip(actions - spec.PLAY_HAND, 0, spec.HAND_CAPACITY - 1)[..., None], -1)[..., 0]
-    is_play = (actions >= spec.PLAY_HAND) & (actions < spec.ATTACH)
-    trainer = legal & is_play & (np.asarray(tables.is_pokemon)[np.maximum(played, 0)] == 0)
-    attack = legal & (actions >= spec.ATTACK) & (actions < spec.CHOOSE_SELF)
-    return trainer, attack
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_step_batch_equals_vmapped_step(runner, play_batched, seed):
     states = _start(runner, seed)
     key = jax.random.key(seed)
-    most_trainers = most_attacks = 0
+    most = collections.Counter()  # most games asking for a part in one step
     for call in range(ROUNDS):
-        final, per_step, masks, actions = play_batched(states, jax.random.fold_in(key, call))
+        final, per_step, masks, actions, requests = play_batched(states, jax.random.fold_in(key, call))
         final_v, per_step_v, masks_v = runner.run(states, actions)
         per_step, per_step_v = jax.device_get((per_step, per_step_v))
-        for name in ("seed", "flow", "seat", "zones", "slots", "active"):
-            ours, theirs = getattr(per_step, name), getattr(per_step_v, name)
+        assert isinstance(per_step, GameState)
+        # every leaf of the packed state, so that a new field cannot be skipped
+        assert jax.tree_util.tree_structure(per_step) == jax.tree_util.tree_structure(per_step_v)
+        for (path, ours), theirs in zip(jax.tree_util.tree_leaves_with_path(per_step),
+                                        jax.tree_util.tree_leaves(per_step_v)):
             differ = np.argwhere(np.any((ours != theirs).reshape(ours.shape[:2] + (-1,)), axis=-1))
-            assert not len(differ), f"{name} differs first at (game, action) {differ[0].tolist()}"
+            assert not len(differ), f"{jax.tree_util.keystr(path)} differs first at (game, action) {differ[0].tolist()}"
         assert np.array_equal(np.asarray(masks), np.asarray(masks_v))
-        before = jax.tree_util.tree_map(lambda start, after: np.concatenate([np.asarray(start)[:, None], after[:, :-1]], 1),
-                                        states, per_step)
-        trainer, attack = _handler_requests(before, np.asarray(actions), np.asarray(masks))
-        most_trainers = max(most_trainers, int(trainer.sum(axis=0).max()))
-        most_attacks = max(most_attacks, int(attack.sum(axis=0).max()))
+        for part, counts in jax.device_get(requests).items():
+            most[part] = max(most[part], int(counts.max()))
         states = final
-    # the overflow path (more games than one chunk) ran for both kinds
-    assert most_trainers > CHUNK and most_attacks > CHUNK, (most_trainers, most_attacks)
+    # the overflow path (more games than one chunk) ran for the Trainers, attacks and `settle`;
+    # Abilities are rarer (a few % of actions) and must at least have run
+    assert most["trainer"] > CHUNK and most["attack"] > CHUNK and most["settle"] > CHUNK, most
+    assert most["ability"] >= 1 and most["handlers_in_one_game"] == 1, most
+
