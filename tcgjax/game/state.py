@@ -176,10 +176,14 @@ def materialize(value):
     expensive, and expensive producers are not fused into consumers that reuse their elements
     (broadcasts, flips), so the value is written once. The divisor is 1 at run time but not a
     compile-time constant (the simplifier would remove a division by 1): the int32 minimum, the only
-    value it changes, is never a card, kind, slot or field value."""
+    value it changes, is never a card, kind, slot or field value. Only bools and signed integers
+    of at most 32 bits pass through int32 unchanged (a float would be truncated, a uint32 of 2^31
+    halved), so other dtypes are refused."""
     if isinstance(value, (bool, int)):
         return value
     value = jnp.asarray(value)
+    if not (value.dtype == jnp.bool_ or (jnp.issubdtype(value.dtype, jnp.signedinteger) and value.dtype.itemsize <= 4)):
+        raise TypeError(f"materialize takes bools and signed integers of at most 32 bits, got {value.dtype}")
     as_int = value.astype(jnp.int32)
     one = 1 + (as_int == np.iinfo(np.int32).min).astype(jnp.int32)
     return (as_int // one).astype(value.dtype)
