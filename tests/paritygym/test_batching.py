@@ -23,16 +23,22 @@ def _work(x, y):
     return {"v": v, "y2": (y * 2).astype(jnp.float32)}
 
 
-@pytest.mark.parametrize("chunk", [1, 3, 4, 16, 40])
-def test_where_needed_equals_vmap_where_needed(chunk):
-    rng = np.random.default_rng(chunk)
-    batch = 16
+def _inputs(seed: int, batch: int = 16):
+    """Random inputs of `_work`, its vmapped result, and need masks from none to all (and the last row only)."""
+    rng = np.random.default_rng(seed)
     x = jnp.asarray(rng.integers(0, 100, batch), jnp.int32)
     y = jnp.asarray(rng.integers(0, 7, batch), jnp.int32)
-    full = jax.vmap(_work)(x, y)
+    needs = [rng.random(batch) < p for p in (0.0, 0.1, 0.5, 1.0)] + [np.arange(batch) == batch - 1]
+    return x, y, jax.vmap(_work)(x, y), needs
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 4, 16, 40])
+def test_where_needed_equals_vmap_where_needed(chunk):
+    batch = 16
+    x, y, full, needs = _inputs(chunk, batch)
     otherwise = {"v": jnp.full(batch, -1, jnp.int32), "y2": jnp.full(batch, -1.0, jnp.float32)}
     run = jax.jit(lambda need: where_needed(need, chunk, _work, (x, y), otherwise))
-    for need in [rng.random(batch) < p for p in (0.0, 0.1, 0.5, 1.0)] + [np.arange(batch) == batch - 1]:
+    for need in needs:
         out = run(jnp.asarray(need))
         for k in full:
             expected = np.where(need, np.asarray(full[k]), np.asarray(otherwise[k]))
@@ -41,11 +47,8 @@ def test_where_needed_equals_vmap_where_needed(chunk):
 
 @pytest.mark.parametrize("chunk", [1, 3, 16, 40])
 def test_where_needed_batched_equals_vmap_where_needed(chunk):
-    rng = np.random.default_rng(100 + chunk)
     batch = 16
-    x = jnp.asarray(rng.integers(0, 100, batch), jnp.int32)
-    y = jnp.asarray(rng.integers(0, 7, batch), jnp.int32)
-    full = jax.vmap(_work)(x, y)
+    x, y, full, needs = _inputs(100 + chunk, batch)
     otherwise = {"v": jnp.full(batch, -1, jnp.int32), "y2": jnp.full(batch, -1.0, jnp.float32),
                  "valid": jnp.zeros(batch, bool)}
 
@@ -53,7 +56,7 @@ def test_where_needed_batched_equals_vmap_where_needed(chunk):
         return {**jax.vmap(_work)(xs, ys), "valid": valid}   # valid comes back, to check it
 
     run = jax.jit(lambda need: where_needed_batched(need, chunk, batched_work, (x, y), otherwise))
-    for need in [rng.random(batch) < p for p in (0.0, 0.1, 0.5, 1.0)] + [np.arange(batch) == batch - 1]:
+    for need in needs:
         out = run(jnp.asarray(need))
         for k in full:
             expected = np.where(need, np.asarray(full[k]), np.asarray(otherwise[k]))
