@@ -125,6 +125,13 @@ OPPONENT_LOOP_SHARE = 1 / 4
 RESTART_SHARE = 1 / 16
 
 
+def _step_info(state: SingleAgentState, legal, next_mask, terminated, truncated, final_observation) -> dict:
+    """The step's `info` (one env in `step`, or a batch in `step_batch`: the same keys, elementwise)."""
+    return {"illegal_action": ~legal, "action_mask": next_mask, "terminated": terminated, "truncated": truncated,
+            "final_observation": final_observation,
+            "agent_acted": ~state.game.game_over & (state.game.decider == state.agent)}
+
+
 class TCGPocketA1(SingleAgentEnv):
     """`TCGPocketA1-v0`: the agent plays one seat (random each episode unless
     `params.agent_side` is 0 or 1) against the opponent `params.opponent` (0 random, 1 heuristic).
@@ -271,9 +278,7 @@ class TCGPocketA1(SingleAgentEnv):
         new_states, obs, next_masks = where_needed_batched(
             done, max(1, int(agents.shape[0] * RESTART_SHARE)), restart, (key_resets,),
             otherwise=(stepped, observations, stepped_masks))
-        info = {"illegal_action": ~legal, "action_mask": next_masks, "terminated": terminated, "truncated": truncated,
-                "final_observation": observations,
-                "agent_acted": ~states.game.game_over & (states.game.decider == agents)}
+        info = _step_info(states, legal, next_masks, terminated, truncated, observations)
         return obs, new_states, rewards, terminated, truncated, info
 
     def _advance_inputs(self, key, state: SingleAgentState, action, params: SingleAgentParams):
@@ -344,7 +349,5 @@ class TCGPocketA1(SingleAgentEnv):
         done = terminated | truncated
         new_state = jax.tree_util.tree_map(lambda r, s: jax.lax.select(done, r, s), restarted, stepped)
         obs = jnp.where(done, observations[1], observations[0])
-        info = {"illegal_action": ~legal, "action_mask": jnp.where(done, masks[1], masks[0]),
-                "terminated": terminated, "truncated": truncated, "final_observation": observations[0]}
-        info["agent_acted"] = ~state.game.game_over & (state.game.decider == agent)
+        info = _step_info(state, legal, jnp.where(done, masks[1], masks[0]), terminated, truncated, observations[0])
         return obs, new_state, rewards[0], terminated, truncated, info
