@@ -99,10 +99,16 @@ def batch_sharding(batch: int):
     return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("envs"))
 
 
+def observation_checksum(obs: Any) -> jax.Array:
+    """One float32 that depends on every observation leaf (so the observation is computed)."""
+    return sum((jnp.sum(jnp.asarray(leaf, jnp.float32)) for leaf in jax.tree.leaves(obs)), jnp.float32(0))
+
+
 def jax_programs(env: Any, params: Any, batch: int, scan_length: int):
     """The programs we time: reset, one batched step (for a Python loop), and `scan_length` fused
-    steps. With several devices the batch is sharded across them. Per-env keys come from
-    `paritygym.random.batch_keys` (hashing, not a Threefry split per env, which would cost more
+    steps. Each program's output depends on every observation the step returns (a policy reads
+    them), so none of the env's work is dead code. With several devices the batch is sharded
+    across them. Per-env keys come from `paritygym.random.batch_keys` (hashing, not a Threefry split per env, which would cost more
     than a simple game's step)."""
     policy = batched_random_actions(env, params, batch)
     sharding = batch_sharding(batch)
@@ -113,22 +119,22 @@ def jax_programs(env: Any, params: Any, batch: int, scan_length: int):
     def one_step(key, states):
         k_act, k_step = jax.random.split(key)
         actions = policy(k_act, states)
-        _, states, reward, _, _, _ = batched_step(env)(
+        obs, states, reward, _, _, _ = batched_step(env)(
             batch_keys(k_step, batch), states, actions, params
         )
-        return constrain(states), reward
+        # A training loop reads every observation; a timed program that drops them would let XLA
+        # remove the observation code as dead and flatter the env, so they are summed into the output.
+        return constrain(states), reward.sum() + observation_checksum(obs)
 
     def reset(key):
         return constrain(jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, batch), params)[1])
 
     def loop_step(key, i, states):
-        states, reward = one_step(jax.random.fold_in(key, i), states)
-        return states, reward.sum()
+        return one_step(jax.random.fold_in(key, i), states)
 
     def scan_steps(key, i, states):
         def body(states, k):
-            states, reward = one_step(k, states)
-            return states, reward.sum()
+            return one_step(k, states)
 
         states, rewards = jax.lax.scan(body, states, jax.random.split(jax.random.fold_in(key, i), scan_length))
         return states, rewards.sum()

@@ -59,3 +59,26 @@ def test_compilation_cache_keeps_a_configured_directory(tmp_path, monkeypatch):
     before = jax.config.jax_compilation_cache_dir
     assert before, "tests/conftest.py configures a cache directory"
     assert str(enable_compilation_cache()) == before  # the suite's directory is kept
+
+
+def test_timed_programs_compute_the_observation():
+    """The timed programs must not let XLA drop the observation as dead code (a policy reads it)."""
+    import jax
+    import jax.numpy as jnp
+
+    from paritygym.bench.runner import jax_programs
+
+    from ..toy_envs import Counter
+
+    class CosineObservation(Counter):
+        def get_obs(self, state, params=None, key=None):
+            return jnp.cos(jnp.array([state.position, state.time], jnp.float32))
+
+    env = CosineObservation()
+    params = env.default_params
+    reset, loop_step, scan_steps = jax_programs(env, params, batch=4, scan_length=2)
+    key = jax.random.key(0)
+    states = reset(key)
+    for program in (loop_step, scan_steps):
+        hlo = program.lower(key, jnp.int32(0), states).compile().as_text()
+        assert "cosine" in hlo
