@@ -616,8 +616,8 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
 
     def _nothing_after(self, joint: "_JointStep", agent) -> "_AfterJoint":
         """``_switch_after``'s result for an env with neither a lone replacement nor a restart due."""
-        return _AfterJoint(game=joint.final, reward=jnp.zeros_like(joint.reward), next_agent=agent,
-                           agent_mask=joint.final_masks[agent])
+        return _AfterJoint(final=joint.final, game=joint.final, reward=jnp.zeros_like(joint.reward),
+                           next_agent=agent, agent_mask=joint.final_masks[agent])
 
     def _switch_after(self, joint: "_JointStep", agent, fresh: SingleAgentState, params: SingleAgentParams):
         """The switch-only step after ``_joint_step`` for one env, with ``fresh`` the next
@@ -643,7 +643,8 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         """``_switch_after``'s result given the switch-only step's ``game`` and ``rewards``."""
         stay = self._nothing_after(joint, agent)
         # a lone replacement is part of this step's transition; a restart is not
-        return _AfterJoint(game=game, reward=jnp.where(joint.lone, rewards[agent], stay.reward),
+        return _AfterJoint(final=jax.tree_util.tree_map(lambda a, b: jnp.where(joint.lone, a, b), game, stay.final),
+                           game=game, reward=jnp.where(joint.lone, rewards[agent], stay.reward),
                            next_agent=jnp.where(joint.restarted, fresh_agent, stay.next_agent),
                            agent_mask=jnp.where(joint.lone, legal_masks(game)[agent], stay.agent_mask))
 
@@ -651,7 +652,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
                 obs_new: jax.Array | None = None):
         """gymnax ``step``'s tuple for one env. ``obs_new``: the next episode's first observation
         (used where ``joint.restarted``), or None to observe it here."""
-        final, agent = _battle_at_end(joint, after), state.agent
+        final, agent = after.final, state.agent
         ended = SingleAgentState(game=final, agent=agent, truncated=self.game.is_truncated(final, params.game),
                                  time=state.time + 1)
         terminated = self.game.is_terminated(final)
@@ -699,16 +700,8 @@ class _JointStep:
 @struct.dataclass
 class _AfterJoint:
     """One env after the switch-only step (``PokemonGen1RandomEnv._switch_after``)."""
-    game: BattleState        # the battle after the switch-only step: the lone replacement's result, or
-                             # the next env state's battle where the episode ended (else unused)
+    final: BattleState       # the battle at the end of this env step (after a lone replacement)
+    game: BattleState        # the next env state's battle (the new one where the episode ended)
     reward: jax.Array        # the agent's reward of the lone replacement (0 otherwise)
     next_agent: jax.Array    # the agent's side in the next env state
-    agent_mask: jax.Array    # the agent's legal actions in ``_battle_at_end``
-
-
-def _battle_at_end(joint: _JointStep, after: _AfterJoint) -> BattleState:
-    """The battle at the end of an env step: after the opponent's lone replacement where there was
-    one, else the joint step's (a restart is not part of the step's transition). Derived, not
-    carried: ``step_batch``'s switch loop then moves two battle states per env, not three."""
-    return jax.tree_util.tree_map(lambda a, b: jnp.where(joint.lone, a, b), after.game, joint.final)
-
+    agent_mask: jax.Array    # the agent's legal actions in ``final``

@@ -367,3 +367,18 @@ def test_verify_hook_runs_l3():
     assert not refused.passed and "tests/pokemon" in refused.failure
     with pytest.raises(ValueError, match="episodes"):
         verify(level=3, episodes=0)
+
+
+def test_compile_report_kernel_origins_reads_xla_call_stacks():
+    """``compile_report --programs kernels`` finds each XLA kernel's stage from the call stack XLA
+    keeps: a small program's kernels come from a function named like a stage (or have no stack:
+    some ops XLA wraps into a kernel of their own carry none)."""
+    from pokejax.compile_report import kernel_origins
+
+    def _batch_move(x):
+        return jnp.sin(x) * 2.0 + jnp.cos(x)[::-1], jnp.cumsum(x * x)
+
+    counts, total, packed = kernel_origins(jax.jit(_batch_move).lower(jnp.ones(64)).compile().as_text())
+    assert total >= 1 and sum(counts.values()) == total and packed == 0
+    assert counts[("_batch_move", "(own)")] >= 1, counts
+    assert set(counts) <= {("_batch_move", "(own)"), ("outside step_batch", "?")}, counts
