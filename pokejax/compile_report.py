@@ -17,11 +17,17 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
                 compile times, then ``--rounds`` rounds of ``--calls``
                 calls, printed as steps per CPU second of this process and per wall second. To compare
                 two versions of the code fairly on a shared machine, run both at the same time.
+  kernels       the throughput program compiled once: its XLA kernels (fusions; XLA's CPU backend
+                emits and LLVM-compiles each one apart, and their count more than their size sets the
+                compile time: ~13 ms each plus ~0.06 ms per op) by where they come from (the Python
+                call stack XLA keeps per instruction): ``step_batch``'s stage and the part within it.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import re
 import time
 from typing import Any, Callable
 
@@ -122,6 +128,86 @@ def throughput(batch: int, calls: int, rounds: int, env_id: str = ENV_ID) -> Non
               flush=True)
 
 
+# where a kernel comes from: the first function of its call stack (outermost first) named in
+# KERNEL_STAGES, then the first name of KERNEL_PARTS (in this order) found below it
+KERNEL_STAGES = ("_batch_inputs", "_batch_move", "_batch_switch_steps", "_batch_new_observations", "_batch_finish")
+KERNEL_PARTS = ("move_step", "switch_step", "_new_episode", "_choose", "observe", "_joint_outcome", "_settle_input",
+                "_settle_result", "_nothing_after", "one_chunk.<locals>.<lambda>", "one_env", "_finish")
+PACKED_WRITES = ("_Packed.", "set_active", "set_side")
+
+
+def _hlo_call_stacks(hlo_text: str) -> Callable[[int], list[str]]:
+    """``stack(frame_id)``: the function names of an instruction's call stack, outermost first, from
+    the tables that XLA prints at the head of a compiled module's text."""
+    section, funcs, locations, frames = None, {}, {}, {}
+    for line in hlo_text.splitlines():
+        if line in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
+            section = line
+            continue
+        if section and not line.strip():
+            section = None
+        elif section == "FunctionNames":
+            k, name = line.split(" ", 1)
+            funcs[int(k)] = name.strip('"')
+        elif section == "FileLocations":
+            m = re.match(r"(\d+) \{file_name_id=\d+ function_name_id=(\d+)", line)
+            locations[int(m.group(1))] = funcs[int(m.group(2))]
+        elif section == "StackFrames":
+            m = re.match(r"(\d+) \{file_location_id=(\d+)(?: parent_frame_id=(\d+))?", line)
+            # a parent id as printed is the parent's own id plus one (0: none)
+            frames[int(m.group(1))] = (int(m.group(2)), int(m.group(3) or 0) - 1)
+
+    def stack(frame_id: int) -> list[str]:
+        out, seen = [], set()
+        while frame_id in frames and frame_id not in seen:
+            seen.add(frame_id)
+            location, frame_id = frames[frame_id]
+            out.append(locations[location])
+        return out[::-1]
+    return stack
+
+
+def kernel_origins(hlo_text: str) -> tuple[collections.Counter, int, int]:
+    """(kernels per (stage, part), all kernels, kernels with a packed-row write on their stack) of a
+    compiled module's text."""
+    stack_of = _hlo_call_stacks(hlo_text)
+    counts: collections.Counter = collections.Counter()
+    total = packed = 0
+    for line in hlo_text.splitlines():
+        if not re.match(r"^\s*%?\S+ = \S+ fusion\(", line):
+            continue
+        total += 1
+        frame = re.search(r"stack_frame_id=(\d+)", line)
+        names = stack_of(int(frame.group(1))) if frame else []
+        packed += any(p in n for n in names for p in PACKED_WRITES)
+        ends = lambda name, suffix: name == suffix or name.endswith("." + suffix)
+        at = next((k for k, n in enumerate(names) if any(ends(n, s) for s in KERNEL_STAGES)), None)
+        if at is None:
+            counts[("outside step_batch", names[-1] if names else "?")] += 1
+            continue
+        stage = next(s for s in KERNEL_STAGES if ends(names[at], s))
+        part = next((s for s in KERNEL_PARTS
+                     if any(ends(n, s) or (s.startswith("one_chunk") and s in n) for n in names[at + 1:])), "(own)")
+        labels = {"one_chunk.<locals>.<lambda>": "where_needed gather/scatter", "one_env": "switch loop (own)"}
+        counts[(stage, labels.get(part, part))] += 1
+    return counts, total, packed
+
+
+def kernels(batch: int, env_id: str = ENV_ID) -> None:
+    from paritygym.bench.runner import jax_programs
+
+    env, params = paritygym.make(env_id)
+    reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
+    key = jax.random.key(0)
+    lowered = loop_step.lower(key, jnp.int32(0), jax.eval_shape(reset, key))
+    compiled, _, cpu = _timed(lowered.compile)
+    counts, total, packed = kernel_origins(compiled.as_text())
+    print(f"throughput program, batch {batch}: {total} XLA kernels (compiled in {cpu:.1f} CPU s); "
+          f"{packed} with a packed-row write (_Packed.*, set_active, set_side) on their call stack")
+    for (stage, part), n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        print(f"  {n:5d}  {stage:<24} {part}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--programs", default="env_step,engine_step")
@@ -132,6 +218,11 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     jax.config.update("jax_enable_compilation_cache", False)
     programs = args.programs.split(",")
+    if "kernels" in programs:
+        kernels(args.batch, args.env)
+        programs.remove("kernels")
+        if not programs:
+            return
     if "throughput" in programs:
         throughput(args.batch, args.calls, args.rounds, args.env)
         programs.remove("throughput")

@@ -445,9 +445,14 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
 
     @staticmethod
     def _chunks(inputs: dict, switch_chunk: int | None = None, restart_chunk: int | None = None) -> tuple[int, int]:
-        """The chunk sizes, given or by default: switch-only steps B/4, new episodes B/16."""
+        """The chunk sizes, given or by default (None): switch-only steps B/4, new episodes B/16."""
         batch = jnp.shape(inputs["actions"])[0]
-        return switch_chunk or max(1, batch // 4), restart_chunk or max(1, batch // 16)
+        sizes = (max(1, batch // 4) if switch_chunk is None else switch_chunk,
+                 max(1, batch // 16) if restart_chunk is None else restart_chunk)
+        for name, size in zip(("switch_chunk", "restart_chunk"), sizes):
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+                raise ValueError(f"{name} must be a positive int or None, got {size!r}")
+        return sizes
 
     def _batch_stages(self, params: SingleAgentParams, switch_chunk: int, restart_chunk: int
                       ) -> list[tuple[str, Callable, Callable]]:

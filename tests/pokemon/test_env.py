@@ -133,6 +133,23 @@ def test_step_batch_equals_vmapped_step(batched, step_batch, opponent, max_steps
         assert most_restarted >= 1
 
 
+@pytest.mark.parametrize("chunks", [(0, None), (None, 0), (-1, 2), (2, 1.5), (True, None)])
+def test_step_batch_rejects_bad_chunk_sizes(chunks):
+    """A chunk of 0 (or any non-positive or non-int size) is an error, not silently the default."""
+    env, params = paritygym.make(POOL_ENV_ID)
+    switch_chunk, restart_chunk = chunks
+    with pytest.raises(ValueError, match=r"(switch|restart)_chunk must be a positive int or None"):
+        env.step_batch(jax.random.split(jax.random.key(0), BATCH), None, jnp.zeros(BATCH, jnp.int32), params,
+                       switch_chunk=switch_chunk, restart_chunk=restart_chunk)
+
+
+def test_step_batch_default_and_given_chunk_sizes():
+    env, _ = paritygym.make(POOL_ENV_ID)
+    inputs = {"actions": jnp.zeros(64, jnp.int32)}
+    assert env._chunks(inputs) == (16, 4)
+    assert env._chunks(inputs, 1, 64) == (1, 64)
+    assert env._chunks({"actions": jnp.zeros(3, jnp.int32)}) == (1, 1)
+
 def test_registered():
     env, params = paritygym.make(ENV_ID)
     assert isinstance(env, penv.PokemonGen1RandomEnv) and env.num_actions == 10
@@ -350,3 +367,18 @@ def test_verify_hook_runs_l3():
     assert not refused.passed and "tests/pokemon" in refused.failure
     with pytest.raises(ValueError, match="episodes"):
         verify(level=3, episodes=0)
+
+
+def test_compile_report_kernel_origins_reads_xla_call_stacks():
+    """``compile_report --programs kernels`` finds each XLA kernel's stage from the call stack XLA
+    keeps: a small program's kernels come from a function named like a stage (or have no stack:
+    some ops XLA wraps into a kernel of their own carry none)."""
+    from pokejax.compile_report import kernel_origins
+
+    def _batch_move(x):
+        return jnp.sin(x) * 2.0 + jnp.cos(x)[::-1], jnp.cumsum(x * x)
+
+    counts, total, packed = kernel_origins(jax.jit(_batch_move).lower(jnp.ones(64)).compile().as_text())
+    assert total >= 1 and sum(counts.values()) == total and packed == 0
+    assert counts[("_batch_move", "(own)")] >= 1, counts
+    assert set(counts) <= {("_batch_move", "(own)"), ("outside step_batch", "?")}, counts
