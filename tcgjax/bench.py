@@ -10,6 +10,7 @@ random play needs), the number to compare with the reference engine's game actio
     python -m tcgjax.bench --env --batch 1024     # the single-agent env, default vs interleaved mode
     python -m tcgjax.bench --env --closed-params  # the same, params closed over as a trainer compiles them
     python -m tcgjax.bench --profile --batch 1024 # kernel time by kernel (fused instructions, source)
+    python -m tcgjax.bench --profile --env        # the env step's kernel time by part (restart, observation, ...)
     python -m tcgjax.bench --bytes --batch 64     # bytes written per game action, by call site
     python -m tcgjax.bench --requests --batch 1024 # share of games asking for each step_batch part
 """
@@ -178,11 +179,12 @@ def _hlo_index(text: str):
 _HELPERS = frozenset(("merge", "materialize", "_replace", "rotate", "kth_true", "pick_at", "value_at"))
 
 
-def kernel_sources(text: str) -> dict[str, tuple[int, str, str]]:
+def kernel_sources(text: str) -> dict[str, tuple[int, str, str, tuple[str, ...]]]:
     """For each instruction of a compiled HLO text, by name: (instructions per output element: the
     size of the computation a fusion calls, else 1; its source: the innermost `tcgjax` frames; its
     part: the innermost rule function (tcgjax.game, not local, not a generic helper), "bench" for
-    the bench's own code (action choice, restarts))."""
+    the bench's own code (action choice, restarts); every `tcgjax` / `paritygym` frame as
+    "file.py:function", outermost first)."""
     import re
 
     computations, stack = _hlo_index(text)
@@ -194,37 +196,94 @@ def kernel_sources(text: str) -> dict[str, tuple[int, str, str]]:
                 continue
             called = re.search(r"calls=%?([\w.\-]+)", line)
             frame = re.search(r"stack_frame_id=(\d+)", line)
-            frames = [f for f in (stack(int(frame.group(1))) if frame else []) if "tcgjax/" in f[0]]
+            every = stack(int(frame.group(1))) if frame else []
+            frames = [f for f in every if "tcgjax/" in f[0]]
             named = [function for file, function, _ in frames
                      if "tcgjax/game/" in file and "<" not in function and function not in _HELPERS]
             part = named[-1] if named else "rotate" if any(f[1] == "rotate" for f in frames) else "bench" if frames else "?"
+            functions = tuple(f"{file.rsplit('/', 1)[-1]}:{function}" for file, function, _ in every
+                              if "tcgjax/" in file or "paritygym/" in file)
             out[match.group(2)] = (len(computations.get(called.group(1), [])) if called else 1,
-                                   " > ".join(f"{function}:{number}" for _, function, number in frames[-3:]), part)
+                                   " > ".join(f"{function}:{number}" for _, function, number in frames[-3:]), part,
+                                   functions)
     return out
 
 
 def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 25,
-                 vmapped: bool = False) -> list[tuple[str, float, int, int, str, str]]:
+                 vmapped: bool = False) -> list[tuple[str, float, int, int, str, str, tuple[str, ...]]]:
     """Kernel time of the batched core: runs the compiled program `calls` times inside a
     `jax.profiler` trace and sums the host-side event durations by kernel name (XLA:CPU emits one
     event per fusion/kernel run). Returns the `top` (name, time / wall time of the calls, runs,
-    fused instructions per output element, source frames, part) rows (see `kernel_sources`)."""
-    import glob
-    import tempfile
-    from collections import defaultdict
-
+    fused instructions per output element, source frames, part, all frames) rows (see
+    `kernel_sources`)."""
     reset, run = core_programs(batch, scan_length, vmapped=vmapped)
     key = jax.random.key(0)
     states = reset(key)
     compiled = run.lower(key, states).compile()
     states, finished = compiled(key, states)
     jax.block_until_ready(finished)
+
+    def call(i, states):
+        states, finished = compiled(jax.random.fold_in(key, i + 1), states)
+        jax.block_until_ready(finished)
+        return states
+
+    return _profile(compiled, call, states, calls, top)
+
+
+def profile_env(batch: int, interleaved: bool, calls: int = 3, scan_length: int = 16,
+                top: int = 10_000) -> list[tuple[str, float, int, int, str, str, tuple[str, ...]]]:
+    """`profile_core` for the single-agent env program of `env_program` (random agent vs the random
+    opponent, params traced): rows of (name, share of wall, runs, instructions per element,
+    source, part, all frames); `env_part` names the env's part of a row."""
+    reset, run, params = env_program(batch, scan_length)
+    params = params.replace(game=params.game.replace(interleaved=interleaved))
+    key = jax.random.key(0)
+    states = reset(key, params)
+    compiled = run.lower(key, states, params).compile()
+    states, decisions = compiled(key, states, params)
+    jax.block_until_ready(decisions)
+
+    def call(i, states):
+        states, decisions = compiled(jax.random.fold_in(key, i + 1), states, params)
+        jax.block_until_ready(decisions)
+        return states
+
+    return _profile(compiled, call, states, calls, top)
+
+
+def env_part(functions: tuple[str, ...]) -> str:
+    """The part of the env step a kernel belongs to, from its frames (`kernel_sources`): the
+    autoreset's new episodes, the game step (`tcgjax.game.step.step_batch`) and the legal masks
+    and opponent policy of the opponent loop, its gathers and scatters, the observation, the
+    agent's mask, the bench's random agent; "?" for the copies XLA inserts."""
+    # frames name nested functions by their qualified name ("TCGPocketA1.step_batch.<locals>.restart")
+    frames = {f"{file}:{function.rsplit('.', 1)[-1]}" for file, function in (f.split(":", 1) for f in functions)}
+    if "env.py:restart" in frames:
+        return "restart (new episodes)"
+    for frame, part in (("step.py:step_batch", "game step (step_batch)"), ("env.py:_opponent_policy", "opponent policy"),
+                        ("step.py:legal_actions", "legal masks (opponent loop)"), ("observe.py:observe", "observation"),
+                        ("env.py:_agent_mask", "agent mask"),
+                        ("env.py:_advance_batch", "opponent loop (gathers, scatters)")):
+        if frame in frames:
+            return part
+    if any(f.startswith("bench.py:") for f in functions) and not any(f.startswith("env.py:") for f in functions):
+        return "bench (random agent)"
+    return "env (other)" if functions else "?"
+
+
+def _profile(compiled, call, state, calls: int, top: int):
+    """Runs `state = call(i, state)` for i < `calls` inside a `jax.profiler` trace; the rows of
+    `profile_core` for the `compiled` program."""
+    import glob
+    import tempfile
+    from collections import defaultdict
+
     with tempfile.TemporaryDirectory() as folder:
         with jax.profiler.trace(folder):
             start = time.perf_counter()
-            for call in range(calls):
-                states, finished = compiled(jax.random.fold_in(key, call + 1), states)
-                jax.block_until_ready(finished)
+            for i in range(calls):
+                state = call(i, state)
             wall_ns = (time.perf_counter() - start) * 1e9
         (path,) = glob.glob(f"{folder}/**/*.xplane.pb", recursive=True)
         data = jax.profiler.ProfileData.from_file(path)
@@ -243,7 +302,7 @@ def profile_core(batch: int, calls: int = 3, scan_length: int = 16, top: int = 2
     # kernels run in parallel on several threads, which makes the sum exceed the wall time)
     rows = sorted(total_ns.items(), key=lambda item: -item[1])[:top]
     sources = kernel_sources(compiled.as_text())
-    return [(name, ns / wall_ns, runs[name]) + sources.get(name, (0, "", "?")) for name, ns in rows]
+    return [(name, ns / wall_ns, runs[name]) + sources.get(name, (0, "", "?", ())) for name, ns in rows]
 
 
 # the step's parts by which `bytes_written` groups the writes (the innermost one on a stack wins)
@@ -428,16 +487,29 @@ def main(argv=None) -> None:
             for part, (mean, largest) in request_rates(batch, 64, args.scan_length).items():
                 print(f"  {part:8s} {mean:6.1%} {largest:6.1%}")
         return
+    if args.profile and args.env:
+        for batch in args.batch:
+            for interleaved in (False, True):
+                rows = profile_env(batch, interleaved, 3, args.scan_length)
+                print(f"env {'interleaved' if interleaved else 'default'} batch {batch}: share of wall time in 3 calls "
+                      f"of {args.scan_length} env steps; all kernels {sum(row[1] for row in rows):.0%} "
+                      f"({len(rows)} kernels); by part of the env step:", flush=True)
+                parts: dict[str, float] = {}
+                for row in rows:
+                    parts[env_part(row[6])] = parts.get(env_part(row[6]), 0.0) + row[1]
+                for part, share in sorted(parts.items(), key=lambda item: -item[1]):
+                    print(f"  {share:6.1%}  {part}")
+        return
     if args.profile:
         for batch in args.batch:
             print(f"batch {batch}: share of wall time, runs in 3 calls of {args.scan_length} steps, kernel", flush=True)
             rows = profile_core(batch, 3, args.scan_length, top=10_000, vmapped=args.vmapped)
             print(f"  all kernels: {sum(row[1] for row in rows):.0%} of wall time ({len(rows)} kernels); "
                   "share, runs, fused instructions per element, kernel, source")
-            for name, share, runs, instructions, source, _ in rows[:30]:
+            for name, share, runs, instructions, source, *_ in rows[:30]:
                 print(f"  {share:6.1%} {runs:7d} {instructions:5d}  {name:40s} {source}")
             parts: dict[str, float] = {}
-            for _, share, _, _, _, part in rows:
+            for _, share, _, _, _, part, *_ in rows:
                 parts[part] = parts.get(part, 0.0) + share
             print("  by part (innermost rule function of the source; ?: XLA copies, no source):")
             for part, share in sorted(parts.items(), key=lambda item: -item[1])[:20]:

@@ -114,9 +114,17 @@ def drop_row(row, first, count):
     return jnp.where(src < row.shape[0], row[jnp.minimum(src, row.shape[0] - 1)], -1)
 
 
+def prefix_sum(values, axis: int = -1):
+    """`jnp.cumsum(values, axis)` as int32 (bools count as 1), by a parallel scan (same integers):
+    XLA:CPU runs `cumsum` as a reduce-window that adds the whole prefix for every entry; vmapped
+    over 1,024 games it took ~150 us for [20] rows and ~600 us for [58] rows, the scan ~35 / ~45 us
+    (CPU time per call, 2026-12-01)."""
+    return jax.lax.associative_scan(jnp.add, jnp.asarray(values).astype(I32), axis=axis)
+
+
 def kth_true(mask, k):
     """Index of the k-th (0-based) True entry of mask."""
-    return jnp.argmax((jnp.cumsum(mask) == k + 1) & mask).astype(I32)
+    return jnp.argmax((prefix_sum(mask) == k + 1) & mask).astype(I32)
 
 
 def draw(state: GameState, p, count, gate=TRUE, max_count: int = 1) -> GameState:
@@ -293,7 +301,7 @@ def resolve_knockouts(T: CardTables, state: GameState, gate=TRUE) -> GameState:
     # the Knocked Out stacks go to the discard piles, slot by slot, bottom card first
     leaving = (knocked[:, :, None] & (state.stack >= 0)).reshape(2, -1)
     cards = state.stack.reshape(2, -1)
-    position = state.discard_size[:, None] + jnp.cumsum(leaving, axis=1) - 1
+    position = state.discard_size[:, None] + prefix_sum(leaving, axis=1) - 1
     target = jnp.where(leaving, position, spec.DECK_SIZE)  # out of range: dropped
     seat = jnp.broadcast_to(jnp.arange(2)[:, None], cards.shape)
     discard = state.discard.at[seat, target].set(cards, mode="drop")

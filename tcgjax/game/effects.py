@@ -447,7 +447,7 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     energy_o = state.energy[o, 0]
     total = jnp.sum(energy_o)
     picked = discard_energy & (total > 0)
-    lost_type = jnp.argmax(jnp.cumsum(energy_o) > core.pick_at(state, used, total))
+    lost_type = jnp.argmax(core.prefix_sum(energy_o) > core.pick_at(state, used, total))
     energy_o = energy_o.at[lost_type].add(-picked.astype(I32))
     used = used + picked.astype(I32)
     # Knock Back

@@ -243,6 +243,9 @@ HANDLERS = ((_play_trainer, "trainer", 1 / 4), (_use_ability, "ability", 1 / 16)
 # default chunk of the games whose `settle` has work (random legal play at batch 1,024: 29% of the
 # games, at most 33%, `python -m tcgjax.bench --requests`; see core.settle_has_work)
 SETTLE_SHARE = 3 / 8
+# default chunk of the games that answer a pending choice (`answers_choice`; random legal play at
+# batch 1,024: 13% of the games, at most 17%, `python -m tcgjax.bench --requests`)
+ANSWER_SHARE = 3 / 16
 
 
 def _run_handlers(T: CardTables, light: GameState, requests: HandlerRequests) -> GameState:
@@ -255,12 +258,18 @@ def _run_handlers(T: CardTables, light: GameState, requests: HandlerRequests) ->
 def _before_handlers(T: CardTables, state: GameState, action, mask):
     """The phase before the action, whether the action is legal, the state after the light part of
     the action (in the decider's frame) and the handler requests (one game)."""
+    frame, action, legal = _in_decider_frame(T, state, action, mask)
+    light, requests = _apply_light(T, frame, action, legal)
+    return frame.phase, legal, light, requests
+
+
+def _in_decider_frame(T: CardTables, state: GameState, action, mask):
+    """(the state in the decider's frame, the action as int32, whether it is legal) of one game."""
     action = jnp.asarray(action, I32)
     frame = rotate(state, state.decider)
     mask = _legal_for_seat0(T, frame) if mask is None else mask
     legal = mask[jnp.clip(action, 0, spec.NUM_ACTIONS - 1)] & (action >= 0) & (action < spec.NUM_ACTIONS)
-    light, requests = _apply_light(T, frame, action, legal)
-    return frame.phase, legal, light, requests
+    return frame, action, legal
 
 
 def _after_handlers(T: CardTables, state: GameState, phase_before, legal, handled: GameState, max_turns) -> GameState:
@@ -298,30 +307,37 @@ def step_batch(T: CardTables, states: GameState, actions, max_turns=spec.DEFAULT
     of `chunk` games (default: a fraction of B per part, see HANDLERS and SETTLE_SHARE). More games
     than a chunk holds run in more chunks; a part no game needs does not run. `masks`
     [B, NUM_ACTIONS]: the deciders' legal masks, if the caller has them. `report`: also return
-    which parts each game asked for, {"trainer", "ability", "attack", "settle"}: bool[B] each (the
+    which parts each game asked for, {"answer", "trainer", "ability", "attack", "settle"}: bool[B] each (the
     gates the sub-batches are gathered by; for tests and `bench --requests`)."""
     batch = jnp.shape(actions)[0]
+    size = lambda share: max(1, int(batch * share)) if chunk is None else int(chunk)  # noqa: E731
     if masks is None:
-        before = jax.vmap(lambda s, a: _before_handlers(T, s, a, None))(states, actions)
+        frames, actions, legal = jax.vmap(lambda s, a: _in_decider_frame(T, s, a, None))(states, actions)
     else:
-        before = jax.vmap(lambda s, a, m: _before_handlers(T, s, a, m))(states, actions, masks)
-    phases, legal, light, requests = before
+        frames, actions, legal = jax.vmap(lambda s, a, m: _in_decider_frame(T, s, a, m))(states, actions, masks)
+    phases = frames.phase
+    # the light part of the action (`_apply_light`): SETUP / MAIN actions on every game, the
+    # answers to pending choices only on the games that give one
+    turned, requests = jax.vmap(lambda s, a, ok: _apply_turn_action(T, s, a, ok))(frames, actions, legal)
+    answering = answers_choice(phases, legal)
+    light, requests = where_needed(answering, size(ANSWER_SHARE),
+                                   lambda s, ph, a, ok: _apply_answer(T, s, ph, a, ok), (turned, phases, actions, legal),
+                                   otherwise=(turned, requests))
     handled = light
     for handler, gate, share in HANDLERS:
-        size = max(1, int(batch * share)) if chunk is None else int(chunk)
-        handled = where_needed(getattr(requests, gate), size, lambda s, r, h=handler: h(T, s, r),
+        handled = where_needed(getattr(requests, gate), size(share), lambda s, r, h=handler: h(T, s, r),
                                (light, requests), otherwise=handled)
     turn_frames, gates, turn_players = jax.vmap(lambda s, ph, h: _to_turn_player(s, ph, h, write_first=False))(
         states, phases, handled)
     # `settle` in full only where it has work (an attack or a turn ends, Knock Outs, promotions); an
     # illegal action (the env's padding rows play -1) keeps the state as it was, so it needs none
     busy = gates & legal & jax.vmap(lambda s: core.settle_has_work(T, s))(turn_frames)
-    settled = where_needed(busy, max(1, int(batch * SETTLE_SHARE)) if chunk is None else int(chunk),
+    settled = where_needed(busy, size(SETTLE_SHARE),
                            lambda s: core.settle(T, s, max_turns), (turn_frames,),
                            otherwise=jax.vmap(core.settle_quiet)(turn_frames, gates))
     new_states = jax.vmap(_back_to_table)(states, legal, settled, turn_players)
     if report:
-        return new_states, {"trainer": requests.trainer, "ability": requests.ability, "attack": requests.attack,
+        return new_states, {"answer": answering, "trainer": requests.trainer, "ability": requests.ability, "attack": requests.attack,
                             "settle": busy}
     return new_states
 
@@ -332,28 +348,46 @@ def _finish_action(phase_before, state: GameState) -> GameState:
     return state.replace(decider=jnp.where(answered & (state.phase == spec.MAIN), state.turn_player, state.decider))
 
 
+def _action_kinds(action, legal):
+    """The action's range tests (each False where the action is illegal)."""
+    in_range = lambda lo, hi: legal & (action >= lo) & (action < hi)  # noqa: E731
+    return {"end": legal & (action == spec.END), "play": in_range(spec.PLAY_HAND, spec.ATTACH),
+            "attach": in_range(spec.ATTACH, spec.ABILITY), "ability": in_range(spec.ABILITY, spec.RETREAT),
+            "retreat": in_range(spec.RETREAT, spec.ATTACK), "attack": in_range(spec.ATTACK, spec.CHOOSE_SELF),
+            "self": in_range(spec.CHOOSE_SELF, spec.CHOOSE_OPP), "opp": in_range(spec.CHOOSE_OPP, spec.CHOOSE_ENERGY),
+            "energy": in_range(spec.CHOOSE_ENERGY, spec.CHOOSE_COPY), "copy": in_range(spec.CHOOSE_COPY, spec.NUM_ACTIONS)}
+
+
+def answers_choice(phase, legal):
+    """Whether the decider's action answers a pending choice: a legal action in a phase other than
+    SETUP and MAIN (promotion, switch, retreat payment, evolution, Trainer / Ability / attack
+    target, Energy placement, copied attack). Only such actions change a state in
+    `_apply_answer`; the others change one only in `_apply_turn_action`."""
+    return legal & (phase != spec.SETUP) & (phase != spec.MAIN)
+
+
 def _apply_light(T: CardTables, state: GameState, action, legal) -> tuple[GameState, HandlerRequests]:
     """The decider's action in the decider's frame (seat 0), without its heavy handlers: returns
     the state they start from and their requests (`_run_handlers` runs them, then
     `_finish_action`). A handler's action changes nothing else here, so the state returned is the
-    one the handler reads whichever handler runs."""
+    one the handler reads whichever handler runs. The action is either a SETUP / MAIN action
+    (`_apply_turn_action`) or an answer to a pending choice (`_apply_answer`): each is the identity
+    for the other's games, so `step_batch` runs the (rare) answers on a sub-batch."""
+    phase = state.phase
+    state, requests = _apply_turn_action(T, state, action, legal)
+    answered, answer_requests = _apply_answer(T, state, phase, action, legal)
+    answering = answers_choice(phase, legal)
+    return answered, jax.tree.map(lambda a, t: jnp.where(answering, a, t), answer_requests, requests)
+
+
+def _apply_turn_action(T: CardTables, state: GameState, action, legal) -> tuple[GameState, HandlerRequests]:
+    """A SETUP or MAIN action of the decider (seat 0); the state unchanged in other phases."""
     p, o = 0, 1
     phase = state.phase
-    in_range = lambda lo, hi: legal & (action >= lo) & (action < hi)  # noqa: E731
-    is_end = legal & (action == spec.END)
-    is_play = in_range(spec.PLAY_HAND, spec.ATTACH)
-    is_attach = in_range(spec.ATTACH, spec.ABILITY)
-    is_ability = in_range(spec.ABILITY, spec.RETREAT)
-    is_retreat = in_range(spec.RETREAT, spec.ATTACK)
-    is_attack = in_range(spec.ATTACK, spec.CHOOSE_SELF)
-    is_self = in_range(spec.CHOOSE_SELF, spec.CHOOSE_OPP)
-    is_opp = in_range(spec.CHOOSE_OPP, spec.CHOOSE_ENERGY)
-    is_energy = in_range(spec.CHOOSE_ENERGY, spec.CHOOSE_COPY)
-    is_copy = in_range(spec.CHOOSE_COPY, spec.NUM_ACTIONS)
+    act = _action_kinds(action, legal)
+    is_end, is_play, is_attach, is_ability, is_retreat = act["end"], act["play"], act["attach"], act["ability"], act["retreat"]
     setup, main = phase == spec.SETUP, phase == spec.MAIN
     h = jnp.clip(action - spec.PLAY_HAND, 0, spec.HAND_CAPACITY - 1)
-    self_slot = jnp.clip(action - spec.CHOOSE_SELF, 0, spec.NUM_SLOTS - 1)
-    opp_slot = jnp.clip(action - spec.CHOOSE_OPP, 0, spec.NUM_SLOTS - 1)
 
     # --- SETUP-4
     state = merge(setup & is_end & (p == state.first_player), state.replace(decider=o), state)
@@ -385,16 +419,36 @@ def _apply_light(T: CardTables, state: GameState, action, legal) -> tuple[GameSt
     retreat = main & is_retreat
     paying = state.replace(retreated=state.retreated.at[p].set(True), phase=jnp.int32(spec.RETREAT_PAY), decider=p,
                            aux_index=bench_slot, aux_count=retreat_cost(T, state, p))
+    state = merge(retreat, _continue_retreat_payment(T, paying, p), state)
 
-    # --- answers to pending choices
+    # --- attack declaration (ATK-1..4); resolve_attack is a handler
+    attack_index = jnp.clip(action - spec.ATTACK, 0, 1)
+    state, start_main, active_card = effects.declare_attack(T, state, p, attack_index, main & act["attack"])
+    start_card = jnp.maximum(active_card, 0)
+    state, resolve_started = effects.start_attack(T, state, p, start_card, attack_index, start_main)
+    requests = HandlerRequests(trainer=trainer, trainer_card=trainer_card, ability=ability, ability_slot=ability_slot,
+                               attack=resolve_started, attack_card=start_card, attack_index=attack_index,
+                               attack_target=jnp.int32(-1))
+    return state, requests
+
+
+def _apply_answer(T: CardTables, state: GameState, phase, action, legal) -> tuple[GameState, HandlerRequests]:
+    """The decider's answer to the pending choice of `phase` (the phase before the action, seat 0);
+    the state unchanged where the action is no answer (`answers_choice`)."""
+    p, o = 0, 1
+    act = _action_kinds(action, legal)
+    is_self, is_opp = act["self"], act["opp"]
+    self_slot = jnp.clip(action - spec.CHOOSE_SELF, 0, spec.NUM_SLOTS - 1)
+    opp_slot = jnp.clip(action - spec.CHOOSE_OPP, 0, spec.NUM_SLOTS - 1)
+
     promote = (phase == spec.PROMOTE) & is_self
     state = merge(promote, core.move_slot(state, p, self_slot, 0).replace(phase=jnp.int32(spec.MAIN)), state)
     switch = (phase == spec.SWITCH_OUT) & is_self
     state = merge(switch, core.swap_active_with_bench(state, p, self_slot).replace(phase=jnp.int32(spec.MAIN)), state)
-    pay = (phase == spec.RETREAT_PAY) & is_energy
+    pay = (phase == spec.RETREAT_PAY) & act["energy"]
     t = jnp.clip(action - spec.CHOOSE_ENERGY, 0, spec.NUM_ENERGY - 1)
     paid = state.replace(energy=state.energy.at[p, 0, t].add(-1), aux_count=state.aux_count - 1)
-    state = merge(retreat | pay, _continue_retreat_payment(T, merge(retreat, paying, paid), p), state)
+    state = merge(pay, _continue_retreat_payment(T, paid, p), state)
     evolve = (phase == spec.EVOLVE_TARGET) & is_self
     evolving = state.replace(phase=jnp.int32(spec.MAIN), aux_card=jnp.int32(-1))
     state = merge(evolve, _evolve(T, evolving, p, self_slot, jnp.maximum(state.aux_card, 0), TRUE), state)
@@ -411,27 +465,21 @@ def _apply_light(T: CardTables, state: GameState, action, legal) -> tuple[GameSt
                             aux_index=jnp.where(more, placed.aux_index, -1), aux_type=jnp.where(more, placed.aux_type, -1))
     state = merge(place, placed, state)
 
-    # --- attacks: declaration (MAIN) or a copied attack (COPY_ATTACK) start an attack; a target
-    # answer (ATTACK_TARGET) resolves the attack chosen before. One resolve_attack for all three.
-    attack_index = jnp.clip(action - spec.ATTACK, 0, 1)
-    state, start_main, active_card = effects.declare_attack(T, state, p, attack_index, main & is_attack)
-    copy = (phase == spec.COPY_ATTACK) & is_copy
+    # --- a copied attack (COPY_ATTACK) starts an attack; a target answer (ATTACK_TARGET) resolves
+    # the attack chosen before
+    copy = (phase == spec.COPY_ATTACK) & act["copy"]
     k = jnp.clip(action - spec.CHOOSE_COPY, 0, 2 * spec.NUM_SLOTS - 1)
     copied = jnp.maximum(state.card[o, k // 2], 0)
     copy_paid = effects.can_pay(T, state.energy[p, 0], copied, k % 2)
     state = merge(copy, state.replace(phase=jnp.int32(spec.MAIN), aux_card=jnp.int32(-1), aux_index=jnp.int32(-1)), state)
-    start_gate = start_main | (copy & copy_paid)
-    start_card = jnp.where(copy, copied, jnp.maximum(active_card, 0))
-    start_a = jnp.where(copy, k % 2, attack_index)
-    state, resolve_started = effects.start_attack(T, state, p, start_card, start_a, start_gate)
+    state, resolve_started = effects.start_attack(T, state, p, copied, k % 2, copy & copy_paid)
     answer = (phase == spec.ATTACK_TARGET) & (is_self | is_opp)
     target = jnp.where(is_opp, opp_slot, self_slot)
     answer_card, answer_a = jnp.maximum(state.aux_card, 0), jnp.clip(state.aux_index, 0, 1)
     state = merge(answer, state.replace(phase=jnp.int32(spec.MAIN), aux_card=jnp.int32(-1), aux_index=jnp.int32(-1)), state)
-    resolve_card = jnp.where(answer, answer_card, start_card)
-    resolve_a = jnp.where(answer, answer_a, start_a)
-    resolve_target = jnp.where(answer, target, -1)
-    requests = HandlerRequests(trainer=trainer, trainer_card=trainer_card, ability=ability, ability_slot=ability_slot,
-                               attack=resolve_started | answer, attack_card=resolve_card, attack_index=resolve_a,
-                               attack_target=resolve_target)
+    requests = HandlerRequests(trainer=jnp.bool_(False), trainer_card=jnp.int32(0), ability=jnp.bool_(False),
+                               ability_slot=jnp.int32(0), attack=resolve_started | answer,
+                               attack_card=jnp.where(answer, answer_card, copied),
+                               attack_index=jnp.where(answer, answer_a, k % 2),
+                               attack_target=jnp.where(answer, target, -1))
     return state, requests

@@ -6,8 +6,8 @@ game needs a handler, where one chunk holds them all and where more games need i
 all occur. The same actions are replayed through the vmapped `step` of the session's `runner` (the
 program the L1-L3 tests check against the reference engine), and every state after every action
 and every legal mask must be identical. The chunk also splits the games whose `settle` has work;
-the test asserts, from `step_batch`'s own gates (`report=True`), that Trainers, attacks and
-`settle` overflowed a chunk and that Abilities ran.
+the test asserts, from `step_batch`'s own gates (`report=True`), that answers to pending
+choices, Trainers, attacks and `settle` overflowed a chunk and that Abilities ran.
 
 This compares `step_batch` with the vmapped `step`, which the L1-L3 tests check against the
 reference. The default suite checks `step_batch` against the reference directly through the env
@@ -105,8 +105,8 @@ def test_step_batch_equals_vmapped_step(runner, play_batched, seed):
         for part, counts in jax.device_get(requests).items():
             most[part] = max(most[part], int(counts.max()))
         states = final
-    # the overflow path (more games than one chunk) ran for the Trainers, attacks and `settle`;
-    # Abilities are rarer (a few % of actions) and must at least have run
-    assert most["trainer"] > CHUNK and most["attack"] > CHUNK and most["settle"] > CHUNK, most
+    # the overflow path (more games than one chunk) ran for the answers to pending choices, the
+    # Trainers, attacks and `settle`; Abilities are rarer (a few % of actions) and must at least have run
+    assert most["answer"] > CHUNK and most["trainer"] > CHUNK and most["attack"] > CHUNK and most["settle"] > CHUNK, most
     assert most["ability"] >= 1 and most["handlers_in_one_game"] == 1, most
 
