@@ -121,73 +121,6 @@ def _w(cond, a, b):
 
 
 # =============================================================================================
-# the plain program: this code with its rare paths removed at trace time
-# =============================================================================================
-# ``plain_move_step`` traces ``move_step`` with the masks that gate the rare, costly paths of a
-# move (``_rare`` sites) replaced by constant False, so that XLA drops the work under them, and
-# returns what those masks really were. Sound by construction: the code is branch-free, so until
-# the first site whose real mask is True the plain program computes exactly what the full one
-# does, and at a site whose mask is False the constant is the real value; a battle whose recorded
-# masks are all False therefore gets the full program's result bit for bit. The only structural
-# differences (the Metronome / Mirror Move call loop and the multi-hit loop run no extra
-# iteration) are themselves keyed on a recorded mask.
-RARE_SITES = ("call_chain", "multi_hit", "bide", "confusion", "substitute", "foe_special", "trap", "rage",
-              "thrash", "hit_self", "trap_lock", "disabled", "charge", "crash", "leech_seed")
-PLAIN_PRUNED: frozenset = frozenset(RARE_SITES)   # the sites the plain program prunes
-_plain_scopes: list | None = None   # while a plain program is traced: one list of (site, mask) per scope
-
-
-def _pruned(site: str) -> bool:
-    """Whether the code being traced is the plain program and it prunes ``site``."""
-    return _plain_scopes is not None and site in PLAIN_PRUNED
-
-
-def _rare(mask, site: str):
-    """``mask`` gates a rare path (``site``, one of RARE_SITES): in the plain program, False, and
-    the real mask is recorded for ``plain_move_step``'s verdict."""
-    mask = jnp.asarray(mask, bool)
-    if _plain_scopes is None or site not in PLAIN_PRUNED:
-        return mask
-    _plain_scopes[-1].append((site, mask))
-    return jnp.zeros(mask.shape, bool)
-
-
-class _RareScope:
-    """Collects the ``_rare`` masks recorded while tracing one loop body (a traced value may not
-    leave its loop: the body returns them in its carry as ``merged(rare)``)."""
-
-    def __enter__(self):
-        if _plain_scopes is not None:
-            _plain_scopes.append([])
-        return self
-
-    def __exit__(self, *exc):
-        self.seen = _plain_scopes.pop() if _plain_scopes is not None else []
-        return False
-
-    def merged(self, rare):
-        """``rare`` (bool[len(RARE_SITES)]) with this scope's recorded masks or-ed in."""
-        return _merge(self.seen, rare)
-
-
-def _merge(seen, rare):
-    for site, mask in seen:
-        i = RARE_SITES.index(site)
-        rare = rare.at[i].set(rare[i] | mask)
-    return rare
-
-
-def _record(rare):
-    """Records a loop's merged masks (its carry) in the scope around the loop."""
-    if _plain_scopes is not None:
-        _plain_scopes[-1].extend((site, rare[i]) for i, site in enumerate(RARE_SITES) if site in PLAIN_PRUNED)
-
-
-def _no_rare():
-    return jnp.zeros(len(RARE_SITES), bool)
-
-
-# =============================================================================================
 # state plumbing
 # =============================================================================================
 
@@ -629,7 +562,7 @@ def after_move_self(st: BattleState, on) -> BattleState:
     mult = _w(status == T.TOX, counter, _w(act.has_toxic_counter[0], counter, 1))
     st, _ = damage_hp(st, 0, base * mult, on & poisoned, sets_last_damage=False)
     # Leech Seed drains into whoever now stands on the seeder's side
-    seeded = _rare(on & act.leech_seed[0], "leech_seed") & (st.active.hp[1] > 0)
+    seeded = on & act.leech_seed[0] & (st.active.hp[1] > 0)
     counter2 = st.active.toxic_counter[0] + jnp.asarray(st.active.has_toxic_counter[0], I32)
     st = set_active(st, 0, seeded & st.active.has_toxic_counter[0], toxic_counter=counter2)
     mult2 = _w(st.active.has_toxic_counter[0], counter2, 1)
@@ -655,7 +588,7 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     effect = MOVE_EFFECT[move]
     category = MOVE_CATEGORY[move]
     is_status = category == T.CATEGORY_STATUS
-    had_sub = _rare(on & (act.sub_hp[1] > 0), "substitute")
+    had_sub = act.sub_hp[1] > 0
 
     # the move's own TryHit: Disable needs a move with PP
     disable_fail = on & (effect == E.DISABLE) & ~jnp.any((act.pp[1] > 0) & (act.moves[1] != 0))
@@ -696,28 +629,25 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     # stage changes, primary status and confusion of foe-targeted status moves are applied by
     # foe_effects, together with a damaging move's secondary effect (no move has both)
     # volatile statuses on the foe
-    seed = _rare(go & (effect == E.LEECH_SEED), "leech_seed") & (st.active.hp[1] > 0)
+    seed = go & (effect == E.LEECH_SEED) & (st.active.hp[1] > 0)
     st = set_active(st, 1, seed, leech_seed=True)
-    special = _rare(go & ((effect == E.DISABLE) | (effect == E.TRANSFORM) | (effect == E.MIMIC)
-                          | (effect == E.CONVERSION)), "foe_special")
-    trapping = _rare(live & (effect == E.TRAP), "trap")
-    st = disable_foe(st, special & (effect == E.DISABLE))
-    st = add_partially_trapped(st, go & trapping)
+    st = disable_foe(st, go & (effect == E.DISABLE))
+    st = add_partially_trapped(st, go & (effect == E.TRAP))
     # onHit
-    st = transform_into_foe(st, special & (effect == E.TRANSFORM))
-    st = mimic(st, special & (effect == E.MIMIC))
-    st = set_active(st, 0, special & (effect == E.CONVERSION), types=st.active.types[1])
+    st = transform_into_foe(st, go & (effect == E.TRANSFORM))
+    st = mimic(st, go & (effect == E.MIMIC))
+    st = set_active(st, 0, go & (effect == E.CONVERSION), types=st.active.types[1])
     # runEvent('Hit') on the foe: Rage builds
-    st = rage_builds(st, 1, _rare(go & st.active.rage[1], "rage") & ~is_status & ~MOVE_SELFDESTRUCT[move])
+    st = rage_builds(st, 1, go & st.active.rage[1] & ~is_status & ~MOVE_SELFDESTRUCT[move])
 
     # self effects (skipped when the hit broke a substitute, except the Wrap lock)
     reached = sub_hit | go
     do_self = ~had_sub | (st.active.sub_hp[1] > 0)
     user_alive = st.active.hp[0] > 0
     st = set_active(st, 0, reached & do_self & (effect == E.HYPER_BEAM) & user_alive, must_recharge=True)
-    start_rage = _rare(reached & (effect == E.RAGE), "rage") & do_self & user_alive & ~st.active.rage[0]
+    start_rage = reached & do_self & (effect == E.RAGE) & user_alive & ~st.active.rage[0]
     st = set_active(st, 0, start_rage, rage=True, rage_accuracy=255)
-    lock = reached & trapping & user_alive & (st.active.trap_lock_move[0] == 0)
+    lock = reached & (effect == E.TRAP) & user_alive & (st.active.trap_lock_move[0] == 0)
     st, k = draw(st, 0, 8, lock)
     duration = MULTIHIT_TABLE[k]
     st = set_active(st, 0, lock, trap_lock_move=move, trap_lock_duration=duration, trap_lock_total=duration,
@@ -787,7 +717,7 @@ def extra_hit(st: BattleState, move, first_damage, on, is_last_hit):
     direct = on & ~into_sub
     capped = jnp.minimum(first_damage, st.active.hp[1])
     st, _ = damage_hp(st, 1, capped, direct, sets_last_damage=True)
-    st = rage_builds(st, 1, _rare(direct & st.active.rage[1], "rage"))
+    st = rage_builds(st, 1, direct & st.active.rage[1])
     return st, broke, direct & is_last_hit
 
 
@@ -796,7 +726,7 @@ def hit_foe(st: BattleState, move, on):
     effect = MOVE_EFFECT[move]
     act = st.active
     # Thrash / Petal Dance: the lock's turn count, confusion on its last turn
-    thrash = _rare(on & (effect == E.THRASH), "thrash")
+    thrash = on & (effect == E.THRASH)
     continuing = thrash & (act.locked_move[0] != 0)
     new_time = act.locked_time[0] - 1
     st = set_active(st, 0, continuing, locked_time=new_time)
@@ -844,21 +774,16 @@ def hit_foe(st: BattleState, move, on):
     st, first = primary_hit(st, move, live, hits == 1)
     first_failed = first.failed
     multi = live & (multihit > 0)
-    keep_going = _rare(multi & ~first_failed & ~st.active.sub_fainted[1], "multi_hit")
+    keep_going = multi & ~first_failed & ~st.active.sub_fainted[1]
 
     def more_hits(n, carry):
-        st, keep_going, secondary_on, rare = carry
+        st, keep_going, secondary_on = carry
         act = st.active
         on_n = keep_going & (n <= hits) & (act.hp[1] > 0) & (act.hp[0] > 0)
-        with _RareScope() as scope:
-            st, broke, last = extra_hit(st, move, first.dealt, on_n, n == hits)
-        return st, keep_going & ~broke, secondary_on | last, scope.merged(rare)
+        st, broke, last = extra_hit(st, move, first.dealt, on_n, n == hits)
+        return st, keep_going & ~broke, secondary_on | last
 
-    if _pruned("multi_hit"):   # no hit after the first (extra_hit does nothing where keep_going is False)
-        secondary_on = first.secondary_on
-    else:
-        st, _, secondary_on, rare = jax.lax.fori_loop(2, 6, more_hits, (st, keep_going, first.secondary_on, _no_rare()))
-        _record(rare)
+    st, _, secondary_on = jax.lax.fori_loop(2, 6, more_hits, (st, keep_going, first.secondary_on))
     st, boost_failed = foe_effects(st, move, first._replace(secondary_on=secondary_on))
     returned_early = multi & first_failed   # Showdown's `if (i === 0) return 1`
 
@@ -949,7 +874,7 @@ def after_move(st: BattleState, move, on) -> BattleState:
     target_hp = _w(MOVE_SELF[move], act.hp[0], act.hp[1])
     st = set_active(st, 0, on & act.must_recharge[0] & (target_hp <= 0), must_recharge=False)
     st = set_active(st, 0, on & (act.locked_move[0] != 0) & (act.locked_time[0] <= 0), locked_move=0, locked_time=0, locked_accuracy=0)
-    lock = _rare(on & (act.trap_lock_move[0] != 0), "trap_lock")
+    lock = on & (act.trap_lock_move[0] != 0)
     st = clear_trap_lock(st, 0, lock & (target_hp <= 0))
     alive = lock & (target_hp > 0)
     ending = alive & (act.trap_lock_duration[0] == 1)
@@ -1000,7 +925,7 @@ def use_move_once(st: BattleState, move, called, on):
     st = set_active(st, 0, on & (~MOVE_TWO_TURN[move] | (act.two_turn_move[0] != 0)), last_move=move)
 
     # TryMove: charging turn of a two-turn move; Wrap-family moves cancel the foe's recharge
-    charge_move = _rare(on & ((effect == E.CHARGE) | (effect == E.CHARGE_INVULNERABLE)), "charge")
+    charge_move = on & ((effect == E.CHARGE) | (effect == E.CHARGE_INVULNERABLE))
     releasing = charge_move & (act.two_turn_move[0] != 0)
     st = set_active(st, 0, releasing, two_turn_move=0, invulnerable=False)
     charging = charge_move & ~releasing
@@ -1013,15 +938,10 @@ def use_move_once(st: BattleState, move, called, on):
     st = st.replace(last_damage=_w(go & ~MOVE_KEEPS_LAST_DAMAGE[move], 0, st.last_damage))
 
     targets_self = MOVE_SELF[move]
-    self_move = _rare(go & targets_self, "hit_self")
-    if _pruned("hit_self"):
-        call = jnp.zeros((), I32)
-    else:
-        st, _, call = hit_self(st, move, self_move)
+    st, _, call = hit_self(st, move, go & targets_self)
     st, failed = hit_foe(st, move, go & ~targets_self)
-    st = rage_builds(st, 1, _rare(go & st.active.rage[1], "rage") & ~targets_self
-                     & (MOVE_SELFDESTRUCT[move] | (move == MV_DISABLE)))
-    st = direct_self_damage(st, 1, _rare(go & ~targets_self & failed & (effect == E.CRASH), "crash"))
+    st = rage_builds(st, 1, go & ~targets_self & (MOVE_SELFDESTRUCT[move] | (move == MV_DISABLE)) & st.active.rage[1])
+    st = direct_self_damage(st, 1, go & ~targets_self & failed & (effect == E.CRASH))
     return st, call
 
 
@@ -1046,7 +966,7 @@ def run_move(st: BattleState, move, on) -> BattleState:
     recharging = live & act.must_recharge[0]
     st = set_active(st, 0, recharging, must_recharge=False)
     live = live & ~recharging
-    disabled = _rare(live & (act.disable_move[0] != 0), "disabled")
+    disabled = live & (act.disable_move[0] != 0)
     disable_left = act.disable_time[0] - 1
     st = set_active(st, 0, disabled, disable_time=disable_left)
     disable_ends = disabled & (disable_left == 0)
@@ -1055,7 +975,7 @@ def run_move(st: BattleState, move, on) -> BattleState:
     blocked = disabled & ~disable_ends & (attempted == act.disable_move[0])
     st = set_active(st, 0, blocked, two_turn_move=0)
     live = live & ~blocked
-    confused = _rare(live & (act.confusion[0] > 0), "confusion")
+    confused = live & (act.confusion[0] > 0)
     confusion_left = act.confusion[0] - 1
     st = set_active(st, 0, confused, confusion=confusion_left)
     roll = confused & (confusion_left > 0)
@@ -1073,8 +993,8 @@ def run_move(st: BattleState, move, on) -> BattleState:
     st = clear_trap_lock(st, 0, full)
     live = live & ~full
     act = st.active
-    biding = _rare(live & (act.bide_time[0] > 0), "bide")
-    st, _ = tie_draw(st, biding & (act.trap_lock_move[0] != 0))
+    st, _ = tie_draw(st, live & (act.bide_time[0] > 0) & (act.trap_lock_move[0] != 0))
+    biding = live & (act.bide_time[0] > 0)
     stored = act.bide_damage[0] + st.last_damage
     bide_left = act.bide_time[0] - 1
     st = set_active(st, 0, biding, bide_damage=stored, bide_time=bide_left)
@@ -1083,8 +1003,7 @@ def run_move(st: BattleState, move, on) -> BattleState:
     st = set_active(st, 0, biding & (bide_left == 0), bide_time=0, bide_damage=0)
     live = live & ~biding
     act = st.active
-    st = clear_trap_lock(st, 0, _rare(live & (act.trap_lock_move[0] != 0), "trap_lock")
-                         & (act.trap_lock_target[0] != act.slot[1]))
+    st = clear_trap_lock(st, 0, live & (act.trap_lock_move[0] != 0) & (act.trap_lock_target[0] != act.slot[1]))
     aborted = on & ~live   # abortMove: only AfterMoveSelf (run by the first loop iteration below)
 
     # PP
@@ -1113,13 +1032,8 @@ def run_move(st: BattleState, move, on) -> BattleState:
         go = go & (call != 0)
         return st, _w(go, call, cur), jnp.asarray(True), go, depth + 1, jnp.asarray(False)
 
-    start = (st, jnp.asarray(move, I32), jnp.asarray(False), live, jnp.asarray(0, I32), aborted)
-    if _pruned("call_chain"):
-        # one useMove: the loop's first iteration (where it runs), no call after it
-        ran = body(start)
-        _rare(ran[3], "call_chain")
-        return jax.tree.map(lambda new, old: _w(live | aborted, new, old), ran[0], st)
-    st, _, _, _, _, _ = jax.lax.while_loop(cond, body, start)
+    st, _, _, _, _, _ = jax.lax.while_loop(
+        cond, body, (st, jnp.asarray(move, I32), jnp.asarray(False), live, jnp.asarray(0, I32), aborted))
     return st
 
 
@@ -1453,14 +1367,12 @@ def move_turn(st: BattleState, actions, on):
     switch_slots = actions - ACTION_SWITCH_BASE
 
     def body(k, carry):
-        st, going, rare = carry
+        st, going = carry
         s = sides[k]
-        with _RareScope() as scope:
-            st, over = run_action(st, s, is_move[s], switch_slots[s], going)
-        return st, going & ~over, scope.merged(rare)
+        st, over = run_action(st, s, is_move[s], switch_slots[s], going)
+        return st, going & ~over
 
-    st, going, rare = jax.lax.fori_loop(0, 2, body, (st, going, _no_rare()))
-    _record(rare)
+    st, going = jax.lax.fori_loop(0, 2, body, (st, going))
     st = residual(st, going)
     st = speed_tie_event(st, going)   # residual damages nothing in gen 1: only the Update
     return st, going
@@ -1555,22 +1467,6 @@ def move_step(st: BattleState, actions) -> BattleState:
     st = begin_step(st)
     st, move_turn_ended = move_turn(st, actions, st.request == REQUEST_MOVE)
     return end_step(end_turn(st, move_turn_ended))
-
-
-def plain_move_step(st: BattleState, actions) -> tuple[BattleState, jax.Array]:
-    """``move_step`` traced as the plain program (see ``_rare``). Returns (state, rare): ``rare``
-    (bool[len(RARE_SITES)]) says which rare paths the battle reached; where none, the state is
-    ``move_step``'s, else the battle needs ``move_step`` itself."""
-    global _plain_scopes
-    if _plain_scopes is not None:
-        raise RuntimeError("plain_move_step may not be traced inside itself")
-    _plain_scopes = [[]]
-    try:
-        st = move_step(st, actions)
-        seen = _plain_scopes[0]
-    finally:
-        _plain_scopes = None
-    return st, _merge(seen, _no_rare())
 
 
 def step(st: BattleState, actions) -> BattleState:
