@@ -101,15 +101,13 @@ class _Packed:
 
     def with_fields(self, i, on, **fields):
         """Set ``fields`` of side ``i`` (static int) where ``on``."""
-        row = self.data[i]
+        data = self.data
         on = jnp.asarray(on, bool)
-        pieces = []
         for name, value in fields.items():
             offset, length = type(self)._layout[name]
             value = jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)
-            pieces.append((offset, length, jnp.where(on, value, row[offset:offset + length])))
-        pieces.sort(key=lambda p: p[0])
-        return self._set_row(i, self._splice(row, pieces))
+            data = data.at[i, offset:offset + length].set(jnp.where(on, value, data[i, offset:offset + length]))
+        return self.replace(data=data)
 
     def with_flag(self, i: int, on, column):
         """Set the one-column field at ``column`` (a traced column index, -1 = none) of side ``i``
