@@ -100,14 +100,25 @@ class _Packed:
         return jnp.concatenate(out)
 
     def with_fields(self, i, on, **fields):
-        """Set ``fields`` of side ``i`` (static int) where ``on``."""
-        data = self.data
-        on = jnp.asarray(on, bool)
+        """Set ``fields`` of side ``i`` (static int) where ``on``: one in-place update of the columns
+        from the first written field to the end of the last (a select against a constant mask of
+        the written columns inside that span), so a multi-field write is one kernel, not one each."""
+        layout = type(self)._layout
+        spans = {name: layout[name] for name in fields}
+        lo = min(offset for offset, _ in spans.values())
+        hi = max(offset + length for offset, length in spans.values())
+        mask = np.zeros(hi - lo, bool)
+        placed = []
         for name, value in fields.items():
-            offset, length = type(self)._layout[name]
+            offset, length = spans[name]
+            mask[offset - lo:offset - lo + length] = True
             value = jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)
-            data = data.at[i, offset:offset + length].set(jnp.where(on, value, data[i, offset:offset + length]))
-        return self.replace(data=data)
+            placed.append(value if len(fields) == 1 else jnp.pad(value, (offset - lo, hi - offset - length)))
+        values = placed[0] if len(placed) == 1 else sum(placed[1:], placed[0])  # disjoint columns
+        on = jnp.asarray(on, bool)
+        if len(fields) > 1:
+            on = on & mask
+        return self.replace(data=self.data.at[i, lo:hi].set(jnp.where(on, values, self.data[i, lo:hi])))
 
     def with_flag(self, i: int, on, column):
         """Set the one-column field at ``column`` (a traced column index, -1 = none) of side ``i``
