@@ -21,6 +21,9 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
                 emits and LLVM-compiles each one apart, and their count more than their size sets the
                 compile time: ~13 ms each plus ~0.06 ms per op) by where they come from (the Python
                 call stack XLA keeps per instruction): ``step_batch``'s stage and the part within it.
+  profile       the throughput program's run time: ``--calls`` calls inside a ``jax.profiler`` trace,
+                kernel time summed by kernel and mapped to its origin like ``kernels`` (stage and part,
+                innermost function), plus the top kernels.
 """
 
 from __future__ import annotations
@@ -167,29 +170,45 @@ def _hlo_call_stacks(hlo_text: str) -> Callable[[int], list[str]]:
     return stack
 
 
+def origin(names: list[str]) -> tuple[str, str]:
+    """(stage of ``step_batch``, part within it) of an instruction whose call stack (function names,
+    outermost first) is ``names``; ("outside step_batch", innermost function) for the rest."""
+    ends = lambda name, suffix: name == suffix or name.endswith("." + suffix)
+    at = next((k for k, n in enumerate(names) if any(ends(n, s) for s in KERNEL_STAGES)), None)
+    if at is None:
+        return "outside step_batch", names[-1] if names else "?"
+    stage = next(s for s in KERNEL_STAGES if ends(names[at], s))
+    part = next((s for s in KERNEL_PARTS
+                 if any(ends(n, s) or (s.startswith("one_chunk") and s in n) for n in names[at + 1:])), "(own)")
+    labels = {"one_chunk.<locals>.<lambda>": "where_needed gather/scatter", "one_env": "switch loop (own)"}
+    return stage, labels.get(part, part)
+
+
+def instruction_stacks(hlo_text: str, fusions_only: bool = False) -> dict[str, list[str]]:
+    """Call stack (function names, outermost first; [] where XLA kept none, e.g. its own copies) of
+    every instruction of a compiled module's text, by instruction name (the name a profiler event
+    of its kernel carries)."""
+    stack_of = _hlo_call_stacks(hlo_text)
+    pattern = r"^\s*(?:ROOT )?%?([\w.\-]+) = (?:\([^)]*\)|\S+) fusion\(" if fusions_only else r"^\s*(?:ROOT )?%?([\w.\-]+) = "
+    out = {}
+    for line in hlo_text.splitlines():
+        match = re.match(pattern, line)
+        if not match:
+            continue
+        frame = re.search(r"stack_frame_id=(\d+)", line)
+        out[match.group(1)] = stack_of(int(frame.group(1))) if frame else []
+    return out
+
+
 def kernel_origins(hlo_text: str) -> tuple[collections.Counter, int, int]:
     """(kernels per (stage, part), all kernels, kernels with a packed-row write on their stack) of a
     compiled module's text."""
-    stack_of = _hlo_call_stacks(hlo_text)
     counts: collections.Counter = collections.Counter()
     total = packed = 0
-    for line in hlo_text.splitlines():
-        if not re.match(r"^\s*%?\S+ = \S+ fusion\(", line):
-            continue
+    for names in instruction_stacks(hlo_text, fusions_only=True).values():
         total += 1
-        frame = re.search(r"stack_frame_id=(\d+)", line)
-        names = stack_of(int(frame.group(1))) if frame else []
         packed += any(p in n for n in names for p in PACKED_WRITES)
-        ends = lambda name, suffix: name == suffix or name.endswith("." + suffix)
-        at = next((k for k, n in enumerate(names) if any(ends(n, s) for s in KERNEL_STAGES)), None)
-        if at is None:
-            counts[("outside step_batch", names[-1] if names else "?")] += 1
-            continue
-        stage = next(s for s in KERNEL_STAGES if ends(names[at], s))
-        part = next((s for s in KERNEL_PARTS
-                     if any(ends(n, s) or (s.startswith("one_chunk") and s in n) for n in names[at + 1:])), "(own)")
-        labels = {"one_chunk.<locals>.<lambda>": "where_needed gather/scatter", "one_env": "switch loop (own)"}
-        counts[(stage, labels.get(part, part))] += 1
+        counts[origin(names)] += 1
     return counts, total, packed
 
 
@@ -208,6 +227,132 @@ def kernels(batch: int, env_id: str = ENV_ID) -> None:
         print(f"  {n:5d}  {stage:<24} {part}")
 
 
+# generic helpers skipped when naming the innermost function a kernel comes from
+_PROFILE_HELPERS = ("_Packed.", "<lambda>", "<listcomp>", "<genexpr>", "_w", "where_needed", "one_chunk")
+
+
+def _innermost(names: list[str]) -> str:
+    """The innermost pokejax function of a call stack that is not a generic helper (packed-row writes
+    are named by their caller, and marked "+write")."""
+    own = [n for n in names if not any(h in n for h in _PROFILE_HELPERS)]
+    label = own[-1] if own else (names[-1] if names else "? (no stack)")
+    return label + (" +write" if any(p in n for n in names for p in PACKED_WRITES) else "")
+
+
+def _kernel_stacks(hlo_text: str) -> dict[str, list[str]]:
+    """``instruction_stacks``, where a copy XLA inserted (no stack of its own) takes the stack of
+    the instruction it copies: a copy is the cost of the write that made it necessary."""
+    stacks = instruction_stacks(hlo_text)
+    source = dict(re.findall(r"^\s*(?:ROOT )?%?([\w.\-]+) = \S+ copy\(%?([\w.\-]+)\)", hlo_text, re.M))
+    for name in source:
+        seen, at = set(), name
+        while not stacks.get(at) and at in source and at not in seen:
+            seen.add(at)
+            at = source[at]
+        if stacks.get(at):
+            stacks[name] = stacks[at] + ["(XLA copy)"]
+    return stacks
+
+
+def kernel_durations(run: Callable[[], Any]) -> tuple[dict[str, list[int]], float]:
+    """Runs ``run()`` inside a ``jax.profiler`` trace: ({kernel name: the duration in ns of each of
+    its runs}, CPU s of this process in ``run``). XLA:CPU records one event per kernel run (a fusion
+    or another thunk, named like its instruction in the compiled module) on its ``tf_XLA*`` threads."""
+    import glob
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        with jax.profiler.trace(folder):
+            cpu = time.process_time()
+            run()
+            cpu = time.process_time() - cpu
+        (path,) = glob.glob(f"{folder}/**/*.xplane.pb", recursive=True)
+        data = jax.profiler.ProfileData.from_file(path)
+    durations: dict[str, list[int]] = collections.defaultdict(list)
+    for plane in data.planes:
+        for line in plane.lines:
+            if not line.name.startswith("tf_XLA"):
+                continue
+            for event in line.events:
+                # markers and containers (the executor, loops): their kernels are counted themselves
+                if event.name.startswith(("end: ", "Threadpool", "ThunkExecutor", "while")):
+                    continue
+                durations[event.name].append(event.duration_ns)
+    return dict(durations), cpu
+
+
+def profile(batch: int, env_id: str = ENV_ID, calls: int = 10, top: int = 30) -> None:
+    """Run time of the bench's program by kernel: ``calls`` calls of the compiled throughput program
+    inside a ``jax.profiler`` trace, each kernel's time (XLA:CPU runs one event per fusion or other
+    thunk on its ``tf_XLA*`` threads) taken as runs x its median event duration (on a shared machine
+    a few events absorb preemptions of seconds; the median ignores them), each kernel mapped to its
+    Python origin by the call stack the compiled module keeps per instruction (a copy XLA inserted
+    takes the stack of what it copies). Prints the CPU time per call, the kernel time and the rest
+    (dispatch between kernels), then the kernel time by ``step_batch`` stage and part, by function
+    (inclusive: every function on the stack), by innermost function, and the top kernels."""
+    import statistics
+
+    from paritygym.bench.runner import jax_programs
+
+    env, params = paritygym.make(env_id)
+    reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
+    key = jax.random.key(0)
+    states = reset(key)
+    compiled, _, compile_cpu = _timed(loop_step.lower(key, jnp.int32(0), states).compile)
+    for i in range(5):  # warm up, and leave the first steps (every battle starting at once) behind
+        states, reward = compiled(key, jnp.int32(1 + i), states)
+    jax.block_until_ready(reward)
+
+    def run_calls():
+        nonlocal states
+        for i in range(calls):
+            states, reward = compiled(key, jnp.int32(100 + i), states)
+        jax.block_until_ready(reward)
+
+    durations, cpu = kernel_durations(run_calls)
+    kernel_ns = {name: len(d) * statistics.median(d) for name, d in durations.items()}
+    events = sum(len(d) for d in durations.values())
+    stacks = _kernel_stacks(compiled.as_text())
+    total = sum(kernel_ns.values())
+    by_stage: collections.Counter = collections.Counter()
+    by_function: collections.Counter = collections.Counter()
+    inclusive: collections.Counter = collections.Counter()
+    inclusive_events: collections.Counter = collections.Counter()
+    for name, ns in kernel_ns.items():
+        names = stacks.get(name, [])
+        by_stage[origin(names) if names else ("?", "no stack")] += ns
+        by_function[_innermost(names)] += ns
+        below = names[next((k for k, n in enumerate(names) if n.endswith("loop_step")), 0):]  # not this module's frames
+        for function in {n.rsplit(".<locals>.", 1)[-1] for n in below if "<lambda>" not in n}:
+            inclusive[function] += ns
+            inclusive_events[function] += len(durations[name])
+    copies = sum(ns for name, ns in kernel_ns.items() if name.startswith("copy"))
+    per_call = lambda ns: ns / 1e6 / calls
+    print(f"bench program ({env_id}), batch {batch}, compiled in {compile_cpu:.1f} CPU s; {calls} calls traced: "
+          f"{cpu * 1e3 / calls:.1f} CPU ms per call ({batch * calls / cpu:,.0f} steps per CPU s under the profiler), "
+          f"kernel time {per_call(total):.1f} ms per call (of which XLA's copies {per_call(copies):.1f} in "
+          f"{sum(len(d) for n, d in durations.items() if n.startswith('copy')) / calls:,.0f} runs), "
+          f"{events / calls:,.0f} kernel runs per call of {len(kernel_ns)} distinct kernels; the rest, "
+          f"{cpu * 1e3 / calls - per_call(total):.1f} ms, is dispatch between kernels "
+          f"(~{(cpu * 1e9 / calls - total / calls) / (events / calls) / 1e3:.1f} us per kernel run)")
+    print("share of kernel time by step_batch stage / part:")
+    for (stage, part), ns in by_stage.most_common():
+        if ns >= total * 0.001:
+            print(f"  {ns / total:6.1%}  {stage:<24} {part}")
+    print(f"share of kernel time and kernel runs per call by function, inclusive (top {2 * top}):")
+    for function, ns in inclusive.most_common(2 * top):
+        print(f"  {ns / total:6.1%} {inclusive_events[function] / calls:7.1f}  {function}")
+    print(f"share of kernel time by innermost function (top {top}; '+write': a packed-row write below it):")
+    for label, ns in by_function.most_common(top):
+        print(f"  {ns / total:6.1%}  {label}")
+    print(f"top {top} kernels: share, runs per call, kernel, stage / part, innermost 3 functions")
+    for name, ns in sorted(kernel_ns.items(), key=lambda kv: -kv[1])[:top]:
+        names = stacks.get(name, [])
+        stage, part = origin(names) if names else ("?", "")
+        print(f"  {ns / total:6.1%} {len(durations[name]) / calls:5.1f}  {name:<36} {stage} / {part}  "
+              f"{' > '.join(names[-3:])}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--programs", default="env_step,engine_step")
@@ -218,6 +363,11 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     jax.config.update("jax_enable_compilation_cache", False)
     programs = args.programs.split(",")
+    if "profile" in programs:
+        profile(args.batch, args.env, args.calls)
+        programs.remove("profile")
+        if not programs:
+            return
     if "kernels" in programs:
         kernels(args.batch, args.env)
         programs.remove("kernels")

@@ -382,3 +382,24 @@ def test_compile_report_kernel_origins_reads_xla_call_stacks():
     assert total >= 1 and sum(counts.values()) == total and packed == 0
     assert counts[("_batch_move", "(own)")] >= 1, counts
     assert set(counts) <= {("_batch_move", "(own)"), ("outside step_batch", "?")}, counts
+
+
+def test_compile_report_profile_maps_kernel_runs_to_their_origin():
+    """``compile_report --programs profile``'s pieces: every kernel run the profiler records is named
+    like an instruction of the compiled module, runs once per call, and takes the stage of the
+    function it comes from."""
+    from pokejax.compile_report import _kernel_stacks, kernel_durations, origin
+
+    def _batch_move(x):
+        return jnp.sin(x) * 2.0 + jnp.cos(x)[::-1], jnp.cumsum(x * x)
+
+    x = jnp.ones(4096)
+    compiled = jax.jit(_batch_move).lower(x).compile()
+    jax.block_until_ready(compiled(x))
+    durations, cpu = kernel_durations(lambda: [jax.block_until_ready(compiled(x)) for _ in range(3)])
+    stacks = _kernel_stacks(compiled.as_text())
+    assert durations and cpu > 0
+    assert set(durations) <= set(stacks), set(durations) - set(stacks)
+    assert all(len(runs) == 3 and min(runs) >= 0 for runs in durations.values()), durations
+    staged = [name for name in durations if stacks[name]]
+    assert staged and all(origin(stacks[name]) == ("_batch_move", "(own)") for name in staged), staged
