@@ -24,6 +24,9 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
   profile       the throughput program's run time: ``--calls`` calls inside a ``jax.profiler`` trace,
                 kernel time summed by kernel and mapped to its origin like ``kernels`` (stage and part,
                 innermost function), plus the top kernels.
+  copies        the throughput program's copies of the packed ``Active`` array (XLA copies it where a
+                version of it is read after a later in-place write): the write and the stale reader, as
+                source lines.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 import paritygym
 from pokejax import env as penv
@@ -353,6 +357,91 @@ def profile(batch: int, env_id: str = ENV_ID, calls: int = 10, top: int = 30) ->
               f"{' > '.join(names[-3:])}")
 
 
+def _hlo_sites(hlo_text: str) -> dict[str, str]:
+    """By instruction name: its innermost pokejax source lines as ``function:line > ...`` (the
+    three innermost frames in ``pokejax/``, without the packed-row helpers of ``state.py``)."""
+    lines = hlo_text.splitlines()
+
+    def table(title: str) -> list[str]:
+        if title not in lines:
+            return []
+        rows = []
+        for line in lines[lines.index(title) + 1:]:
+            if not line[:1].isdigit():
+                break
+            rows.append(line)
+        return rows
+
+    ids = lambda row: {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", row)}
+    files = {int(r.split()[0]): r.split('"')[1] for r in table("FileNames")}
+    functions = {int(r.split()[0]): r.split('"')[1] for r in table("FunctionNames")}
+    locations = {int(r.split()[0]): ids(r) for r in table("FileLocations")}
+    frames = {int(r.split()[0]): ids(r) for r in table("StackFrames")}
+
+    def site(frame: int) -> str:
+        out, seen = [], set()
+        while frame in frames and frame not in seen:
+            seen.add(frame)
+            where = locations[frames[frame]["file_location_id"]]
+            file = files[where["file_name_id"]]
+            if "pokejax/" in file and not file.endswith("state.py"):
+                out.append(f"{functions[where['function_name_id']].rsplit('.', 1)[-1]}:{where.get('line', '?')}")
+            frame = frames[frame].get("parent_frame_id", 0) - 1
+        return " > ".join(out[:3][::-1]) or "?"
+
+    out = {}
+    for line in lines:
+        match = re.match(r"\s*(?:ROOT )?%?([\w.\-]+) = .*stack_frame_id=(\d+)", line)
+        if match:
+            out[match.group(1)] = site(int(match.group(2)))
+    return out
+
+
+def stale_reads(hlo_text: str) -> tuple[str, int, int, collections.Counter]:
+    """(the largest copied shape, its copies, all copies, {(copied write's source, another reader of
+    the copied version's source): count}) of a compiled module's text: why XLA copies an array
+    before updating it in place (the other readers of the old version run after the update)."""
+    sites = _hlo_sites(hlo_text)
+    copied = re.findall(r"^\s*(?:ROOT )?%?([\w.\-]+) = (\w+\[[\d,]*\])\S* copy\(%?([\w.\-]+)\)", hlo_text, re.M)
+    if not copied:
+        return "", 0, 0, collections.Counter()
+    size = lambda shape: np.prod([int(d) for d in shape[shape.index("[") + 1:-1].split(",") if d] or [1])
+    largest = max((shape for _, shape, _ in copied), key=size)
+    readers = collections.defaultdict(list)
+    for line in hlo_text.splitlines():
+        match = re.match(r"\s*(?:ROOT )?%?([\w.\-]+) = [^(]*?\w\((.*)", line)
+        if match:
+            for operand in set(re.findall(r"%([\w.\-]+)", match.group(2).split("metadata=")[0])):
+                readers[operand].append(match.group(1))
+    pairs: collections.Counter = collections.Counter()
+    count = 0
+    for name, shape, source in copied:
+        if shape != largest:
+            continue
+        count += 1
+        for reader in readers[source]:
+            if reader != name:
+                pairs[(sites.get(source, "?"), sites.get(reader, "?"))] += 1
+    return largest, count, len(copied), pairs
+
+
+def copies(batch: int, env_id: str = ENV_ID, top: int = 40) -> None:
+    """The bench program's copies of its largest copied array (the packed ``Active``): for each, the
+    write whose result XLA copies and the other readers of that result (reads of a version of the
+    array that run after a later in-place write: the reason for the copy), as source lines."""
+    from paritygym.bench.runner import jax_programs
+
+    env, params = paritygym.make(env_id)
+    reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
+    key = jax.random.key(0)
+    text = loop_step.lower(key, jnp.int32(0), jax.eval_shape(reset, key)).compile().as_text()
+    largest, count, total, pairs = stale_reads(text)
+    print(f"{count} copies of {largest} (of {total} copies); "
+          f"top {top} (copied write, other reader of the same version): count")
+    for (write, reader), n in pairs.most_common(top):
+        print(f"  {n:3d}  {write}  <-  {reader}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--programs", default="env_step,engine_step")
@@ -363,6 +452,11 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     jax.config.update("jax_enable_compilation_cache", False)
     programs = args.programs.split(",")
+    if "copies" in programs:
+        copies(args.batch, args.env)
+        programs.remove("copies")
+        if not programs:
+            return
     if "profile" in programs:
         profile(args.batch, args.env, args.calls)
         programs.remove("profile")

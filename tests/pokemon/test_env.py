@@ -403,3 +403,25 @@ def test_compile_report_profile_maps_kernel_runs_to_their_origin():
     assert all(len(runs) == 3 and min(runs) >= 0 for runs in durations.values()), durations
     staged = [name for name in durations if stacks[name]]
     assert staged and all(origin(stacks[name]) == ("_batch_move", "(own)") for name in staged), staged
+
+
+def test_compile_report_stale_reads_names_the_readers_of_a_copied_version():
+    """``compile_report --programs copies``: for a copy of the largest copied array, the other readers
+    of the copied value are reported (one pair per reader), and smaller copies are only counted."""
+    from pokejax.compile_report import stale_reads
+
+    text = "\n".join([
+        "ENTRY %main (p: s32[8,4]) -> s32[8,4] {",
+        "  %p = s32[8,4]{1,0} parameter(0)",
+        "  %w1 = s32[8,4]{1,0} fusion(%p), kind=kLoop, calls=%f1",
+        "  %copy.1 = s32[8,4]{1,0} copy(%w1)",
+        "  %w2 = s32[8,4]{1,0} fusion(%copy.1), kind=kLoop, calls=%f2",
+        "  %old = s32[8]{0} fusion(%w1, %w2), kind=kLoop, calls=%f3",
+        "  %small = s32[2]{0} slice(%p), slice={[0:2]}",
+        "  %copy.2 = s32[2]{0} copy(%small)",
+        "  ROOT %t = (s32[8,4]{1,0}, s32[8]{0}, s32[2]{0}) tuple(%w2, %old, %copy.2)",
+        "}",
+    ])
+    largest, count, total, pairs = stale_reads(text)
+    assert (largest, count, total) == ("s32[8,4]", 1, 2)
+    assert pairs == {("?", "?"): 1}, pairs
