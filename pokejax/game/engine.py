@@ -139,11 +139,6 @@ def set_active(st: BattleState, i: int, on, **fields) -> BattleState:
     return st.replace(active=st.active.with_fields(i, on, **fields))
 
 
-def set_active_each(st: BattleState, i: int, **fields) -> BattleState:
-    """``set_active`` of several fields, each with its own condition: ``name=(on, value)``."""
-    return st.replace(active=st.active.with_each(i, **fields))
-
-
 def set_side(st: BattleState, i: int, on, **fields) -> BattleState:
     return st.replace(side=st.side.with_fields(i, on, **fields))
 
@@ -717,7 +712,8 @@ def extra_hit(st: BattleState, move, first_damage, on, is_last_hit):
     uncapped = st.last_damage
     new_sub = act.sub_hp[1] - jnp.minimum(uncapped, act.sub_hp[1])
     broke = into_sub & (new_sub <= 0)
-    st = set_active_each(st, 1, sub_hp=(into_sub, new_sub), sub_fainted=(broke, True))
+    st = set_active(st, 1, into_sub, sub_hp=new_sub)
+    st = set_active(st, 1, broke, sub_fainted=True)
     direct = on & ~into_sub
     capped = jnp.minimum(first_damage, st.active.hp[1])
     st, _ = damage_hp(st, 1, capped, direct, sets_last_damage=True)
@@ -733,8 +729,9 @@ def hit_foe(st: BattleState, move, on):
     thrash = on & (effect == E.THRASH)
     continuing = thrash & (act.locked_move[0] != 0)
     new_time = act.locked_time[0] - 1
+    st = set_active(st, 0, continuing, locked_time=new_time)
     last_turn = continuing & (new_time == 0)
-    st = set_active_each(st, 0, locked_time=(continuing, new_time), confusion=(last_turn, 0))
+    st = set_active(st, 0, last_turn, confusion=0)
     st, _ = add_confusion(st, 0, last_turn)
     starting = thrash & (act.locked_move[0] == 0)
     st, turns = draw(st, 2, 4, starting)
@@ -875,18 +872,17 @@ def after_move(st: BattleState, move, on) -> BattleState:
     the Wrap lock's bookkeeping."""
     act = st.active
     target_hp = _w(MOVE_SELF[move], act.hp[0], act.hp[1])
-    lock_ends = on & (act.locked_move[0] != 0) & (act.locked_time[0] <= 0)
-    st = set_active_each(st, 0, must_recharge=(on & act.must_recharge[0] & (target_hp <= 0), False),
-                         locked_move=(lock_ends, 0), locked_time=(lock_ends, 0), locked_accuracy=(lock_ends, 0))
+    st = set_active(st, 0, on & act.must_recharge[0] & (target_hp <= 0), must_recharge=False)
+    st = set_active(st, 0, on & (act.locked_move[0] != 0) & (act.locked_time[0] <= 0), locked_move=0, locked_time=0, locked_accuracy=0)
     lock = on & (act.trap_lock_move[0] != 0)
     st = clear_trap_lock(st, 0, lock & (target_hp <= 0))
     alive = lock & (target_hp > 0)
     ending = alive & (act.trap_lock_duration[0] == 1)
     fake = ending & (act.trap_lock_total[0] != 5)
-    st = set_active_each(st, 0, fake_trapped=(fake & (act.fake_trapped[0] == 0) & (act.hp[0] > 0), 2),
-                         fake_trapped_counterpart=(fake, act.slot[1]))
-    st = set_active_each(st, 1, fake_trapped=(fake & (act.fake_trapped[1] == 0), 2),
-                         fake_trapped_counterpart=(fake, act.slot[0]))
+    st = set_active(st, 0, fake & (act.fake_trapped[0] == 0) & (act.hp[0] > 0), fake_trapped=2)
+    st = set_active(st, 0, fake, fake_trapped_counterpart=act.slot[1])
+    st = set_active(st, 1, fake & (act.fake_trapped[1] == 0), fake_trapped=2)
+    st = set_active(st, 1, fake, fake_trapped_counterpart=act.slot[0])
     refresh = alive & ~ending
     st = add_partially_trapped(st, refresh)
     st = set_active(st, 1, refresh & (act.trap_lock_total[0] - act.trap_lock_duration[0] > 0),
@@ -915,30 +911,28 @@ def use_move_once(st: BattleState, move, called, on):
     # a move called by Metronome / Mirror Move gives back PP in two corner cases
     refund = called & on & MOVE_TWO_TURN[move] & (act.moves[0][slot] != 0)
     pp = (act.pp[0][slot] + 1) % 64
+    st = set_active(st, 0, refund, pp=act.pp[0].at[slot].set(pp))
     # a slot that is not virtual *is* the base slot (Showdown shares the object); a Mimic slot
     # writes its PP through to the base slot
-    st = set_active_each(st, 0, pp=(refund, act.pp[0].at[slot].set(pp)),
-                         base_pp=(refund & ~(act.virtual[0][slot] & act.transformed[0]), act.base_pp[0].at[slot].set(pp)))
+    st = set_active(st, 0, refund & ~(act.virtual[0][slot] & act.transformed[0]), base_pp=act.base_pp[0].at[slot].set(pp))
     act = st.active
     refund_t = called & on & act.transformed[0] & (act.base_moves[0][slot] != 0)
+    st = set_active(st, 0, refund_t, base_pp=act.base_pp[0].at[slot].set((act.base_pp[0][slot] + 1) % 64))
     st = set_side(st, 0, on, last_move=move, last_enemy_move=move)
     # the opponent now knows this move of the set (not for calls or a Transform copy)
     seen = on & ~called & ~act.transformed[0] & (act.base_moves[0] == move)
+    st = set_active(st, 0, jnp.any(seen), base_revealed=act.base_revealed[0] | seen)
+    st = set_active(st, 0, on & (~MOVE_TWO_TURN[move] | (act.two_turn_move[0] != 0)), last_move=move)
+
     # TryMove: charging turn of a two-turn move; Wrap-family moves cancel the foe's recharge
     charge_move = on & ((effect == E.CHARGE) | (effect == E.CHARGE_INVULNERABLE))
     releasing = charge_move & (act.two_turn_move[0] != 0)
+    st = set_active(st, 0, releasing, two_turn_move=0, invulnerable=False)
     charging = charge_move & ~releasing
-    # one write (disjoint fields, all from this ``act``): the Transform refund, the revealed move,
-    # last_move, and the two-turn move's release or charge; only Dig/Fly add the invulnerability,
-    # other charges keep it (a Dig/Fly user fully paralysed mid-charge stays invulnerable into its
-    # next charge: the Gen 1 quirk Showdown reproduces)
-    st = set_active_each(
-        st, 0, base_pp=(refund_t, act.base_pp[0].at[slot].set((act.base_pp[0][slot] + 1) % 64)),
-        base_revealed=(jnp.any(seen), act.base_revealed[0] | seen),
-        last_move=(on & (~MOVE_TWO_TURN[move] | (act.two_turn_move[0] != 0)), move),
-        two_turn_move=(releasing | charging, _w(releasing, 0, move)),
-        invulnerable=(releasing | charging,
-                      ~releasing & ((effect == E.CHARGE_INVULNERABLE) | act.invulnerable[0])))
+    # only Dig/Fly add the invulnerability; other charges keep it (a Dig/Fly user fully paralysed
+    # mid-charge stays invulnerable into its next charge: the Gen 1 quirk Showdown reproduces)
+    st = set_active(st, 0, charging, two_turn_move=move,
+                    invulnerable=(effect == E.CHARGE_INVULNERABLE) | act.invulnerable[0])
     go = on & ~charging
     st = set_active(st, 1, go & (effect == E.TRAP), must_recharge=False)
     st = st.replace(last_damage=_w(go & ~MOVE_KEEPS_LAST_DAMAGE[move], 0, st.last_damage))
@@ -964,24 +958,26 @@ def run_move(st: BattleState, move, on) -> BattleState:
     frozen = live & (act.status[0] == T.FRZ)
     live = live & ~frozen
     asleep = live & (act.status[0] == T.SLP)
+    st = set_active(st, 0, asleep, sleep_turns=act.sleep_turns[0] - 1)
+    st = set_active(st, 0, frozen | asleep, last_move=0)
     live = live & ~asleep
     live = live & ~(act.trapped[0] > 0)
     live = live & ~(act.flinch[0] > 0)
     recharging = live & act.must_recharge[0]
+    st = set_active(st, 0, recharging, must_recharge=False)
     live = live & ~recharging
     disabled = live & (act.disable_move[0] != 0)
     disable_left = act.disable_time[0] - 1
+    st = set_active(st, 0, disabled, disable_time=disable_left)
     disable_ends = disabled & (disable_left == 0)
+    st = set_active(st, 0, disable_ends, disable_move=0, disable_slot=0)
     attempted = _w(act.bide_time[0] > 0, MV_BIDE, move)
     blocked = disabled & ~disable_ends & (attempted == act.disable_move[0])
+    st = set_active(st, 0, blocked, two_turn_move=0)
     live = live & ~blocked
     confused = live & (act.confusion[0] > 0)
     confusion_left = act.confusion[0] - 1
-    # the BeforeMove handlers' writes: disjoint fields, every value and condition from ``act``
-    st = set_active_each(st, 0, sleep_turns=(asleep, act.sleep_turns[0] - 1), last_move=(frozen | asleep, 0),
-                         must_recharge=(recharging, False), disable_time=(disabled, disable_left),
-                         disable_move=(disable_ends, 0), disable_slot=(disable_ends, 0),
-                         two_turn_move=(blocked, 0), confusion=(confused, confusion_left))
+    st = set_active(st, 0, confused, confusion=confusion_left)
     roll = confused & (confusion_left > 0)
     st, keeps_control = chance(st, 128, 256, roll)
     self_hit = roll & ~keeps_control
@@ -1018,8 +1014,8 @@ def run_move(st: BattleState, move, on) -> BattleState:
     deduct = (live & (move != MV_STRUGGLE) & (act.moves[0][slot] != 0)
               & ((~locked & ~semi_locked & ~MOVE_TWO_TURN[move]) | (act.two_turn_move[0] != 0)))
     pp = (act.pp[0][slot] - 1) % 64
-    st = set_active_each(st, 0, pp=(deduct, act.pp[0].at[slot].set(pp)),
-                         base_pp=(deduct & ~(act.virtual[0][slot] & act.transformed[0]), act.base_pp[0].at[slot].set(pp)))
+    st = set_active(st, 0, deduct, pp=act.pp[0].at[slot].set(pp))
+    st = set_active(st, 0, deduct & ~(act.virtual[0][slot] & act.transformed[0]), base_pp=act.base_pp[0].at[slot].set(pp))
 
     # useMove, following Metronome / Mirror Move calls
     def cond(carry):

@@ -120,24 +120,6 @@ class _Packed:
             on = on & mask
         return self.replace(data=self.data.at[i, lo:hi].set(jnp.where(on, values, self.data[i, lo:hi])))
 
-    def with_each(self, i, **fields):
-        """``with_fields`` with a condition per field: ``name=(on, value)``. Several writes of disjoint
-        fields whose conditions and values are all computed before any of them become one in-place
-        update of the span they cover (its new columns concatenated from each field's select and the
-        old columns between them), one kernel instead of one per write."""
-        layout = type(self)._layout
-        row = self.data[i]
-        pieces = []
-        for name, (on, value) in fields.items():
-            offset, length = layout[name]
-            value = jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)
-            pieces.append((offset, length, jnp.where(on, value, row[offset:offset + length])))
-        pieces.sort(key=lambda piece: piece[0])
-        lo = pieces[0][0]
-        hi = max(offset + length for offset, length, _ in pieces)
-        span = self._splice(row[lo:hi], pieces, lo)
-        return self.replace(data=self.data.at[i, lo:hi].set(span))
-
     def with_flag(self, i: int, on, column):
         """Set the one-column field at ``column`` (a traced column index, -1 = none) of side ``i``
         to 1 where ``on``: a per-move table of columns replaces one write per field."""
