@@ -8,6 +8,7 @@ random play needs), the number to compare with the reference engine's game actio
 
     python -m tcgjax.bench --batch 1 64 1024 4096 --seconds 3 --reference
     python -m tcgjax.bench --env --batch 1024     # the single-agent env, default vs interleaved mode
+    python -m tcgjax.bench --env --reference      # + game actions per agent decision of the reference env
     python -m tcgjax.bench --env --closed-params  # the same, params closed over as a trainer compiles them
     python -m tcgjax.bench --profile --batch 1024 # kernel time by kernel (fused instructions, source)
     python -m tcgjax.bench --profile --env        # the env step's kernel time by part (restart, observation, ...)
@@ -241,11 +242,11 @@ def profile_env(batch: int, interleaved: bool, calls: int = 3, scan_length: int 
     key = jax.random.key(0)
     states = reset(key, params)
     compiled = run.lower(key, states, params).compile()
-    states, decisions = compiled(key, states, params)
+    states, decisions, _ = compiled(key, states, params)
     jax.block_until_ready(decisions)
 
     def call(i, states):
-        states, decisions = compiled(jax.random.fold_in(key, i + 1), states, params)
+        states, decisions, _ = compiled(jax.random.fold_in(key, i + 1), states, params)
         jax.block_until_ready(decisions)
         return states
 
@@ -351,13 +352,15 @@ def env_program(batch: int, scan_length: int, closed_params=None, vmapped: bool 
     """(reset, run, params) of the single-agent env `TCGPocketA1-v0` with a uniform random legal
     agent: `run(key, states, params)` makes `scan_length` env steps in each of `batch` envs and
     returns (states, agent decisions made: the steps where the agent acted, which is every step in
-    the default mode). One program for both modes (`params.game.interleaved` is traced).
+    the default mode) and the sum of every observation (so the observation is computed, as in
+    `paritygym bench`). One program for both modes (`params.game.interleaved` is traced).
 
     `closed_params`: compile with these params as constants instead (what a trainer and
     `paritygym bench` do: the opponent and the mode are known at compile time, so XLA drops the
     other opponent's code); `run` then ignores its `params` argument. The batch is stepped by
     `paritygym.batched_step(env)` (the env's `step_batch`), or by the vmapped `step` where `vmapped`."""
     from paritygym.batching import batched_step
+    from paritygym.bench.runner import observation_checksum
     from tcgjax.env import TCGPocketA1
     env = TCGPocketA1()
     if closed_params is not None:
@@ -375,11 +378,12 @@ def env_program(batch: int, scan_length: int, closed_params=None, vmapped: bool 
             masks = jax.vmap(env.action_mask, in_axes=(0, None))(states, params)
             actions = jax.random.categorical(k_act, jnp.where(masks, 0.0, -jnp.inf)).astype(jnp.int32)
             step_envs = jax.vmap(env.step, in_axes=(0, 0, 0, None)) if vmapped else batched_step(env)
-            _, states, _, _, _, info = step_envs(jax.random.split(k_step, batch), states, actions, params)
-            return states, info["agent_acted"].sum()
+            obs, states, _, _, _, info = step_envs(jax.random.split(k_step, batch), states, actions, params)
+            # read every observation, as `paritygym bench` does: else XLA drops it as dead code
+            return states, (info["agent_acted"].sum(), observation_checksum(obs))
 
-        states, decisions = jax.lax.scan(body, states, jax.random.split(key, scan_length))
-        return states, decisions.sum()
+        states, (decisions, checksums) = jax.lax.scan(body, states, jax.random.split(key, scan_length))
+        return states, decisions.sum(), checksums.sum()
 
     return jax.jit(reset), jax.jit(run, donate_argnums=1), env.default_params
 
@@ -405,17 +409,55 @@ def bench_env(batch: int, interleaved: bool, seconds: float = 2.0, scan_length: 
     reset, compiled, params = programs
     params = params.replace(game=params.game.replace(interleaved=interleaved))
     states = reset(key, params)
-    states, decisions = compiled(jax.random.fold_in(key, 0), states, params)
+    states, decisions, _ = compiled(jax.random.fold_in(key, 0), states, params)
     jax.block_until_ready(decisions)
     calls, total, start, cpu_start = 0, 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         calls += 1
-        states, decisions = compiled(jax.random.fold_in(key, calls), states, params)
+        states, decisions, _ = compiled(jax.random.fold_in(key, calls), states, params)
         total += int(decisions)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     steps = calls * scan_length * batch
     return {"batch": batch, "interleaved": interleaved, "steps_per_s": steps / elapsed, "decisions_per_s": total / elapsed,
             "decisions_per_cpu_s": total / cpu, "compile_s": compile_s, "programs": programs}
+
+
+def reference_actions_per_decision(num_steps: int = 20_000, interleaved: bool = False, seed: int = 1) -> float:
+    """Mean game actions per agent decision of the reference single-agent env with random play
+    (random agent vs the random opponent, shipped decks, as `tcgjax.reference.env.bench_reference`):
+    the agent's action plus the opponent's actions up to the agent's next decision (the opponent's
+    opening turns of the new episodes included). The JAX env plays the same games: in its
+    interleaved mode every env step is one game action, so env steps / agent decisions is the
+    same mean."""
+    from unittest import mock
+
+    from tcgjax.decks import shipped_decks
+    from tcgjax.reference import Game
+    from tcgjax.reference.env import ReferenceSingleAgentEnv
+
+    rng = np.random.default_rng(seed)
+    decks = list(shipped_decks().values())
+    env = ReferenceSingleAgentEnv("random", seed=seed, interleaved=interleaved)
+    actions = decisions = 0
+    game_step = Game.step
+
+    def counted_step(game, action):
+        nonlocal actions
+        actions += 1
+        return game_step(game, action)
+
+    def new_episode():
+        env.reset([decks[rng.integers(len(decks))], decks[rng.integers(len(decks))]], int(rng.integers(2**32)),
+                  int(rng.integers(2)))
+
+    with mock.patch.object(Game, "step", counted_step):
+        new_episode()
+        for _ in range(num_steps):
+            decisions += env.game.state.decider == env.agent
+            _, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+            if terminated or truncated:
+                new_episode()
+    return actions / decisions
 
 
 def _reference_actions(num_actions: int, seed: int) -> tuple[int, float]:
@@ -521,9 +563,17 @@ def main(argv=None) -> None:
             for interleaved in (False, True):
                 r = bench_env(batch, interleaved, args.seconds, args.scan_length, programs, args.closed_params, args.vmapped)
                 programs = None if args.closed_params else r["programs"]
+                # interleaved: one game action per env step, so steps / decisions = game actions per decision
+                per_decision = (f"  ({r['steps_per_s'] / r['decisions_per_s']:.3f} game actions per agent decision)"
+                                if interleaved else "")
                 print(f"env {'interleaved' if interleaved else 'default    '} batch {batch:>6}: {r['steps_per_s']:>10,.0f} env steps/s  "
                       f"{r['decisions_per_s']:>10,.0f} agent decisions/s  {r['decisions_per_cpu_s']:>10,.0f} per CPU s  "
-                      f"(compile {r['compile_s']:.1f} s)", flush=True)
+                      f"(compile {r['compile_s']:.1f} s){per_decision}", flush=True)
+        if args.reference:
+            for interleaved in (False, True):
+                print(f"reference env {'interleaved' if interleaved else 'default'}: "
+                      f"{reference_actions_per_decision(20_000, interleaved):.3f} game actions per agent decision",
+                      flush=True)
         return
     for batch in args.batch:
         r = bench_core(batch, args.seconds, args.scan_length, args.vmapped)

@@ -30,6 +30,7 @@ from paritygym.twoplayer import SingleAgentEnv, SingleAgentParams, SingleAgentSt
 from tcgjax import spec
 from tcgjax.decks import Deck, shipped_decks, validate_deck
 from tcgjax.game import bots, card_tables
+from tcgjax.game.core import kth_true
 from tcgjax.game.observe import observe
 from tcgjax.game.state import GameState
 from tcgjax.game.step import legal_actions, new_game, step, step_batch
@@ -117,12 +118,23 @@ class TCGGame(TwoPlayerGame):
         return bots.heuristic_action(self.tables, state)
 
 
-# default sub-batch of `_advance_batch`'s opponent loop, as a fraction of its games: after the
-# agent's action only the games where the opponent decides keep going (their number falls fast)
-OPPONENT_LOOP_SHARE = 1 / 4
+# default sub-batch of `_advance_batch`'s opponent loop after its first action (played on the whole
+# batch), as a fraction of its games: only the games where the opponent decides keep going, and
+# their number falls fast (random play, batch 1,024: median 331, 233, 164, 112, 69, 39, 22, 9, 3, 1
+# games at the loop's iterations 1..10; agent decisions per CPU s, 2026-12-02: 1/8 over 1/4 1.09x,
+# 1/16 over 1/8 1.05x, medians of interleaved rounds, docs/dev/progress-tcg.md, session 8)
+OPPONENT_LOOP_SHARE = 1 / 16
 # default sub-batch of the autoreset's new episodes in `step_batch`, as a fraction of the envs:
 # episodes last tens of agent decisions, so a few % of the envs end one in a step
 RESTART_SHARE = 1 / 16
+
+
+def _uniform_legal(key: jax.Array, mask: jax.Array) -> jax.Array:
+    """A uniform random legal action from one random integer (the k-th legal action), not a
+    categorical draw, which makes one Gumbel value per action: 58 draws per opponent action were
+    ~12% of the env step's kernel time (`python -m tcgjax.bench --profile --env`, 2026-12-02).
+    Same distribution; a given key picks another legal action than the categorical draw did."""
+    return kth_true(mask, jax.random.randint(key, (), 0, jnp.maximum(mask.sum(), 1)))
 
 
 def _step_info(state: SingleAgentState, legal, next_mask, terminated, truncated, final_observation) -> dict:
@@ -199,10 +211,12 @@ class TCGPocketA1(SingleAgentEnv):
         return game_state, reward.astype(jnp.float32), stuck
 
     def _opponent_policy(self, key, state: GameState, mask, params: SingleAgentParams):
-        logits = jnp.where(mask, 0.0, -jnp.inf)
-        random_action = jax.random.categorical(key, jnp.where(mask.any(), logits, 0.0)).astype(jnp.int32)
-        heuristic = bots.heuristic_action(self.game.tables, state, mask)
-        return jnp.where(jnp.asarray(params.opponent) == 1, heuristic, random_action)
+        """The opponent's action in one game: `params.opponent` 0 uniform random legal, 1 heuristic.
+        Only the chosen policy runs (`lax.cond`: `params` are one value for a whole batch; a vmap
+        over params makes it a select of both)."""
+        return jax.lax.cond(jnp.asarray(params.opponent) == 1,
+                            lambda: bots.heuristic_action(self.game.tables, state, mask),
+                            lambda: _uniform_legal(key, mask))
 
     def _new_episode(self, key, params: SingleAgentParams):
         k_side, k_game, k_opp = jax.random.split(key, 3)
@@ -300,9 +314,10 @@ class TCGPocketA1(SingleAgentEnv):
     def _advance_batch(self, keys, game_states: GameState, agents, agent_actions, has_agent_action,
                        params: SingleAgentParams):
         """`jax.vmap(self._advance)` over N games written as one batched loop (the same
-        iterations, a game's carry kept where its own loop has ended). Each iteration steps only
-        the games whose loop is still going, gathered into chunks of N * OPPONENT_LOOP_SHARE games
-        (`paritygym.batching.where_needed_batched`), with `step_batch`."""
+        iterations, a game's carry kept where its own loop has ended). The first iteration steps
+        the whole batch; each later one steps only the games whose loop is still going, gathered
+        into chunks of N * OPPONENT_LOOP_SHARE games (`paritygym.batching.where_needed_batched`),
+        with `step_batch`."""
         tables = self.game.tables
         interleaved = jnp.asarray(params.game.interleaved)
 
@@ -332,9 +347,16 @@ class TCGPocketA1(SingleAgentEnv):
                                         otherwise=carry)
 
         zeros = jnp.zeros(agents.shape, jnp.int32)
+        carry = (zeros, game_states, jnp.zeros(agents.shape, jnp.float32), zeros)
+        # the first action (the agent's in most games; the only one in interleaved mode) is played
+        # on the whole batch, without gathering it into chunks: interleaved mode 1.10x agent
+        # decisions per CPU s, default mode within noise (`python -m tcgjax.bench --env`, 2026-12-02)
+        playing = going(zeros, game_states, zeros, agents, has_agent_action)
+        played = play(playing, keys, agents, agent_actions, has_agent_action, carry)
+        carry = jax.tree_util.tree_map(
+            lambda new, old: jnp.where(playing.reshape(playing.shape + (1,) * (new.ndim - 1)), new, old), played, carry)
         _, game_states, reward, count = jax.lax.while_loop(
-            lambda carry: jnp.any(going(carry[0], carry[1], carry[3], agents, has_agent_action)), body,
-            (zeros, game_states, jnp.zeros(agents.shape, jnp.float32), zeros))
+            lambda carry: jnp.any(going(carry[0], carry[1], carry[3], agents, has_agent_action)), body, carry)
         stuck = (count >= self.max_opponent_actions) & ~game_states.game_over & (game_states.decider != agents)
         return game_states, reward, stuck
 
