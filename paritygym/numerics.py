@@ -5,6 +5,10 @@ its reciprocal, which is not IEEE division (x / 26 and x * (1 / 26) differ in th
 many x). C compilers without fast-math never do this. Hiding the divisor behind an optimisation
 barrier keeps a true division whether the divisor is a literal, a closed-over param or a traced
 value.
+
+XLA:CPU also lets LLVM contract a multiplication feeding an addition into one fused multiply-add
+(one rounding instead of two), whatever the flags; a C reference built with `-ffp-contract=off`
+rounds the product first. `rounded_product` keeps that rounding.
 """
 
 from __future__ import annotations
@@ -18,3 +22,13 @@ def exact_div(numerator: jax.Array, denominator: jax.Array | float) -> jax.Array
     numerator = jnp.asarray(numerator)
     denominator = jnp.asarray(denominator, dtype=numerator.dtype)
     return numerator / jax.lax.optimization_barrier(denominator)
+
+
+def rounded_product(a: jax.Array | float, b: jax.Array | float) -> jax.Array:
+    """``a * b`` rounded to its dtype before any addition that uses it, as C computes ``x + a * b``
+    without FMA contraction. The product passes through ``p - z`` with ``z`` a zero the compilers
+    cannot prove constant (``p`` itself where ``p`` is NaN): an FMA the backend still forms there,
+    ``fma(a, b, -z)``, rounds exactly ``a * b``, and the caller's addition stays a separate rounding.
+    Exact for every input (signed zeros, infinities and NaN pass unchanged)."""
+    product = jnp.asarray(a) * jnp.asarray(b)
+    return product - jnp.where(product != product, product, jnp.zeros_like(product))

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from paritygym.numerics import exact_div
+from paritygym.numerics import exact_div, rounded_product
 
 f32 = jnp.float32
 
@@ -163,7 +163,7 @@ def step(
     ended_seen, ended_seen_now = seen, jnp.bool_(False)  # the same, frozen at the game's last point
     fresh_game = new_game(p, bit)
     for _ in range(frameskip):
-        yr = s.paddle_yr + speed * direction
+        yr = s.paddle_yr + rounded_product(speed, direction)  # C: no FMA contraction
         delta = jnp.clip(s.ball_y - (s.paddle_yl + ph / 2), -speed, speed)
         yl = jnp.clip(s.paddle_yl + delta, lo, hi)
         yr = jnp.clip(yr, lo, hi)
@@ -181,7 +181,7 @@ def step(
         right_hit = at_right & (by + bh > yr) & (by < yr + ph)
         opponent_scores = at_right & ~right_hit
         vx = jnp.where(right_hit, -vx, vx)
-        vy_hit = jnp.clip(vy + f32(p.ball_speed_y_increment) * direction, -f32(p.ball_max_speed_y), f32(p.ball_max_speed_y))
+        vy_hit = jnp.clip(vy + rounded_product(f32(p.ball_speed_y_increment), direction), -f32(p.ball_max_speed_y), f32(p.ball_max_speed_y))
         vy_hit = jnp.where((vy_hit < 0.01) & (vy_hit > -0.01), f32(p.ball_speed_y_increment), vy_hit)
         vy = jnp.where(right_hit, vy_hit, vy)
         bx = jnp.where(right_hit, jnp.clip(bx, 0, f32(p.width) - bw), bx)
