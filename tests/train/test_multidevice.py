@@ -1,4 +1,5 @@
-"""Several devices: PPO and the benchmark shard the env batch over every JAX device. Run in a
+"""Several devices: PPO and the benchmark shard the env batch over every JAX device (the benchmark's
+step runs per device, with no env data moved between devices). Run in a
 subprocess with 4 host CPU devices (XLA_FLAGS must be set before JAX starts)."""
 
 from __future__ import annotations
@@ -27,6 +28,31 @@ SCRIPT = textwrap.dedent(
     bench = run_bench("Pong-v0", batches=[8], min_seconds=0.05, scan_length=4)
     assert all(m.steps_per_second > 0 for m in bench.measurements)
     assert bench.machine["jax_device_count"] == 4
+    # The timed step runs each device's envs apart (shard_map): its only collective is the sum of
+    # the timed scalar, nothing moves env data between devices.
+    # (An env whose batched step gathers the envs that need work, as pokejax's and tcgjax's do;
+    # partitioned across devices by XLA instead, that gather moves env rows between devices.)
+    import jax.numpy as jnp
+    from paritygym.batching import where_needed
+    from tests.toy_envs import Counter
+
+    class GatheringCounter(Counter):
+        def step_batch(self, keys, states, actions, params):
+            step = jax.vmap(self.step, in_axes=(0, 0, 0, None))
+            return where_needed(actions == 1, 4, lambda k, s, a: self.step(k, s, a, params), (keys, states, actions),
+                                otherwise=step(keys, states, 1 - actions, params))
+
+    from paritygym.bench.runner import jax_programs
+    env = GatheringCounter()
+    params = env.default_params
+    reset, loop_step, _ = jax_programs(env, params, batch=16, scan_length=2)
+    key = jax.random.key(0)
+    states = reset(key)
+    text = loop_step.lower(key, jnp.int32(0), states).compile().as_text()
+    collectives = [op for op in ("all-gather", "all-to-all", "collective-permute", "reduce-scatter") if op + "(" in text]
+    assert not collectives and "all-reduce" in text, collectives
+    shards = {d for leaf in jax.tree.leaves(loop_step(key, jnp.int32(1), states)[0]) for d in leaf.sharding.device_set}
+    assert len(shards) == 4, shards
     print("OK")
     """
 )
