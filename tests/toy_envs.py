@@ -170,3 +170,16 @@ def register_toys() -> None:
     for env_id, entry in TOY_IDS.items():
         if env_id not in paritygym.registered_envs():
             paritygym.register(env_id, entry, reference="none (test toy)")
+
+
+class GatheringCounter(Counter):
+    """A `Counter` whose batched step runs the right-steps on the envs that take one, gathered into
+    sub-batches (`paritygym.batching.where_needed`), as pokejax's and tcgjax's `step_batch` run their
+    handlers: partitioned across devices by XLA, those gathers move env rows between devices."""
+
+    def step_batch(self, keys, states, actions, params):
+        from paritygym.batching import where_needed
+
+        step = jax.vmap(self.step, in_axes=(0, 0, 0, None))
+        return where_needed(actions == 1, 4, lambda k, s, a: self.step(k, s, a, params), (keys, states, actions),
+                            otherwise=step(keys, states, 1 - actions, params))

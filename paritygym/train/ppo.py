@@ -278,6 +278,24 @@ class PPO(Learner):
             return tree
         return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, self.sharding) if x.ndim else x, tree)
 
+    def _step_envs(self, key: jax.Array, env_state, action):
+        """The batched env step of the rollout. With several devices each device steps its own envs
+        (`shard_map`, its own keys): partitioned by XLA instead, the gathers of a `step_batch` that
+        runs handlers on the envs that need them (tcgjax, pokejax) become all-gathers between
+        devices (the benchmark measured 3x fewer TCG env steps/s that way)."""
+        num_envs = self.config.num_envs
+        if self.sharding is None:
+            return batched_step(self.env)(batch_keys(key, num_envs), env_state, action, self.env_params)
+        local_envs = num_envs // len(self.sharding.mesh.devices.flat)
+
+        def local_step(key, env_state, action):
+            key = jax.random.fold_in(key, jax.lax.axis_index("envs"))
+            return batched_step(self.env)(batch_keys(key, local_envs), env_state, action, self.env_params)
+
+        spec = jax.sharding.PartitionSpec
+        return jax.shard_map(local_step, mesh=self.sharding.mesh, in_specs=(spec(), spec("envs"), spec("envs")),
+                             out_specs=spec("envs"), check_vma=False)(key, env_state, action)
+
     def _mask(self, env_state) -> jax.Array:
         if not self.has_mask:
             return jnp.ones((self.config.num_envs, self.action_dim), bool)
@@ -315,9 +333,7 @@ class PPO(Learner):
             mask = self._mask(r.env_state)
             dist, value, carry = self.apply(params, r.obs, r.carry, r.start)
             action, log_prob = nets.sample_action(k_act, dist, self.continuous, None if self.continuous else mask)
-            obs, env_state, reward, terminated, truncated, info = batched_step(self.env)(
-                batch_keys(k_env, cfg.num_envs), r.env_state, self.env_action(action), self.env_params
-            )
+            obs, env_state, reward, terminated, truncated, info = self._step_envs(k_env, r.env_state, self.env_action(action))
             obs = _flatten_obs(obs)
             reward = reward.astype(jnp.float32)
             done = terminated | truncated

@@ -30,17 +30,8 @@ SCRIPT = textwrap.dedent(
     assert bench.machine["jax_device_count"] == 4
     # The timed step runs each device's envs apart (shard_map): its only collective is the sum of
     # the timed scalar, nothing moves env data between devices.
-    # (An env whose batched step gathers the envs that need work, as pokejax's and tcgjax's do;
-    # partitioned across devices by XLA instead, that gather moves env rows between devices.)
     import jax.numpy as jnp
-    from paritygym.batching import where_needed
-    from tests.toy_envs import Counter
-
-    class GatheringCounter(Counter):
-        def step_batch(self, keys, states, actions, params):
-            step = jax.vmap(self.step, in_axes=(0, 0, 0, None))
-            return where_needed(actions == 1, 4, lambda k, s, a: self.step(k, s, a, params), (keys, states, actions),
-                                otherwise=step(keys, states, 1 - actions, params))
+    from tests.toy_envs import GatheringCounter
 
     from paritygym.bench.runner import jax_programs
     env = GatheringCounter()
@@ -53,6 +44,18 @@ SCRIPT = textwrap.dedent(
     assert not collectives and "all-reduce" in text, collectives
     shards = {d for leaf in jax.tree.leaves(loop_step(key, jnp.int32(1), states)[0]) for d in leaf.sharding.device_set}
     assert len(shards) == 4, shards
+    # The same for PPO's rollout step.
+    import paritygym
+    paritygym.register("GatheringCounter-v0", "tests.toy_envs:GatheringCounter")
+    ppo = PPO(PPOConfig(env_id="GatheringCounter-v0", num_envs=16, num_steps=4, total_timesteps=64,
+                        num_minibatches=1, update_epochs=1, log_every_s=0.0))
+    runner = ppo.init(jax.random.key(1))
+    step_envs = jax.jit(ppo._step_envs)
+    actions = jax.device_put(jnp.arange(16, dtype=jnp.int32) % 2, ppo.sharding)
+    text = step_envs.lower(key, runner.env_state, actions).compile().as_text()
+    collectives = [op for op in ("all-gather", "all-to-all", "collective-permute", "reduce-scatter") if op + "(" in text]
+    assert not collectives, collectives
+    runner, _ = ppo.update(runner)
     print("OK")
     """
 )
