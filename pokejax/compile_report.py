@@ -452,26 +452,18 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     jax.config.update("jax_enable_compilation_cache", False)
     programs = args.programs.split(",")
-    if "copies" in programs:
-        copies(args.batch, args.env)
-        programs.remove("copies")
-        if not programs:
-            return
-    if "profile" in programs:
-        profile(args.batch, args.env, args.calls)
-        programs.remove("profile")
-        if not programs:
-            return
-    if "kernels" in programs:
-        kernels(args.batch, args.env)
-        programs.remove("kernels")
-        if not programs:
-            return
-    if "throughput" in programs:
-        throughput(args.batch, args.calls, args.rounds, args.env)
-        programs.remove("throughput")
-        if not programs:
-            return
+    reports = {  # each prints its own table; the remaining names are compiled programs, below
+        "copies": lambda: copies(args.batch, args.env),
+        "profile": lambda: profile(args.batch, args.env, args.calls),
+        "kernels": lambda: kernels(args.batch, args.env),
+        "throughput": lambda: throughput(args.batch, args.calls, args.rounds, args.env),
+    }
+    for name, print_report in reports.items():
+        if name in programs:
+            print_report()
+            programs.remove(name)
+    if not programs:
+        return
     print(f"{'program':<20} {'HLO lines':>9} {'trace s':>8} {'lower s':>8} {'compile s':>9}   (CPU s: trace lower compile)")
     for name, row in report(programs, args.batch, args.env):
         comp = f"{row['compile_s']:9.1f}" if "compile_s" in row else f"{'-':>9}"
