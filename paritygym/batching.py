@@ -27,6 +27,32 @@ def batched_step(env: Any) -> Callable:
     return jax.vmap(env.step, in_axes=(0, 0, 0, None))
 
 
+
+def batched_step_on_devices(env: Any, params: Any, num_envs: int, sharding: Any = None) -> Callable:
+    """``(key, states[N], actions[N]) -> batched_step(env)`` outputs for ``num_envs`` envs, with
+    per-env keys hashed from ``key`` (``paritygym.random.batch_keys``).
+
+    ``sharding``: None (one device), or a ``NamedSharding`` of the env axis over a 1-D mesh. Then
+    each device steps its own envs (``jax.shard_map``, per-device keys from ``fold_in`` of the
+    device's index): XLA's partitioning of one batch-wide step would turn the gathers of a
+    ``step_batch`` that runs handlers only on the envs that need them (``where_needed``) into
+    all-gathers between devices (3x fewer TCG env steps/s on 2 CPU devices, 2026-12-02)."""
+    from paritygym.random import batch_keys
+
+    step = batched_step(env)
+    if sharding is None:
+        return lambda key, states, actions: step(batch_keys(key, num_envs), states, actions, params)
+    (axis,) = sharding.mesh.axis_names
+    local_envs = num_envs // sharding.mesh.devices.size
+
+    def local_step(key, states, actions):
+        key = jax.random.fold_in(key, jax.lax.axis_index(axis))
+        return step(batch_keys(key, local_envs), states, actions, params)
+
+    spec = jax.sharding.PartitionSpec
+    return jax.shard_map(local_step, mesh=sharding.mesh, in_specs=(spec(), spec(axis), spec(axis)),
+                         out_specs=spec(axis), check_vma=False)
+
 def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any) -> Any:
     """Runs ``fn`` only on the envs of a batch that need it, in sub-batches of ``chunk`` envs.
 

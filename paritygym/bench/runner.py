@@ -13,10 +13,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from paritygym.batching import batched_step
+from paritygym.batching import batched_step_on_devices
 from paritygym.registry import load, make, make_vec, spec
 from paritygym.bench.machine import machine_info
-from paritygym.random import batch_keys, batch_words
+from paritygym.random import batch_words
 
 DEFAULT_BATCHES = (1, 32, 128, 512, 2048, 8192)
 
@@ -109,40 +109,22 @@ def jax_programs(env: Any, params: Any, batch: int, scan_length: int):
     steps. Each program's output depends on every observation the step returns (a policy reads
     them), so none of the env's work is dead code. Per-env keys come from
     `paritygym.random.batch_keys` (hashing, not a Threefry split per env, which would cost more
-    than a simple game's step).
-
-    With several devices the batch is split evenly and each device steps its own envs with
-    `shard_map` (its own random stream, only the timed scalar summed across devices), as one
-    reference process per core does: a step written for one batch (`step_batch`'s gathers of the
-    envs that need a handler, its `while` loops over them) partitioned by XLA across devices would
-    move data between them and synchronise every loop iteration."""
+    than a simple game's step). With several devices the batch is split evenly and each device
+    steps its own envs (`paritygym.batching.batched_step_on_devices`), as one reference process
+    per core does."""
+    policy = batched_random_actions(env, params, batch)
     sharding = batch_sharding(batch)
-    shards = 1 if sharding is None else len(sharding.mesh.devices.flat)
-    local_batch = batch // shards
-    policy = batched_random_actions(env, params, local_batch)
+    step = batched_step_on_devices(env, params, batch, sharding)
 
     def constrain(tree):
         return tree if sharding is None else jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, sharding), tree)
 
-    def local_step(key, states):
-        if shards > 1:
-            key = jax.random.fold_in(key, jax.lax.axis_index("envs"))
+    def one_step(key, states):
         k_act, k_step = jax.random.split(key)
-        actions = policy(k_act, states)
-        obs, states, reward, _, _, _ = batched_step(env)(
-            batch_keys(k_step, local_batch), states, actions, params
-        )
+        obs, states, reward, _, _, _ = step(k_step, states, constrain(policy(k_act, states)))
         # A training loop reads every observation; a timed program that drops them would let XLA
         # remove the observation code as dead and flatter the env, so they are summed into the output.
-        total = reward.sum() + observation_checksum(obs)
-        return states, (total if shards == 1 else jax.lax.psum(total, "envs"))
-
-    if shards == 1:
-        one_step = local_step
-    else:
-        spec = jax.sharding.PartitionSpec
-        one_step = jax.shard_map(local_step, mesh=sharding.mesh, in_specs=(spec(), spec("envs")),
-                                 out_specs=(spec("envs"), spec()), check_vma=False)
+        return constrain(states), reward.sum() + observation_checksum(obs)
 
     def reset(key):
         return constrain(jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, batch), params)[1])
