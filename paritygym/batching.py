@@ -15,6 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.random import batch_keys
+
 
 def batched_step(env: Any) -> Callable:
     """``(keys[B], states[B], actions[B], params) -> (obs, states, reward, terminated, truncated,
@@ -27,6 +29,15 @@ def batched_step(env: Any) -> Callable:
     return jax.vmap(env.step, in_axes=(0, 0, 0, None))
 
 
+def env_axis_sharding(num_envs: int):
+    """The env batch split evenly over every JAX device (a 1-D mesh named ``envs``), or None with one
+    device or a batch that does not divide evenly."""
+    devices = jax.devices()
+    if len(devices) == 1 or num_envs % len(devices):
+        return None
+    mesh = jax.sharding.Mesh(np.array(devices), ("envs",))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("envs"))
+
 
 def batched_step_on_devices(env: Any, params: Any, num_envs: int, sharding: Any = None) -> Callable:
     """``(key, states[N], actions[N]) -> batched_step(env)`` outputs for ``num_envs`` envs, with
@@ -37,8 +48,6 @@ def batched_step_on_devices(env: Any, params: Any, num_envs: int, sharding: Any 
     device's index): XLA's partitioning of one batch-wide step would turn the gathers of a
     ``step_batch`` that runs handlers only on the envs that need them (``where_needed``) into
     all-gathers between devices (3x fewer TCG env steps/s on 2 CPU devices, 2026-12-02)."""
-    from paritygym.random import batch_keys
-
     step = batched_step(env)
     if sharding is None:
         return lambda key, states, actions: step(batch_keys(key, num_envs), states, actions, params)
@@ -52,6 +61,7 @@ def batched_step_on_devices(env: Any, params: Any, num_envs: int, sharding: Any 
     spec = jax.sharding.PartitionSpec
     return jax.shard_map(local_step, mesh=sharding.mesh, in_specs=(spec(), spec(axis), spec(axis)),
                          out_specs=spec(axis), check_vma=False)
+
 
 def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any) -> Any:
     """Runs ``fn`` only on the envs of a batch that need it, in sub-batches of ``chunk`` envs.

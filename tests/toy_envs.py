@@ -7,6 +7,7 @@ import jax.numpy as jnp
 from flax import struct
 from gymnax.environments import environment, spaces
 
+from paritygym.batching import where_needed
 from paritygym.twoplayer import SingleAgentEnv, TwoPlayerGame
 
 
@@ -178,8 +179,6 @@ class GatheringCounter(Counter):
     handlers: partitioned across devices by XLA, those gathers move env rows between devices."""
 
     def step_batch(self, keys, states, actions, params):
-        from paritygym.batching import where_needed
-
         step = jax.vmap(self.step, in_axes=(0, 0, 0, None))
         return where_needed(actions == 1, 4, lambda k, s, a: self.step(k, s, a, params), (keys, states, actions),
                             otherwise=step(keys, states, 1 - actions, params))

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from paritygym.batching import batched_step_on_devices
+from paritygym.batching import batched_step_on_devices, env_axis_sharding
 from paritygym.registry import load, make, make_vec, spec
 from paritygym.bench.machine import machine_info
 from paritygym.random import batch_words
@@ -90,15 +90,6 @@ def batched_random_actions(env: Any, params: Any, batch: int) -> Callable[[jax.A
     return lambda key, states: jax.random.uniform(key, (batch, *space.shape), space.dtype, low, high)
 
 
-def batch_sharding(batch: int):
-    """Shards the env batch over every JAX device (when it divides evenly), else None."""
-    devices = jax.devices()
-    if len(devices) == 1 or batch % len(devices):
-        return None
-    mesh = jax.sharding.Mesh(np.array(devices), ("envs",))
-    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("envs"))
-
-
 def observation_checksum(obs: Any) -> jax.Array:
     """One float32 that depends on every observation leaf (so the observation is computed)."""
     return sum((jnp.sum(jnp.asarray(leaf, jnp.float32)) for leaf in jax.tree.leaves(obs)), jnp.float32(0))
@@ -113,7 +104,7 @@ def jax_programs(env: Any, params: Any, batch: int, scan_length: int):
     steps its own envs (`paritygym.batching.batched_step_on_devices`), as one reference process
     per core does."""
     policy = batched_random_actions(env, params, batch)
-    sharding = batch_sharding(batch)
+    sharding = env_axis_sharding(batch)
     step = batched_step_on_devices(env, params, batch, sharding)
 
     def constrain(tree):

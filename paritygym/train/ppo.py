@@ -29,7 +29,7 @@ import optax
 from flax.training.train_state import TrainState
 
 import paritygym
-from paritygym.batching import batched_step, batched_step_on_devices
+from paritygym.batching import batched_step, batched_step_on_devices, env_axis_sharding
 from paritygym.train import networks as nets
 
 # A per-step quantity summed over an episode and reported at its end, e.g. Pong's score margin:
@@ -123,14 +123,6 @@ def _flatten_obs(obs: Any) -> jax.Array:
     if len(leaves) == 1:
         return jnp.asarray(leaves[0], jnp.float32)
     return jnp.concatenate([jnp.asarray(x, jnp.float32).reshape(x.shape[0], -1) for x in leaves], axis=-1)
-
-
-def _batch_sharding(num_envs: int):
-    devices = jax.devices()
-    if len(devices) == 1 or num_envs % len(devices):
-        return None
-    mesh = jax.sharding.Mesh(np.array(devices), ("envs",))
-    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("envs"))
 
 
 class Learner:
@@ -269,7 +261,7 @@ class PPO(Learner):
         default = {"return": lambda r, info: r, "length": lambda r, info: jnp.ones_like(r)}
         super().__init__(config, self.env.action_space(self.env_params), episode_metrics, default)
         self.has_mask = callable(getattr(self.env, "action_mask", None))
-        self.sharding = _batch_sharding(config.num_envs)
+        self.sharding = env_axis_sharding(config.num_envs)
         # the rollout's batched env step `(key, states, actions)`; with several devices each steps its own envs
         self._step_envs = batched_step_on_devices(self.env, self.env_params, config.num_envs, self.sharding)
         self.update = jax.jit(self._update, donate_argnums=0)
