@@ -91,8 +91,22 @@ def batched_random_actions(env: Any, params: Any, batch: int) -> Callable[[jax.A
 
 
 def observation_checksum(obs: Any) -> jax.Array:
-    """One float32 that depends on every observation leaf (so the observation is computed)."""
-    return sum((jnp.sum(jnp.asarray(leaf, jnp.float32)) for leaf in jax.tree.leaves(obs)), jnp.float32(0))
+    """One float32 that depends on every observation leaf (so the observation is computed).
+
+    Each batched leaf is read as a policy's first layer reads it, by a matrix-vector product
+    (`[B, D] @ ones[D]`, then `ones[B] @ [B]`). A plain `jnp.sum` over the whole leaf is 3-4x
+    dearer on XLA:CPU (it becomes a tree of reduce-windows for accuracy), which charged the env
+    for work no trainer does: 0.81 vs 0.22 ms per `f32[1024, 1953]` (Pokemon's observation)."""
+    total = jnp.float32(0)
+    for leaf in jax.tree.leaves(obs):
+        leaf = jnp.asarray(leaf, jnp.float32)
+        if leaf.ndim == 0:
+            total = total + leaf
+            continue
+        rows = leaf.reshape(leaf.shape[0], -1)
+        per_row = rows @ jnp.ones((rows.shape[1],), jnp.float32)
+        total = total + jnp.ones((rows.shape[0],), jnp.float32) @ per_row
+    return total
 
 
 def jax_programs(env: Any, params: Any, batch: int, scan_length: int):

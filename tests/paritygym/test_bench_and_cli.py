@@ -82,3 +82,25 @@ def test_timed_programs_compute_the_observation():
     for program in (loop_step, scan_steps):
         hlo = program.lower(key, jnp.int32(0), states).compile().as_text()
         assert "cosine" in hlo
+
+
+def test_observation_checksum_reads_every_element_of_every_leaf():
+    import jax.numpy as jnp
+    import numpy as np
+
+    from paritygym.bench.runner import observation_checksum
+
+    rng = np.random.default_rng(0)
+    obs = {"board": rng.integers(0, 9, (5, 3, 4)).astype(np.int32), "mask": rng.random((5, 7)) < 0.5,
+           "hp": rng.random((5,)).astype(np.float32), "turn": np.float32(2.0)}
+    expected = sum(float(np.sum(np.asarray(v, np.float64))) for v in obs.values())
+    assert float(observation_checksum(obs)) == pytest.approx(expected, rel=1e-6)
+    for name, leaf in obs.items():  # changing any one element changes the checksum
+        changed = dict(obs)
+        bumped = np.array(leaf, np.float32) if np.ndim(leaf) else np.float32(leaf)
+        if np.ndim(leaf):
+            bumped.reshape(-1)[-1] += 1
+        else:
+            bumped = bumped + 1
+        changed[name] = jnp.asarray(bumped)
+        assert float(observation_checksum(changed)) == pytest.approx(expected + 1, rel=1e-6), name
