@@ -88,6 +88,30 @@ def where_needed_batched(need: jax.Array, chunk: int, fn: Callable, args: Any, o
     when ``fn`` is itself batched (it compacts again inside) and padding rows should do no work:
     ``fn`` may give them inputs that make its own inner work skip them. Rows where ``valid`` holds
     must get what ``fn`` gives each row of the sub-batch."""
+    return _chunked(need, chunk, lambda valid, out_rows, *rows: fn(valid, *rows), otherwise, args)
+
+
+def update_where_needed(need: jax.Array, chunk: int, fn: Callable, carry: Any, args: Any = ()) -> Any:
+    """``where_needed`` for a ``fn`` that updates ``carry``'s rows: returns ``out`` with
+    ``out[i] = fn(carry[i], *args[i])`` where ``need[i]`` and ``carry[i]`` elsewhere.
+
+    Same results as ``where_needed(need, chunk, fn, (carry, *args), otherwise=carry)``, cheaper:
+    each chunk reads its ``carry`` rows from the output being written (each row is read once,
+    before it is written), so XLA updates ``carry`` in place instead of copying every array of it
+    before the loop (the copy it needs while a second reference to the input is still read)."""
+    run = jax.vmap(fn)
+    return _chunked(need, chunk, lambda valid, out_rows, *rows: run(out_rows, *rows), carry, args)
+
+
+def update_where_needed_batched(need: jax.Array, chunk: int, fn: Callable, carry: Any, args: Any = ()) -> Any:
+    """``update_where_needed`` for a ``fn`` that takes a whole sub-batch: ``fn(valid, carry_rows,
+    *rows)`` (``valid`` as in ``where_needed_batched``)."""
+    return _chunked(need, chunk, fn, carry, args)
+
+
+def _chunked(need: jax.Array, chunk: int, fn: Callable, out: Any, args: Any) -> Any:
+    """The loop of the helpers above: ``fn(valid, out_rows, *arg_rows)`` on the needing rows, in
+    chunks, scattered into ``out``."""
     need = jnp.asarray(need, bool)
     batch = need.shape[0]
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
@@ -103,8 +127,8 @@ def where_needed_batched(need: jax.Array, chunk: int, fn: Callable, args: Any, o
     def one_chunk(c, out):
         rows = jax.lax.dynamic_slice(order, (c * chunk,), (chunk,))
         valid = c * chunk + jnp.arange(chunk) < count
-        results = fn(valid, *jax.tree.map(lambda x: x[rows], args))
+        results = fn(valid, jax.tree.map(lambda x: x[rows], out), *jax.tree.map(lambda x: x[rows], args))
         dest = jnp.where(valid, rows, batch)   # out of range: dropped
         return jax.tree.map(lambda o, r: o.at[dest].set(r, mode="drop"), out, results)
 
-    return jax.lax.fori_loop(0, (count + chunk - 1) // chunk, one_chunk, otherwise)
+    return jax.lax.fori_loop(0, (count + chunk - 1) // chunk, one_chunk, out)

@@ -25,7 +25,7 @@ import numpy as np
 from flax import struct
 from gymnax.environments import spaces
 
-from paritygym.batching import where_needed_batched
+from paritygym.batching import update_where_needed_batched, where_needed_batched
 from paritygym.twoplayer import SingleAgentEnv, SingleAgentParams, SingleAgentState, TwoPlayerGame, first_legal_action
 from tcgjax import spec
 from tcgjax.decks import Deck, shipped_decks, validate_deck
@@ -171,10 +171,13 @@ class TCGPocketA1(SingleAgentEnv):
         params = super().default_params
         return params.replace(game=params.game.replace(interleaved=self.interleaved))
 
-    def _agent_mask(self, game_state: GameState, agent, params: SingleAgentParams):
+    def _agent_mask(self, game_state: GameState, agent, params: SingleAgentParams, decider_mask=None):
         """The agent's legal actions; in interleaved mode, only the pass (`END`) while the opponent
-        decides."""
-        mask = self.game.legal_action_mask(game_state, agent, params.game)
+        decides. `decider_mask`: the decider's legal actions (`legal_actions`), if the caller has them."""
+        if decider_mask is None:
+            mask = self.game.legal_action_mask(game_state, agent, params.game)
+        else:
+            mask = decider_mask & (game_state.decider == agent)
         waiting = jnp.asarray(params.game.interleaved) & ~game_state.game_over & (game_state.decider != agent)
         return jnp.where(waiting, jnp.arange(spec.NUM_ACTIONS) == spec.END, mask)
 
@@ -269,9 +272,12 @@ class TCGPocketA1(SingleAgentEnv):
         split_keys = jax.vmap(jax.random.split)(keys)
         key_steps, key_resets = split_keys[:, 0], split_keys[:, 1]
         agents = states.agent
-        masks = jax.vmap(self._agent_mask, in_axes=(0, 0, None))(states.game, agents, params)
+        # the deciders' masks serve both the agent's action check and the loop's first action
+        decider_masks = jax.vmap(legal_actions, in_axes=(None, 0))(self.game.tables, states.game)
+        masks = jax.vmap(self._agent_mask, in_axes=(0, 0, None, 0))(states.game, agents, params, decider_masks)
         actions, legal = jax.vmap(self._checked)(actions, masks)
-        games, rewards, stuck = self._advance_batch(key_steps, states.game, agents, actions, ~states.game.game_over, params)
+        games, rewards, stuck = self._advance_batch(key_steps, states.game, agents, actions, ~states.game.game_over, params,
+                                                    decider_masks)
         stepped = SingleAgentState(game=games, agent=agents, truncated=games.truncated | stuck, time=states.time + 1)
         # the barrier makes XLA write the observations once: without it, it fused the observation's
         # gathers and concatenation into their consumers below and recomputed them there (env step
@@ -312,12 +318,13 @@ class TCGPocketA1(SingleAgentEnv):
                        jnp.stack([action, jnp.int32(0)]), jnp.stack([~state.game.game_over, jnp.bool_(False)]))
 
     def _advance_batch(self, keys, game_states: GameState, agents, agent_actions, has_agent_action,
-                       params: SingleAgentParams):
+                       params: SingleAgentParams, first_masks=None):
         """`jax.vmap(self._advance)` over N games written as one batched loop (the same
         iterations, a game's carry kept where its own loop has ended). The first iteration steps
         the whole batch; each later one steps only the games whose loop is still going, gathered
         into chunks of N * OPPONENT_LOOP_SHARE games (`paritygym.batching.where_needed_batched`),
-        with `step_batch`."""
+        with `step_batch`. `first_masks`: the deciders' legal masks of `game_states`, if the caller
+        has them (for the first action)."""
         tables = self.game.tables
         interleaved = jnp.asarray(params.game.interleaved)
 
@@ -325,11 +332,12 @@ class TCGPocketA1(SingleAgentEnv):
             opponent_turn = ~state.game_over & (state.decider != agent) & (count < self.max_opponent_actions)
             return ((i == 0) & has_action) | (opponent_turn & ~interleaved)
 
-        def play(valid, key, agent, agent_action, has_action, carry):
+        def play(valid, carry, key, agent, agent_action, has_action, masks=None):
             """One game action in each of a sub-batch of games (leading axis K); the padding rows
             (not `valid`) play the illegal action -1, which asks for no handler and no `settle`."""
             i, state, reward, count = carry
-            masks = jax.vmap(legal_actions, in_axes=(None, 0))(tables, state)
+            if masks is None:
+                masks = jax.vmap(legal_actions, in_axes=(None, 0))(tables, state)
             opponent = jax.vmap(lambda k, s, m: self._opponent_policy(k, s, m, params))(
                 jax.vmap(jax.random.fold_in)(key, i), state, masks)
             agent_turn = (i == 0) & has_action & (state.decider == agent)
@@ -342,9 +350,9 @@ class TCGPocketA1(SingleAgentEnv):
         def body(carry):
             i, state, _, count = carry
             playing = going(i, state, count, agents, has_agent_action)
-            rows = (keys, agents, agent_actions, has_agent_action, carry)
-            return where_needed_batched(playing, max(1, int(agents.shape[0] * OPPONENT_LOOP_SHARE)), play, rows,
-                                        otherwise=carry)
+            # the carry's rows are read from the loop's own output, so that it is updated in place
+            return update_where_needed_batched(playing, max(1, int(agents.shape[0] * OPPONENT_LOOP_SHARE)), play,
+                                               carry, (keys, agents, agent_actions, has_agent_action))
 
         zeros = jnp.zeros(agents.shape, jnp.int32)
         carry = (zeros, game_states, jnp.zeros(agents.shape, jnp.float32), zeros)
@@ -352,7 +360,7 @@ class TCGPocketA1(SingleAgentEnv):
         # on the whole batch, without gathering it into chunks: interleaved mode 1.10x agent
         # decisions per CPU s, default mode within noise (`python -m tcgjax.bench --env`, 2026-12-02)
         playing = going(zeros, game_states, zeros, agents, has_agent_action)
-        played = play(playing, keys, agents, agent_actions, has_agent_action, carry)
+        played = play(playing, carry, keys, agents, agent_actions, has_agent_action, first_masks)
         carry = jax.tree_util.tree_map(
             lambda new, old: jnp.where(playing.reshape(playing.shape + (1,) * (new.ndim - 1)), new, old), played, carry)
         _, game_states, reward, count = jax.lax.while_loop(

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from paritygym.batching import where_needed
+from paritygym.batching import update_where_needed, where_needed
 from tcgjax import spec
 from tcgjax.game import core, effects
 from tcgjax.game.core import TRUE, merge
@@ -320,13 +320,16 @@ def step_batch(T: CardTables, states: GameState, actions, max_turns=spec.DEFAULT
     # answers to pending choices only on the games that give one
     turned, requests = jax.vmap(lambda s, a, ok: _apply_turn_action(T, s, a, ok))(frames, actions, legal)
     answering = answers_choice(phases, legal)
-    light, requests = where_needed(answering, size(ANSWER_SHARE),
-                                   lambda s, ph, a, ok: _apply_answer(T, s, ph, a, ok), (turned, phases, actions, legal),
-                                   otherwise=(turned, requests))
+    # (the stages below read their rows from the state they update, so that XLA updates it in place)
+    light, requests = update_where_needed(answering, size(ANSWER_SHARE),
+                                          lambda carry, ph, a, ok: _apply_answer(T, carry[0], ph, a, ok),
+                                          (turned, requests), (phases, actions, legal))
+    # the handlers exclude each other (HandlerRequests), so a game's row is still the light state
+    # when its handler reads it
     handled = light
     for handler, gate, share in HANDLERS:
-        handled = where_needed(getattr(requests, gate), size(share), lambda s, r, h=handler: h(T, s, r),
-                               (light, requests), otherwise=handled)
+        handled = update_where_needed(getattr(requests, gate), size(share), lambda s, r, h=handler: h(T, s, r),
+                                      handled, (requests,))
     turn_frames, gates, turn_players = jax.vmap(lambda s, ph, h: _to_turn_player(s, ph, h, write_first=False))(
         states, phases, handled)
     # `settle` in full only where it has work (an attack or a turn ends, Knock Outs, promotions); an

@@ -10,7 +10,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from paritygym.batching import batched_step, where_needed, where_needed_batched
+from paritygym.batching import (batched_step, update_where_needed, update_where_needed_batched, where_needed,
+                                where_needed_batched)
 
 
 def _work(x, y):
@@ -88,6 +89,27 @@ def test_where_needed_batched_valid_is_false_exactly_on_padding_rows(chunk):
     assert np.array_equal(rows_seen[:count], np.asarray(x)[np.asarray(need)])
     assert np.all(rows_seen[count:] == 100)
     assert np.array_equal(np.asarray(out), np.where(np.asarray(need), np.asarray(x), 0))
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 4, 16, 40])
+def test_update_where_needed_equals_vmap_where_needed(chunk):
+    """The carry's rows come from the output being written: each needing row is updated once,
+    from its own input row (an earlier chunk's writes never reach a later row)."""
+    batch = 16
+    x, y, _, needs = _inputs(200 + chunk, batch)
+    carry = {"v": x, "y2": y.astype(jnp.float32)}
+    full = jax.vmap(lambda c, y: _work(c["v"], y))(carry, y)
+
+    def batched_work(valid, rows, ys):
+        return {**jax.vmap(lambda c, y: _work(c["v"], y))(rows, ys)}
+
+    run = jax.jit(lambda need: update_where_needed(need, chunk, lambda c, y: _work(c["v"], y), carry, (y,)))
+    run_batched = jax.jit(lambda need: update_where_needed_batched(need, chunk, batched_work, carry, (y,)))
+    for need in needs:
+        for out in (run(jnp.asarray(need)), run_batched(jnp.asarray(need))):
+            for k in full:
+                expected = np.where(need, np.asarray(full[k]), np.asarray(carry[k]))
+                assert np.array_equal(np.asarray(out[k]), expected), (chunk, need, k)
 
 
 def test_where_needed_refuses_a_bad_chunk():
