@@ -99,32 +99,30 @@ class _Packed:
             out.append(row[pos - start:])
         return jnp.concatenate(out)
 
+    def _scatter(self, i: int, on, columns: np.ndarray, values):
+        """``data[i, columns] = values`` where ``on``, as a scatter whose indices point past the row
+        where ``on`` is false (dropped): the write needs no read of the old columns. A select
+        against the old columns made XLA read older versions of the array after later in-place
+        writes, and copy the whole array before each such write."""
+        target = jnp.where(jnp.asarray(on, bool), columns, type(self).WIDTH)
+        return self.replace(data=self.data.at[i, target].set(values, mode="drop"))
+
     def with_fields(self, i, on, **fields):
-        """Set ``fields`` of side ``i`` (static int) where ``on``: one in-place update of the columns
-        from the first written field to the end of the last (a select against a constant mask of
-        the written columns inside that span), so a multi-field write is one kernel, not one each."""
+        """Set ``fields`` of side ``i`` (static int) where ``on``: one scatter of the written columns."""
         layout = type(self)._layout
-        spans = {name: layout[name] for name in fields}
-        lo = min(offset for offset, _ in spans.values())
-        hi = max(offset + length for offset, length in spans.values())
-        mask = np.zeros(hi - lo, bool)
-        placed = []
+        columns, values = [], []
         for name, value in fields.items():
-            offset, length = spans[name]
-            mask[offset - lo:offset - lo + length] = True
-            value = jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)
-            placed.append(value if len(fields) == 1 else jnp.pad(value, (offset - lo, hi - offset - length)))
-        values = placed[0] if len(placed) == 1 else sum(placed[1:], placed[0])  # disjoint columns
-        on = jnp.asarray(on, bool)
-        if len(fields) > 1:
-            on = on & mask
-        return self.replace(data=self.data.at[i, lo:hi].set(jnp.where(on, values, self.data[i, lo:hi])))
+            offset, length = layout[name]
+            columns.append(np.arange(offset, offset + length))
+            values.append(jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length))
+        if len(columns) == 1 and columns[0].shape[0] == 1:  # one column: a scalar index
+            return self._scatter(i, on, columns[0][0], values[0][0])
+        return self._scatter(i, on, np.concatenate(columns), jnp.concatenate(values))
 
     def with_flag(self, i: int, on, column):
         """Set the one-column field at ``column`` (a traced column index, -1 = none) of side ``i``
         to 1 where ``on``: a per-move table of columns replaces one write per field."""
-        row = self.data[i]
-        return self._set_row(i, jnp.where(on & (jnp.arange(row.shape[0]) == column), 1, row))
+        return self._scatter(i, on & (column >= 0), column, jnp.int32(1))
 
     def with_column(self, name, values):
         """Set a scalar field for both sides at once (``values``: [2])."""
@@ -142,9 +140,7 @@ class _Packed:
             pieces.append((offset, length, jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)))
         pieces.sort(key=lambda p: p[0])
         block = self._splice(jnp.zeros(width - start, jnp.int32), pieces, start)
-        row = self.data[i]
-        row = jnp.concatenate([row[:start], jnp.where(on, block, row[start:])])
-        return self._set_row(i, row)
+        return self._scatter(i, on, np.arange(start, width), block)
 
     @classmethod
     def zeros(cls):
