@@ -80,11 +80,6 @@ class _Packed:
         offset, length = cls._layout[name]
         return offset, length
 
-    def _set_row(self, i, row):
-        rows = [self.data[k] for k in range(self.data.shape[0])]
-        rows[i] = row
-        return self.replace(data=jnp.stack(rows))
-
     @staticmethod
     def _splice(row, pieces, start=0):
         """``row`` with [offset, offset+length) replaced by value, for (offset, length, value)
