@@ -12,6 +12,7 @@ All integers are int32; move, species and type indices are those of ``pokejax.da
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
@@ -102,17 +103,33 @@ class _Packed:
         target = jnp.where(jnp.asarray(on, bool), columns, type(self).WIDTH)
         return self.replace(data=self.data.at[i, target].set(values, mode="drop"))
 
+    def _scatter_block(self, i: int, on, start: int, values):
+        """``data[i, start:start + len(values)] = values`` where ``on``: one scatter of a contiguous
+        window (its start past the row where ``on`` is false, so dropped); one index per write instead
+        of one per column."""
+        begin = jnp.where(jnp.asarray(on, bool), start, type(self).WIDTH)
+        numbers = jax.lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                                  scatter_dims_to_operand_dims=(0, 1))
+        data = jax.lax.scatter(self.data, jnp.stack([jnp.int32(i), begin])[None], values[None], numbers,
+                               mode=jax.lax.GatherScatterMode.FILL_OR_DROP)
+        return self.replace(data=data)
+
     def with_fields(self, i, on, **fields):
-        """Set ``fields`` of side ``i`` (static int) where ``on``: one scatter of the written columns."""
+        """Set ``fields`` of side ``i`` (static int) where ``on``: one scatter of the written columns
+        (a window where they are contiguous)."""
         layout = type(self)._layout
         columns, values = [], []
-        for name, value in fields.items():
+        for name, value in sorted(fields.items(), key=lambda item: layout[item[0]][0]):
             offset, length = layout[name]
             columns.append(np.arange(offset, offset + length))
             values.append(jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length))
-        if len(columns) == 1 and columns[0].shape[0] == 1:  # one column: a scalar index
-            return self._scatter(i, on, columns[0][0], values[0][0])
-        return self._scatter(i, on, np.concatenate(columns), jnp.concatenate(values))
+        columns = np.concatenate(columns)
+        if columns.shape[0] == 1:  # one column: a scalar index
+            return self._scatter(i, on, columns[0], values[0][0])
+        values = jnp.concatenate(values) if len(values) > 1 else values[0]
+        if np.all(np.diff(columns) == 1):
+            return self._scatter_block(i, on, int(columns[0]), values)
+        return self._scatter(i, on, columns, values)
 
     def with_flag(self, i: int, on, column):
         """Set the one-column field at ``column`` (a traced column index, -1 = none) of side ``i``
@@ -135,7 +152,7 @@ class _Packed:
             pieces.append((offset, length, jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)))
         pieces.sort(key=lambda p: p[0])
         block = self._splice(jnp.zeros(width - start, jnp.int32), pieces, start)
-        return self._scatter(i, on, np.arange(start, width), block)
+        return self._scatter_block(i, on, start, block)
 
     @classmethod
     def zeros(cls):
