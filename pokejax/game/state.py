@@ -12,6 +12,7 @@ All integers are int32; move, species and type indices are those of ``pokejax.da
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
@@ -80,11 +81,6 @@ class _Packed:
         offset, length = cls._layout[name]
         return offset, length
 
-    def _set_row(self, i, row):
-        rows = [self.data[k] for k in range(self.data.shape[0])]
-        rows[i] = row
-        return self.replace(data=jnp.stack(rows))
-
     @staticmethod
     def _splice(row, pieces, start=0):
         """``row`` with [offset, offset+length) replaced by value, for (offset, length, value)
@@ -99,32 +95,46 @@ class _Packed:
             out.append(row[pos - start:])
         return jnp.concatenate(out)
 
+    def _scatter(self, i: int, on, columns: np.ndarray, values):
+        """``data[i, columns] = values`` where ``on``, as a scatter whose indices point past the row
+        where ``on`` is false (dropped): the write needs no read of the old columns. A select
+        against the old columns made XLA read older versions of the array after later in-place
+        writes, and copy the whole array before each such write."""
+        target = jnp.where(jnp.asarray(on, bool), columns, type(self).WIDTH)
+        return self.replace(data=self.data.at[i, target].set(values, mode="drop"))
+
+    def _scatter_block(self, i: int, on, start: int, values):
+        """``data[i, start:start + len(values)] = values`` where ``on``: one scatter of a contiguous
+        window (its start past the row where ``on`` is false, so dropped); one index per write instead
+        of one per column."""
+        begin = jnp.where(jnp.asarray(on, bool), start, type(self).WIDTH)
+        numbers = jax.lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                                  scatter_dims_to_operand_dims=(0, 1))
+        data = jax.lax.scatter(self.data, jnp.stack([jnp.int32(i), begin])[None], values[None], numbers,
+                               mode=jax.lax.GatherScatterMode.FILL_OR_DROP)
+        return self.replace(data=data)
+
     def with_fields(self, i, on, **fields):
-        """Set ``fields`` of side ``i`` (static int) where ``on``: one in-place update of the columns
-        from the first written field to the end of the last (a select against a constant mask of
-        the written columns inside that span), so a multi-field write is one kernel, not one each."""
+        """Set ``fields`` of side ``i`` (static int) where ``on``: one scatter of the written columns
+        (a window where they are contiguous)."""
         layout = type(self)._layout
-        spans = {name: layout[name] for name in fields}
-        lo = min(offset for offset, _ in spans.values())
-        hi = max(offset + length for offset, length in spans.values())
-        mask = np.zeros(hi - lo, bool)
-        placed = []
-        for name, value in fields.items():
-            offset, length = spans[name]
-            mask[offset - lo:offset - lo + length] = True
-            value = jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)
-            placed.append(value if len(fields) == 1 else jnp.pad(value, (offset - lo, hi - offset - length)))
-        values = placed[0] if len(placed) == 1 else sum(placed[1:], placed[0])  # disjoint columns
-        on = jnp.asarray(on, bool)
-        if len(fields) > 1:
-            on = on & mask
-        return self.replace(data=self.data.at[i, lo:hi].set(jnp.where(on, values, self.data[i, lo:hi])))
+        columns, values = [], []
+        for name, value in sorted(fields.items(), key=lambda item: layout[item[0]][0]):
+            offset, length = layout[name]
+            columns.append(np.arange(offset, offset + length))
+            values.append(jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length))
+        columns = np.concatenate(columns)
+        if columns.shape[0] == 1:  # one column: a scalar index
+            return self._scatter(i, on, columns[0], values[0][0])
+        values = jnp.concatenate(values) if len(values) > 1 else values[0]
+        if np.all(np.diff(columns) == 1):
+            return self._scatter_block(i, on, int(columns[0]), values)
+        return self._scatter(i, on, columns, values)
 
     def with_flag(self, i: int, on, column):
         """Set the one-column field at ``column`` (a traced column index, -1 = none) of side ``i``
         to 1 where ``on``: a per-move table of columns replaces one write per field."""
-        row = self.data[i]
-        return self._set_row(i, jnp.where(on & (jnp.arange(row.shape[0]) == column), 1, row))
+        return self._scatter(i, on & (column >= 0), column, jnp.int32(1))
 
     def with_column(self, name, values):
         """Set a scalar field for both sides at once (``values``: [2])."""
@@ -142,9 +152,7 @@ class _Packed:
             pieces.append((offset, length, jnp.broadcast_to(jnp.asarray(value).astype(jnp.int32), (length,) if length > 1 else ()).reshape(length)))
         pieces.sort(key=lambda p: p[0])
         block = self._splice(jnp.zeros(width - start, jnp.int32), pieces, start)
-        row = self.data[i]
-        row = jnp.concatenate([row[:start], jnp.where(on, block, row[start:])])
-        return self._set_row(i, row)
+        return self._scatter_block(i, on, start, block)
 
     @classmethod
     def zeros(cls):
