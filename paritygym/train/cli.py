@@ -13,14 +13,15 @@ from paritygym.train.ppo import PPOConfig
 def _type_of(field: dataclasses.Field, default: Any):
     if field.name == "env_kwargs":
         return json.loads
+    if default is None or "None" in str(field.type):  # an optional field: "none" unsets it
+        number = field.name.endswith(("_s", "value"))
+        return lambda text: None if text.lower() == "none" else (float(text) if number else text)
     if isinstance(default, bool):
         return lambda text: text.lower() in ("1", "true", "yes", "on")
     if isinstance(default, int):
         return int
     if isinstance(default, float):
         return float
-    if default is None:
-        return lambda text: None if text.lower() == "none" else (float(text) if field.name.endswith(("_s", "value")) else text)
     return str
 
 

@@ -393,6 +393,9 @@ def run_loop(config: PPOConfig, metric_names: Sequence[str], update: Callable[[]
     """The loop every trainer shares: call ``update`` (one rollout + learning step, returning losses,
     the number of episodes that ended and their metric sums), log progress, apply the stopping rules
     (steps, time budget, target metric over the last `target_window` episodes), write outputs."""
+    if config.target_metric is not None and config.target_metric not in metric_names:
+        raise ValueError(f"target_metric {config.target_metric!r} is not an episode metric of this run "
+                         f"({', '.join(metric_names)}); use None for no target")
     out_dir = pathlib.Path(config.out_dir) if config.out_dir else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)

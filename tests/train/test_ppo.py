@@ -125,3 +125,20 @@ def test_rate_interval_is_wilsons():
     assert rate_interval(np.ones(50))[1] == pytest.approx(1.0) and rate_interval(np.ones(50))[0] > 0.9
     with pytest.raises(ValueError, match="empty"):
         rate_interval([])
+
+
+def test_none_unsets_an_optional_field_whatever_its_default():
+    """`--target-metric none` means no target, also where the example's default is a metric name."""
+    from paritygym.train.cli import parse_config
+
+    defaults = PPOConfig(env_id="Pong-v0", target_metric="score_margin", target_value=10.0, time_budget_s=60.0)
+    config, _ = parse_config(defaults, "", ["--target-metric", "none", "--time-budget-s", "none", "--target-value", "2.5"])
+    assert config.target_metric is None and config.time_budget_s is None and config.target_value == 2.5
+
+
+def test_an_unknown_target_metric_is_refused_before_training():
+    from paritygym.train.ppo import run_loop
+
+    config = PPOConfig(env_id="Pong-v0", target_metric="none", target_value=1.0)
+    with pytest.raises(ValueError, match="target_metric 'none'"):
+        run_loop(config, ["return", "length"], lambda: pytest.fail("trained"), lambda: None, 0.0, print)
