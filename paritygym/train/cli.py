@@ -14,7 +14,7 @@ def _type_of(field: dataclasses.Field, default: Any):
     if field.name == "env_kwargs":
         return json.loads
     if default is None or "None" in str(field.type):  # an optional field: "none" unsets it
-        number = field.name.endswith(("_s", "value"))
+        number = "float" in str(field.type)
         return lambda text: None if text.lower() == "none" else (float(text) if number else text)
     if isinstance(default, bool):
         return lambda text: text.lower() in ("1", "true", "yes", "on")
