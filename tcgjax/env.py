@@ -35,6 +35,7 @@ from tcgjax.game.observe import observe
 from tcgjax.game.state import GameState
 from tcgjax.game.step import legal_actions, new_game, step, step_batch
 from tcgjax.observation import OBS_SIZE
+from tcgjax.rng import stream_value_jax
 from tcgjax.verify import deck_arrays
 
 
@@ -129,12 +130,21 @@ OPPONENT_LOOP_SHARE = 1 / 16
 RESTART_SHARE = 1 / 16
 
 
-def _uniform_legal(key: jax.Array, mask: jax.Array) -> jax.Array:
-    """A uniform random legal action from one random integer (the k-th legal action), not a
-    categorical draw, which makes one Gumbel value per action: 58 draws per opponent action were
-    ~12% of the env step's kernel time (`python -m tcgjax.bench --profile --env`, 2026-12-02).
-    Same distribution; a given key picks another legal action than the categorical draw did."""
-    return kth_true(mask, jax.random.randint(key, (), 0, jnp.maximum(mask.sum(), 1)))
+def _opponent_word(key: jax.Array) -> jax.Array:
+    """The uint32 word of an env step's key from which the random opponent draws all its actions
+    of that step (`_uniform_legal`): one Threefry hash per env step instead of several per opponent
+    action (XLA:CPU runs each Threefry hash as a small loop of kernels)."""
+    return jax.random.bits(key, dtype=jnp.uint32)
+
+
+def _uniform_legal(word: jax.Array, i: jax.Array, mask: jax.Array) -> jax.Array:
+    """A uniform random legal action (the k-th legal action; k from one hashed integer, not a
+    categorical draw, which makes one Gumbel value per action) for the opponent's `i`-th action of
+    an env step whose opponent word (`_opponent_word`) is `word`. The hash is the game stream's
+    (`tcgjax.rng`, straight-line integer arithmetic). k = value mod the number of legal actions:
+    its bias (at most 58 / 2^32) is far below anything a run can see."""
+    count = jnp.maximum(mask.sum(), 1).astype(jnp.uint32)
+    return kth_true(mask, (stream_value_jax(word, i) % count).astype(jnp.int32))
 
 
 def _step_info(state: SingleAgentState, legal, next_mask, terminated, truncated, final_observation) -> dict:
@@ -190,6 +200,7 @@ class TCGPocketA1(SingleAgentEnv):
         game: TCGGame = self.game
         tables = game.tables
         interleaved = jnp.asarray(params.game.interleaved)
+        word = _opponent_word(key)
 
         def cond(carry):
             i, state, _, count = carry
@@ -200,7 +211,7 @@ class TCGPocketA1(SingleAgentEnv):
         def body(carry):
             i, state, reward, count = carry
             mask = legal_actions(tables, state)
-            opponent = self._opponent_policy(jax.random.fold_in(key, i), state, mask, params)
+            opponent = self._opponent_policy(word, i, state, mask, params)
             agent_turn = (i == 0) & has_agent_action & (state.decider == agent)
             action = jnp.where(agent_turn, agent_action, opponent)
             new = step(tables, state, action, params.game.max_turns, mask)
@@ -213,13 +224,14 @@ class TCGPocketA1(SingleAgentEnv):
         stuck = (count >= self.max_opponent_actions) & ~game_state.game_over & (game_state.decider != agent)
         return game_state, reward.astype(jnp.float32), stuck
 
-    def _opponent_policy(self, key, state: GameState, mask, params: SingleAgentParams):
-        """The opponent's action in one game: `params.opponent` 0 uniform random legal, 1 heuristic.
+    def _opponent_policy(self, word, i, state: GameState, mask, params: SingleAgentParams):
+        """The opponent's action in one game: `params.opponent` 0 uniform random legal (its `i`-th
+        action of the env step whose opponent word is `word`, see `_uniform_legal`), 1 heuristic.
         Only the chosen policy runs (`lax.cond`: `params` are one value for a whole batch; a vmap
         over params makes it a select of both)."""
         return jax.lax.cond(jnp.asarray(params.opponent) == 1,
                             lambda: bots.heuristic_action(self.game.tables, state, mask),
-                            lambda: _uniform_legal(key, mask))
+                            lambda: _uniform_legal(word, i, mask))
 
     def _new_episode(self, key, params: SingleAgentParams):
         k_side, k_game, k_opp = jax.random.split(key, 3)
@@ -332,14 +344,13 @@ class TCGPocketA1(SingleAgentEnv):
             opponent_turn = ~state.game_over & (state.decider != agent) & (count < self.max_opponent_actions)
             return ((i == 0) & has_action) | (opponent_turn & ~interleaved)
 
-        def play(valid, carry, key, agent, agent_action, has_action, masks=None):
+        def play(valid, carry, word, agent, agent_action, has_action, masks=None):
             """One game action in each of a sub-batch of games (leading axis K); the padding rows
             (not `valid`) play the illegal action -1, which asks for no handler and no `settle`."""
             i, state, reward, count = carry
             if masks is None:
                 masks = jax.vmap(legal_actions, in_axes=(None, 0))(tables, state)
-            opponent = jax.vmap(lambda k, s, m: self._opponent_policy(k, s, m, params))(
-                jax.vmap(jax.random.fold_in)(key, i), state, masks)
+            opponent = jax.vmap(lambda w, j, s, m: self._opponent_policy(w, j, s, m, params))(word, i, state, masks)
             agent_turn = (i == 0) & has_action & (state.decider == agent)
             action = jnp.where(valid, jnp.where(agent_turn, agent_action, opponent), -1)
             new = step_batch(tables, state, action, params.game.max_turns, masks)
@@ -352,15 +363,16 @@ class TCGPocketA1(SingleAgentEnv):
             playing = going(i, state, count, agents, has_agent_action)
             # the carry's rows are read from the loop's own output, so that it is updated in place
             return update_where_needed_batched(playing, max(1, int(agents.shape[0] * OPPONENT_LOOP_SHARE)), play,
-                                               carry, (keys, agents, agent_actions, has_agent_action))
+                                               carry, (words, agents, agent_actions, has_agent_action))
 
+        words = jax.vmap(_opponent_word)(keys)
         zeros = jnp.zeros(agents.shape, jnp.int32)
         carry = (zeros, game_states, jnp.zeros(agents.shape, jnp.float32), zeros)
         # the first action (the agent's in most games; the only one in interleaved mode) is played
         # on the whole batch, without gathering it into chunks: interleaved mode 1.10x agent
         # decisions per CPU s, default mode within noise (`python -m tcgjax.bench --env`, 2026-12-02)
         playing = going(zeros, game_states, zeros, agents, has_agent_action)
-        played = play(playing, carry, keys, agents, agent_actions, has_agent_action, first_masks)
+        played = play(playing, carry, words, agents, agent_actions, has_agent_action, first_masks)
         carry = jax.tree_util.tree_map(
             lambda new, old: jnp.where(playing.reshape(playing.shape + (1,) * (new.ndim - 1)), new, old), played, carry)
         _, game_states, reward, count = jax.lax.while_loop(

@@ -15,7 +15,7 @@ import paritygym
 import paritygym.testing
 from tcgjax import spec
 from tcgjax.decks import shipped_decks
-from tcgjax.env import TCGPocketA1
+from tcgjax.env import TCGPocketA1, _opponent_word, _uniform_legal
 from tcgjax.game import card_tables
 from tcgjax.game.bots import heuristic_action
 from tcgjax.game.observe import observe
@@ -30,6 +30,22 @@ from tcgjax.verify import random_games
 ENV_ID = "TCGPocketA1-v0"
 BATCH, STEPS = 8, 320  # STEPS game actions make about two games per env in interleaved mode
 
+
+
+def test_random_opponent_draws_uniformly_among_legal_actions():
+    """The random opponent (`_uniform_legal`: the k-th legal action, k from a hash of the env
+    step's word and the opponent's action index) plays only legal actions, each about equally often,
+    and its successive actions within one env step are not one repeated draw."""
+    mask = np.zeros(spec.NUM_ACTIONS, bool)
+    mask[[0, 3, 17, 40, spec.NUM_ACTIONS - 1]] = True
+    words = jax.vmap(_opponent_word)(jax.random.split(jax.random.key(3), 2000))
+    pick = jax.jit(jax.vmap(lambda w, i: _uniform_legal(w, i, jnp.asarray(mask)), in_axes=(0, None)))
+    draws = [np.asarray(pick(words, i)) for i in range(3)]
+    actions = np.concatenate(draws)
+    assert mask[actions].all()
+    counts = np.bincount(actions, minlength=spec.NUM_ACTIONS)[mask]
+    assert np.abs(counts - 1200).max() < 160, counts  # 6,000 draws over 5 actions; 160 is ~5 sigma
+    assert 0.7 < (draws[0] != draws[1]).mean() < 0.9  # independent picks differ 80% of the time
 
 def test_registered():
     env, params = paritygym.make(ENV_ID)
