@@ -31,7 +31,6 @@ ENV_ID = "TCGPocketA1-v0"
 BATCH, STEPS = 8, 320  # STEPS game actions make about two games per env in interleaved mode
 
 
-
 def test_random_opponent_draws_uniformly_among_legal_actions():
     """The random opponent (`_uniform_legal`: the k-th legal action, k from a hash of the env
     step's word and the opponent's action index) plays only legal actions, each about equally often,
@@ -46,6 +45,7 @@ def test_random_opponent_draws_uniformly_among_legal_actions():
     counts = np.bincount(actions, minlength=spec.NUM_ACTIONS)[mask]
     assert np.abs(counts - 1200).max() < 160, counts  # 6,000 draws over 5 actions; 160 is ~5 sigma
     assert 0.7 < (draws[0] != draws[1]).mean() < 0.9  # independent picks differ 80% of the time
+
 
 def test_registered():
     env, params = paritygym.make(ENV_ID)
