@@ -16,7 +16,8 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
                 the env's batched step, i.e. ``step_batch``) at ``--batch``: its StableHLO lines and
                 compile times, then ``--rounds`` rounds of ``--calls``
                 calls, printed as steps per CPU second of this process and per wall second. To compare
-                two versions of the code fairly on a shared machine, run both at the same time.
+                two versions of the code fairly on a shared machine, run both at the same time with the
+                same ``--barrier DIR`` (each waits after compiling until both have compiled).
   kernels       the throughput program compiled once: its XLA kernels (fusions; XLA's CPU backend
                 emits and LLVM-compiles each one apart, and their count more than their size sets the
                 compile time: ~13 ms each plus ~0.06 ms per op) by where they come from (the Python
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import re
 import time
 from typing import Any, Callable
@@ -111,7 +113,17 @@ def report(programs: list[str], batch: int, env_id: str = ENV_ID):
             yield name, stages(fn, *args, compile_=False)
 
 
-def throughput(batch: int, calls: int, rounds: int, env_id: str = ENV_ID) -> None:
+def _wait_for_peers(barrier: str, count: int) -> None:
+    """Mark this process compiled in directory ``barrier`` and wait until ``count`` processes have:
+    side-by-side runs then time their rounds together, not one's rounds against the other's compile."""
+    os.makedirs(barrier, exist_ok=True)
+    open(os.path.join(barrier, str(os.getpid())), "w").close()
+    while len(os.listdir(barrier)) < count:
+        time.sleep(0.2)
+
+
+def throughput(batch: int, calls: int, rounds: int, env_id: str = ENV_ID, barrier: str | None = None,
+               barrier_count: int = 2) -> None:
     from paritygym.bench.runner import jax_programs
 
     env, params = paritygym.make(env_id)
@@ -125,14 +137,19 @@ def throughput(batch: int, calls: int, rounds: int, env_id: str = ENV_ID) -> Non
           flush=True)
     states, reward = compiled(key, jnp.int32(0), states)
     jax.block_until_ready(reward)
+    if barrier:
+        _wait_for_peers(barrier, barrier_count)
+    per_cpu_s = []
     for r in range(rounds):
         wall, cpu = time.perf_counter(), time.process_time()
         for i in range(calls):
             states, reward = compiled(key, jnp.int32(1 + r * calls + i), states)
         jax.block_until_ready(states)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        per_cpu_s.append(batch * calls / cpu)
         print(f"  round {r}: {batch * calls / cpu:,.0f} steps per CPU s, {batch * calls / wall:,.0f} steps/s wall",
               flush=True)
+    print(f"  median of {rounds} rounds: {float(np.median(per_cpu_s)):,.0f} steps per CPU s", flush=True)
 
 
 # where a kernel comes from: the first function of its call stack (outermost first) named in
@@ -449,6 +466,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--env", default=ENV_ID, help="env id (PokemonGen1RandomPool-v0: teams from a pool)")
     ap.add_argument("--calls", type=int, default=10, help="calls per round (throughput)")
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds (throughput)")
+    ap.add_argument("--barrier", help="throughput: a directory shared with the processes run side by side; "
+                    "each waits after compiling until --barrier-count of them have compiled")
+    ap.add_argument("--barrier-count", type=int, default=2)
     args = ap.parse_args(argv)
     jax.config.update("jax_enable_compilation_cache", False)
     programs = args.programs.split(",")
@@ -456,7 +476,8 @@ def main(argv: list[str] | None = None) -> None:
         "copies": lambda: copies(args.batch, args.env),
         "profile": lambda: profile(args.batch, args.env, args.calls),
         "kernels": lambda: kernels(args.batch, args.env),
-        "throughput": lambda: throughput(args.batch, args.calls, args.rounds, args.env),
+        "throughput": lambda: throughput(args.batch, args.calls, args.rounds, args.env, args.barrier,
+                                         args.barrier_count),
     }
     for name, print_report in reports.items():
         if name in programs:
