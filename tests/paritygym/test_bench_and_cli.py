@@ -104,3 +104,26 @@ def test_observation_checksum_reads_every_element_of_every_leaf():
             bumped = bumped + 1
         changed[name] = jnp.asarray(bumped)
         assert float(observation_checksum(changed)) == pytest.approx(expected + 1, rel=1e-6), name
+
+
+def test_uniform_legal_actions_draws_each_legal_action_equally_often():
+    """The bench's random agent: only legal actions, each about equally often (a wrong rank or an
+    off-by-one in the k-th legal column would skew or break this), and any action at all where a
+    row has none."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from paritygym.bench.runner import uniform_legal_actions
+    from paritygym.random import batch_words
+
+    legal_columns = [0, 3, 17, 40, 57]
+    mask = np.zeros((6000, 58), bool)
+    mask[:, legal_columns] = True
+    mask[-1000:] = False  # rows without a legal action
+    words = batch_words(jax.random.key(5), 6000)[:, 0]
+    actions = np.asarray(jax.jit(uniform_legal_actions)(words, jnp.asarray(mask)))
+    assert mask[np.arange(5000), actions[:5000]].all()
+    counts = np.bincount(actions[:5000], minlength=58)[legal_columns]
+    assert np.abs(counts - 1000).max() < 150, counts  # 5,000 draws over 5 actions; 150 is ~5 sigma
+    assert len(np.unique(actions[5000:])) > 40  # all 58 actions are drawn where none is legal
