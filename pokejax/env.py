@@ -217,7 +217,7 @@ def expected_damage(st: BattleState, player) -> jax.Array:
     (average roll, no crit, times accuracy); 0 for moves that deal no direct damage."""
     me = jax.tree_util.tree_map(lambda x: x[player], st.active)
     foe = jax.tree_util.tree_map(lambda x: x[1 - player], st.active)
-    level = st.team.level[player, me.slot]
+    level = st.team.wide().level[player, me.slot]
     moves = me.moves
     mtype = _MOVE_TYPE[moves]
     special = _MOVE_CATEGORY[moves] == T.CATEGORY_SPECIAL
@@ -466,9 +466,9 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
             (f"switch-only steps (chunks of {switch_chunk}, 1-2 per env; new episodes in chunks of {restart_chunk})",
              lambda s, c, m, r, k: self._batch_switch_steps(s, c, m, r, k, params, switch_chunk, restart_chunk),
              lambda inputs, results: (inputs["states"], *results[0], inputs["keys_reset"])),
-            (f"new battles' observation (chunks of {restart_chunk})",
-             lambda j, a: self._batch_new_observations(j, a, params, restart_chunk),
-             lambda inputs, results: results[1]),
+            (f"observations (new battles' in chunks of {restart_chunk})",
+             lambda s, j, a: self._batch_new_observations(s, j, a, params, restart_chunk),
+             lambda inputs, results: (inputs["states"], *results[1])),
             ("finish (observe, flags)",
              lambda s, j, a, o: self._batch_finish(s, j, a, o, params),
              lambda inputs, results: (inputs["states"], *results[1], results[2])),
@@ -537,16 +537,21 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
                             (deciding, settling, states, choices, joint, fresh_episodes),
                             otherwise=(joint, jax.vmap(self._nothing_after)(joint, agents)))
 
-    def _batch_new_observations(self, joint: "_JointStep", after: "_AfterJoint", params: SingleAgentParams,
-                                restart_chunk: int) -> jax.Array:
-        """The new battle's first observation where the episode ended (unused elsewhere: zeros)."""
-        batch = joint.restarted.shape[0]
-        return where_needed(joint.restarted, restart_chunk, lambda g, p: self.game.observe(g, p, params.game),
-                            (after.game, after.next_agent), otherwise=jnp.zeros((batch, OBS_SIZE), jnp.float32))
+    def _batch_new_observations(self, states: SingleAgentState, joint: "_JointStep", after: "_AfterJoint",
+                                params: SingleAgentParams, restart_chunk: int) -> tuple[jax.Array, jax.Array]:
+        """(final, next) observations: the agent's view after the joint step for every env, and the
+        one it sees next, which is the new battle's first observation where the episode ended,
+        computed for those envs only and written over the final one (no batch-wide buffer of zeros
+        and select: each is a whole [B, OBS_SIZE] float32 pass)."""
+        observe = lambda g, p: self.game.observe(g, p, params.game)
+        obs_final = jax.vmap(observe)(after.final, states.agent)
+        obs_next = where_needed(joint.restarted, restart_chunk, observe, (after.game, after.next_agent),
+                                otherwise=obs_final)
+        return obs_final, obs_next
 
     def _batch_finish(self, states: SingleAgentState, joint: "_JointStep", after: "_AfterJoint", obs_new,
                       params: SingleAgentParams):
-        return jax.vmap(lambda s, j, a, o: self._finish(s, j, a, params, o))(states, joint, after, obs_new)
+        return jax.vmap(lambda s, j, a, o: self._finish(s, j, a, params, observations=o))(states, joint, after, obs_new)
 
     def _replacement_action(self, key, game_state, side, params, mask):
         """The opponent's choice of a lone replacement. Both built-in opponents pick a uniformly
@@ -649,22 +654,26 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
                            agent_mask=jnp.where(joint.lone, legal_masks(game)[agent], stay.agent_mask))
 
     def _finish(self, state: SingleAgentState, joint: "_JointStep", after: "_AfterJoint", params,
-                obs_new: jax.Array | None = None):
+                obs_new: jax.Array | None = None, observations: tuple[jax.Array, jax.Array] | None = None):
         """gymnax ``step``'s tuple for one env. ``obs_new``: the next episode's first observation
-        (used where ``joint.restarted``), or None to observe it here."""
+        (used where ``joint.restarted``), or None to observe it here; ``observations``: (final, next)
+        already computed (``step_batch``), instead of either."""
         final, agent = after.final, state.agent
         ended = SingleAgentState(game=final, agent=agent, truncated=self.game.is_truncated(final, params.game),
                                  time=state.time + 1)
         terminated = self.game.is_terminated(final)
         truncated = self.is_truncated(ended, params)
-        if obs_new is None:
+        if observations is not None:
+            obs_final, obs_next = observations
+        elif obs_new is None:
             # one observation program for both: the end of the step, and the new episode's start
             both = jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), final, after.game)
             obs_final, obs_new = jax.vmap(lambda g, p: self.game.observe(g, p, params.game))(
                 both, jnp.stack([agent, after.next_agent]))
         else:
             obs_final = self.game.observe(final, agent, params.game)
-        obs_next = jnp.where(joint.restarted, obs_new, obs_final)
+        if observations is None:
+            obs_next = jnp.where(joint.restarted, obs_new, obs_final)
         new_state = SingleAgentState(game=after.game, agent=after.next_agent, truncated=jnp.asarray(False),
                                      time=jnp.int32(0))
         new_state = jax.tree_util.tree_map(lambda a, b: jnp.where(joint.restarted, a, b), new_state, ended)

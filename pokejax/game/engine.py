@@ -208,20 +208,20 @@ def heal(st: BattleState, i: int, amount, on):
 
 
 def max_hp_of(st: BattleState, i: int):
-    return st.team.stats[i, st.active.slot[i], 0]
+    return st.team.wide().stats[i, st.active.slot[i], 0]
 
 
 def own_stats_of(st: BattleState, i: int):
     """baseStoredStats (the set's own stats, ignoring Transform)."""
-    return st.team.stats[i, st.active.slot[i], 1:]
+    return st.team.wide().stats[i, st.active.slot[i], 1:]
 
 
 def level_of(st: BattleState, i: int):
-    return st.team.level[i, st.active.slot[i]]
+    return st.team.wide().level[i, st.active.slot[i]]
 
 
 def own_species_of(st: BattleState, i: int):
-    return st.team.species[i, st.active.slot[i]]
+    return st.team.wide().species[i, st.active.slot[i]]
 
 
 def has_type(st: BattleState, i: int, type_index):
@@ -295,9 +295,9 @@ def synced_fields(st: BattleState, i: int):
     """(hp, status, status_by_foe) of side i's team with the active's live values."""
     slot = st.active.slot[i]
     idx = jnp.arange(6) == slot
-    hp = _w(idx, st.active.hp[i], st.team.hp[i])
-    status = _w(idx, st.active.status[i], st.team.status[i])
-    by_foe = _w(idx, st.active.status_by_foe[i], st.team.status_by_foe[i])
+    hp = _w(idx, st.active.hp[i], st.team.wide().hp[i])
+    status = _w(idx, st.active.status[i], st.team.wide().status[i])
+    by_foe = _w(idx, st.active.status_by_foe[i], st.team.wide().status_by_foe[i])
     return hp, status, by_foe
 
 
@@ -337,8 +337,8 @@ def reset_volatiles(st: BattleState, i: int, on) -> BattleState:
     modifiedStats are the stored stats with the current par/brn penalty re-applied, and the
     cached ``speed`` is the stored Speed (``setSpecies``)."""
     slot = st.active.slot[i]
-    species = st.team.species[i, slot]
-    own = st.team.stats[i, slot, 1:]
+    species = st.team.wide().species[i, slot]
+    own = st.team.wide().stats[i, slot, 1:]
     active = st.active.with_reset(
         i, on, VOLATILE_START, species=species, types=M.SPECIES_TYPES[species], stored=own,
         modified=M.apply_status_penalties(own, st.active.status[i]), speed=own[T.SPE],
@@ -496,8 +496,8 @@ def transform_into_foe(st: BattleState, on) -> BattleState:
     slot = act.slot[0]
     target_species = act.species[1]
     # setSpecies(target species) with the user's own set: only the cached speed survives the copy
-    own_speed = M.calc_stats(M.SPECIES_BASE[target_species], st.team.ivs[0, slot], st.team.evs[0, slot],
-                             st.team.level[0, slot])[T.SPE + 1]
+    own_speed = M.calc_stats(M.SPECIES_BASE[target_species], st.team.wide().ivs[0, slot], st.team.wide().evs[0, slot],
+                             st.team.wide().level[0, slot])[T.SPE + 1]
     real = act.moves[1] != 0
     pp = _w(real, jnp.minimum(5, MOVE_PP[act.moves[1]]), 0)
     return set_active(st, 0, on, species=target_species, types=act.types[1], stored=act.stored[1],
@@ -1059,7 +1059,7 @@ def speed_tie_event(st: BattleState, on) -> BattleState:
 
 def has_bench(st: BattleState, i: int):
     slots = jnp.arange(6)
-    return jnp.any((slots < st.team.size[i]) & ~st.team.fainted[i] & (slots != st.active.slot[i]))
+    return jnp.any((slots < st.team.wide().size[i]) & ~st.team.wide().fainted[i] & (slots != st.active.slot[i]))
 
 
 def process_faints(st: BattleState, on):
@@ -1098,7 +1098,7 @@ def switch_in(st: BattleState, new_slot, on) -> BattleState:
     old = act.slot[0]
     st = reset_volatiles(st, 0, on & ~act.fainted[0])
     act = st.active
-    team = st.team
+    team = st.team.wide()
     put = lambda arr, v: arr.at[0, old].set(_w(on, v, arr[0, old]))
     team = team.replace(hp=put(team.hp, act.hp[0]), status=put(team.status, act.status[0]),
                         sleep_turns=put(team.sleep_turns, act.sleep_turns[0]),
@@ -1108,7 +1108,7 @@ def switch_in(st: BattleState, new_slot, on) -> BattleState:
                         revealed_moves=team.revealed_moves.at[0, old].set(
                             _w(on, act.base_revealed[0], team.revealed_moves[0, old])))
     team = team.replace(revealed=team.revealed.at[0, new_slot].set(team.revealed[0, new_slot] | on))
-    st = st.replace(team=team)
+    st = st.replace(team=team.narrow())
     st = set_active(st, 0, on, slot=new_slot, hp=team.hp[0, new_slot], status=team.status[0, new_slot],
                     sleep_turns=team.sleep_turns[0, new_slot], status_by_foe=team.status_by_foe[0, new_slot],
                     fainted=False, base_moves=team.moves[0, new_slot], base_pp=team.pp[0, new_slot],
@@ -1213,8 +1213,8 @@ def end_turn(st: BattleState, on) -> BattleState:
 
 
 def synced_team(st: BattleState) -> Team:
-    """The team arrays with the actives' live hp/status/pp overlaid."""
-    team = st.team
+    """The team arrays (int32) with the actives' live hp/status/pp overlaid."""
+    team = st.team.wide()
     act = st.active
     idx = (jnp.arange(6)[None, :] == act.slot[:, None])
     over = lambda arr, v: _w(idx, v[:, None], arr)
@@ -1276,7 +1276,7 @@ def legal_actions(st: BattleState, i: int):
     A forced move (recharge, a lock, "Fight" while asleep/frozen/trapped, Struggle) is action 0."""
     a = st.active
     slots = jnp.arange(6)
-    bench = (slots < st.team.size[i]) & ~synced_team(st).fainted[i] & (slots != a.slot[i])
+    bench = (slots < st.team.wide().size[i]) & ~synced_team(st).fainted[i] & (slots != a.slot[i])
     hard, semi = _lock_state(st, i)
     semi = semi & ~a.maybe_locked[i]
     status = a.status[i]
