@@ -84,3 +84,17 @@ def test_pool_and_jump_ahead_match_sequential_draws():
     for n in (1, 2, 8, 163, 256, 65535):
         for u in (0, 1, 0x7FFFFFFF, 0xFFFFFFFF, int(outs[3])):
             assert int(prng.scale(np.uint32(u), n)) == (u * n) >> 32
+
+
+def test_shape_probe_draws_showdowns_sequence():
+    """``python -m pokejax.shape_probe`` keeps the generator as two word arrays: same draws."""
+    from pokejax import shape_probe
+    state = prng.seed_from_words([1, 2, 3, 4])
+    words = (state[0:1], state[1:2])
+    for n in (256, 39, 7, 2, 256):
+        words, value = shape_probe._random_int(words, n, jnp.asarray([True]))
+        state, expected = prng.random_int(state, n)
+        assert int(value[0]) == int(expected)
+        assert [int(words[0][0]), int(words[1][0])] == [int(x) for x in np.asarray(state)]
+    skipped, _ = shape_probe._random_int(words, 9, jnp.asarray([False]))
+    assert [int(skipped[0][0]), int(skipped[1][0])] == [int(words[0][0]), int(words[1][0])]

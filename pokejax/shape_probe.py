@@ -1,0 +1,148 @@
+"""What would a different engine shape cost on XLA:CPU? ``python -m pokejax.shape_probe``.
+
+Not the engine and not parity code: a probe for the next rewrite. It runs a toy of Gen 1's common
+move path (sleep / freeze / full paralysis checks, accuracy, speed-based crit, the damage formula
+with Reflect, STAB and a two-type chart, the random roll, HP and faint, one secondary status chance,
+the speed-order draw) for both sides of every battle, with Showdown's generator
+(``pokejax.prng``'s step and multiply-shift), in the shape the real engine does not have: one ``[B]`` array per
+field (structure of arrays), straight-line batched code (no ``vmap`` of per-battle code, no packed
+rows written by scatters, no ``while_loop``, no whole-state ``flip``: the acting order is a select of
+the few fields the attack reads). Move data are random tables; a fainted Pokémon is refilled.
+
+It prints CPU nanoseconds per battle step (both moves) and the compile time, to set against
+``python -m pokejax.compile_report --programs throughput`` (the real env step: ~20 us of CPU per step
+at batch 1,024, 2026-12-02). Session 11 measured ~0.5 us here at 1,024 and 4,096 battles, compile
+~1.5 s: the toy covers perhaps a third of the common path, so the shape, not the mechanics, is most
+of the real step's cost (docs/dev/progress-pokemon-env.md, session 11).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from pokejax import prng
+
+I32 = jnp.int32
+NUM_MOVES, NUM_TYPES = 165, 15
+
+
+def _tables(seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    return {"power": jnp.asarray(rng.integers(0, 150, NUM_MOVES), I32),
+            "accuracy": jnp.asarray(rng.integers(150, 256, NUM_MOVES), I32),
+            "type": jnp.asarray(rng.integers(0, NUM_TYPES, NUM_MOVES), I32),
+            "secondary": jnp.asarray(rng.integers(0, 30, NUM_MOVES), I32),
+            "secondary_status": jnp.asarray(rng.integers(1, 6, NUM_MOVES), I32),
+            "chart": jnp.asarray(rng.choice([0, 5, 10, 20], (NUM_TYPES, NUM_TYPES), p=[.05, .2, .6, .15]), I32)}
+
+
+def _random_int(rng, n, when):
+    """``prng.random_int`` on a generator state held as two [B] words (hi, lo) instead of one
+    uint32[B, 2] array: with the [B, 2] array (``prng.random_int`` itself) the probe ran ~3x slower
+    (1.6 vs 0.5 us per step at batch 1,024), every draw reading and writing interleaved columns."""
+    hi, lo = rng
+    prod_hi, prod_lo = prng._mul_hi_lo(lo, prng._MUL_LO)
+    new_lo = prod_lo + prng._INC
+    new_hi = prod_hi + lo * prng._MUL_HI + hi * prng._MUL_LO + (new_lo < prod_lo).astype(jnp.uint32)
+    return (jnp.where(when, new_hi, hi), jnp.where(when, new_lo, lo)), prng.scale(new_hi, n)
+
+
+def _attack(T: dict, rng, a: dict, d: dict, on):
+    """``a`` uses ``a["move"]`` on ``d`` where ``on``. Fields are [B] arrays; rng is (hi, lo) [B] words."""
+    asleep, frozen, paralyzed = a["status"] == 1, a["status"] == 2, a["status"] == 3
+    sleep_left = jnp.where(asleep & on, a["sleep"] - 1, a["sleep"])
+    woke = asleep & (sleep_left <= 0)
+    rng, roll = _random_int(rng, 256, on & paralyzed)
+    can_move = on & ~frozen & ~(asleep & ~woke) & ~(paralyzed & (roll < 63))
+    move = a["move"]
+    rng, roll = _random_int(rng, 256, can_move)
+    hit = can_move & (roll < T["accuracy"][move])
+    rng, roll = _random_int(rng, 256, hit)
+    crit = roll < a["base_speed"] // 2
+    level = jnp.where(crit, a["level"] * 2, a["level"])
+    special = T["type"][move] >= 8
+    attack = jnp.where(special, a["spa"], a["atk"])
+    defense = jnp.where(special, d["spd"], d["def"])
+    defense = jnp.where(d["reflect"] & ~special & ~crit, defense * 2, defense)
+    damage = ((2 * level // 5 + 2) * T["power"][move] * attack // jnp.maximum(defense, 1)) // 50 + 2
+    move_type = T["type"][move]
+    damage = jnp.where((move_type == a["type0"]) | (move_type == a["type1"]), damage + damage // 2, damage)
+    damage = damage * T["chart"][move_type, d["type0"]] // 10 * T["chart"][move_type, d["type1"]] // 10
+    rng, roll = _random_int(rng, 39, hit & (damage > 1))
+    damage = jnp.where(damage > 1, damage * (217 + roll) // 255, damage)
+    damage = jnp.where(hit & (T["power"][move] > 0), jnp.minimum(damage, d["hp"]), 0)
+    hp = d["hp"] - damage
+    chance = T["secondary"][move]
+    rng, roll = _random_int(rng, 256, hit & (chance > 0))
+    inflicted = hit & (chance > 0) & (roll < 2 * chance) & (d["status"] == 0) & (hp > 0)
+    new_status = T["secondary_status"][move]
+    rng, roll = _random_int(rng, 7, inflicted & (new_status == 1))
+    attacker = {**a, "status": jnp.where(woke, 0, a["status"]), "sleep": sleep_left}
+    defender = {**d, "hp": hp, "status": jnp.where(inflicted, new_status, d["status"]),
+                "sleep": jnp.where(inflicted & (new_status == 1), roll + 1, d["sleep"])}
+    return rng, attacker, defender
+
+
+def _turn(T: dict, carry, moves):
+    """Both sides' moves in speed order; ``carry`` = (sides: {field: [2, B]}, rng: (hi, lo) [B])."""
+    sides, rng = carry
+    sides = {**sides, "move": moves}
+    p1, p2 = ({name: value[i] for name, value in sides.items()} for i in (0, 1))
+    tie = p1["speed"] == p2["speed"]
+    rng, roll = _random_int(rng, 2, tie)
+    p1_first = (p1["speed"] > p2["speed"]) | (tie & (roll == 0))
+    order = lambda x, y: {name: jnp.where(p1_first, x[name], y[name]) for name in x}
+    first, second = order(p1, p2), order(p2, p1)
+    rng, first, second = _attack(T, rng, first, second, (first["hp"] > 0) & (second["hp"] > 0))
+    rng, second, first = _attack(T, rng, second, first, (first["hp"] > 0) & (second["hp"] > 0))
+    p1, p2 = order(first, second), order(second, first)
+    out = {name: jnp.stack([p1[name], p2[name]]) for name in sides if name != "move"}
+    out["hp"] = jnp.where(out["hp"] <= 0, out["max_hp"], out["hp"])
+    return (out, rng), None
+
+
+def _initial(batch: int, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    field = lambda low, high: jnp.asarray(rng.integers(low, high, (2, batch)), I32)
+    sides = {"hp": field(200, 400), "status": jnp.zeros((2, batch), I32), "sleep": jnp.zeros((2, batch), I32),
+             "atk": field(100, 400), "def": field(100, 400), "spa": field(100, 400), "spd": field(100, 400),
+             "speed": field(100, 400), "base_speed": field(40, 150), "level": field(60, 100),
+             "type0": field(0, NUM_TYPES), "type1": field(0, NUM_TYPES),
+             "reflect": jnp.asarray(rng.random((2, batch)) < 0.1)}
+    sides["max_hp"] = sides["hp"]
+    words = jnp.asarray(rng.integers(0, 2**32, (2, batch), dtype=np.uint64).astype(np.uint32))
+    return sides, (words[0], words[1])
+
+
+def measure(batch: int, steps: int = 64, repeats: int = 5) -> tuple[float, float]:
+    """(CPU ns per battle step, CPU s of the first call: compile + one run)."""
+    T = _tables()
+    run = jax.jit(lambda sides, rng, moves: jax.lax.scan(lambda c, m: _turn(T, c, m), (sides, rng), moves)[0])
+    sides, rng = _initial(batch)
+    moves = jnp.asarray(np.random.default_rng(2).integers(0, NUM_MOVES, (steps, 2, batch)), I32)
+    start = time.process_time()
+    jax.block_until_ready(run(sides, rng, moves))
+    first = time.process_time() - start
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.process_time()
+        jax.block_until_ready(run(sides, rng, moves))
+        best = min(best, time.process_time() - start)
+    return best / (steps * batch) * 1e9, first
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, nargs="+", default=[1024, 4096])
+    args = parser.parse_args()
+    for batch in args.batch:
+        ns, first = measure(batch)
+        print(f"batch {batch}: {ns:,.0f} CPU ns per battle step (both moves); compile + first call {first:.2f} CPU s")
+
+
+if __name__ == "__main__":
+    main()
