@@ -7,7 +7,8 @@ species/stats/moves...). A switch writes the persistent fields back to ``team`` 
 incoming Pokémon; ``synced_team`` gives the team with the actives' current values overlaid.
 ``side`` holds Showdown's per-side bookkeeping (last selected move etc.), ``battle`` the rest.
 
-All integers are int32; move, species and type indices are those of ``pokejax.data.tables``.
+Integers are stored as int16 (``STORE``: the team and the packed per-side fields) and read as int32;
+move, species and type indices are those of ``pokejax.data.tables``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ STORE = jnp.int16
 
 @struct.dataclass
 class Team:
-    """Both teams, [2, 6, ...]. For an active Pokémon, hp/status/pp here are stale (see Active)."""
+    """Both teams, [2, 6, ...]. For an active Pokémon, hp/status/pp here are stale (see Active).
+    The battle state stores it ``narrow()`` (int16); rules read ``wide()`` (int32)."""
     species: jnp.ndarray      # [2,6]
     level: jnp.ndarray        # [2,6]
     ivs: jnp.ndarray          # [2,6,6] Showdown IVs (even, 0-30; DV = IV/2), order hp atk def spa spd spe
@@ -64,7 +66,7 @@ class Team:
 
 
 class _Packed:
-    """Many small per-side fields stored as one int32 array ``data[2, N]``.
+    """Many small per-side fields stored as one ``STORE`` (int16) array ``data[2, N]``, read as int32.
 
     Fields are read as attributes (``active.hp`` is ``int32[2]``, ``active.moves`` ``int32[2, 4]``,
     boolean fields come back as bool); ``with_fields`` writes several fields of one side at once.
