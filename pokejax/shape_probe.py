@@ -12,8 +12,12 @@ the few fields the attack reads). Move data are random tables; a fainted Pokémo
 It prints CPU nanoseconds per battle step (both moves) and the compile time, to set against
 ``python -m pokejax.compile_report --programs throughput`` (the real env step: ~20 us of CPU per step
 at batch 1,024, 2026-12-02). Session 11 measured ~0.5 us here at 1,024 and 4,096 battles, compile
-~1.5 s: the toy covers perhaps a third of the common path, so the shape, not the mechanics, is most
-of the real step's cost (docs/dev/progress-pokemon-env.md, session 11).
+~1.5 s; ``--extended`` (stat stages, PP, confusion and its self-hit, a substitute, two more
+secondaries, multi-hit moves as a rare path on ``where_needed`` sub-batches) ~1.4 us, compile ~4.5 s.
+Caveat, unexplained: the extended toy *without* its rare path ran ~6x slower (~9 us); optimization
+barriers around each attack, around the generator state, or on the damage did not bring it back. So
+XLA's fusion of long straight-line code can go badly wrong; a rewrite in this shape must be measured
+at every step (docs/dev/progress-pokemon-env.md, session 11).
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.batching import where_needed
 from pokejax import prng
 
 I32 = jnp.int32
@@ -37,7 +42,14 @@ def _tables(seed: int = 0) -> dict:
             "type": jnp.asarray(rng.integers(0, NUM_TYPES, NUM_MOVES), I32),
             "secondary": jnp.asarray(rng.integers(0, 30, NUM_MOVES), I32),
             "secondary_status": jnp.asarray(rng.integers(1, 6, NUM_MOVES), I32),
-            "chart": jnp.asarray(rng.choice([0, 5, 10, 20], (NUM_TYPES, NUM_TYPES), p=[.05, .2, .6, .15]), I32)}
+            "chart": jnp.asarray(rng.choice([0, 5, 10, 20], (NUM_TYPES, NUM_TYPES), p=[.05, .2, .6, .15]), I32),
+            "stat_drop": jnp.asarray(rng.random(NUM_MOVES) < 0.1),       # secondary: the foe's attack -1
+            "confuses": jnp.asarray(rng.random(NUM_MOVES) < 0.05),       # secondary: confusion
+            "multi_hit": jnp.asarray(rng.random(NUM_MOVES) < 0.05),      # 2-5 hits (the rare path)
+            "max_pp": jnp.asarray(rng.integers(5, 41, NUM_MOVES), I32),
+            # Gen 1 stage multipliers as fractions, stage -6..6
+            "stage_num": jnp.asarray([2, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8], I32),
+            "stage_den": jnp.asarray([8, 7, 6, 5, 4, 3, 2, 2, 2, 2, 2, 2, 2], I32)}
 
 
 def _random_int(rng, n, when):
@@ -51,13 +63,32 @@ def _random_int(rng, n, when):
     return (jnp.where(when, new_hi, hi), jnp.where(when, new_lo, lo)), prng.scale(new_hi, n)
 
 
-def _attack(T: dict, rng, a: dict, d: dict, on):
-    """``a`` uses ``a["move"]`` on ``d`` where ``on``. Fields are [B] arrays; rng is (hi, lo) [B] words."""
+def _staged(T: dict, stat, stage):
+    return stat * T["stage_num"][stage + 6] // T["stage_den"][stage + 6]
+
+
+def _attack(T: dict, rng, a: dict, d: dict, on, extended: bool = False):
+    """``a`` uses ``a["move"]`` on ``d`` where ``on``. Fields are [B] arrays; rng is (hi, lo) [B] words.
+    ``extended`` adds stat stages, PP, confusion (with its self-hit), a substitute and two more
+    secondaries."""
     asleep, frozen, paralyzed = a["status"] == 1, a["status"] == 2, a["status"] == 3
     sleep_left = jnp.where(asleep & on, a["sleep"] - 1, a["sleep"])
     woke = asleep & (sleep_left <= 0)
     rng, roll = _random_int(rng, 256, on & paralyzed)
     can_move = on & ~frozen & ~(asleep & ~woke) & ~(paralyzed & (roll < 63))
+    a = {**a}
+    d = {**d}
+    if extended:
+        confused = can_move & (a["confusion"] > 0)
+        a["confusion"] = jnp.where(confused, a["confusion"] - 1, a["confusion"])
+        rng, roll = _random_int(rng, 256, confused)
+        self_hit = confused & (roll < 128)
+        own = ((2 * a["level"] // 5 + 2) * 40 * _staged(T, a["atk"], a["stage_atk"])
+               // jnp.maximum(_staged(T, a["def"], a["stage_def"]), 1)) // 50 + 2
+        a["hp"] = jnp.where(self_hit, jnp.maximum(a["hp"] - own, 0), a["hp"])
+        can_move = can_move & ~self_hit
+        for k in range(4):   # PP of the slot used: one select per slot row
+            a[f"pp{k}"] = jnp.where(can_move & (a["slot"] == k), jnp.maximum(a[f"pp{k}"] - 1, 0), a[f"pp{k}"])
     move = a["move"]
     rng, roll = _random_int(rng, 256, can_move)
     hit = can_move & (roll < T["accuracy"][move])
@@ -65,8 +96,12 @@ def _attack(T: dict, rng, a: dict, d: dict, on):
     crit = roll < a["base_speed"] // 2
     level = jnp.where(crit, a["level"] * 2, a["level"])
     special = T["type"][move] >= 8
-    attack = jnp.where(special, a["spa"], a["atk"])
-    defense = jnp.where(special, d["spd"], d["def"])
+    if extended:
+        attack = jnp.where(special, _staged(T, a["spa"], a["stage_spa"]), _staged(T, a["atk"], a["stage_atk"]))
+        defense = jnp.where(special, _staged(T, d["spd"], d["stage_spd"]), _staged(T, d["def"], d["stage_def"]))
+    else:
+        attack = jnp.where(special, a["spa"], a["atk"])
+        defense = jnp.where(special, d["spd"], d["def"])
     defense = jnp.where(d["reflect"] & ~special & ~crit, defense * 2, defense)
     damage = ((2 * level // 5 + 2) * T["power"][move] * attack // jnp.maximum(defense, 1)) // 50 + 2
     move_type = T["type"][move]
@@ -75,6 +110,18 @@ def _attack(T: dict, rng, a: dict, d: dict, on):
     rng, roll = _random_int(rng, 39, hit & (damage > 1))
     damage = jnp.where(damage > 1, damage * (217 + roll) // 255, damage)
     damage = jnp.where(hit & (T["power"][move] > 0), jnp.minimum(damage, d["hp"]), 0)
+    if extended:   # a substitute takes the hit
+        to_sub = d["sub_hp"] > 0
+        d["sub_hp"] = jnp.where(to_sub, jnp.maximum(d["sub_hp"] - damage, 0), d["sub_hp"])
+        damage = jnp.where(to_sub, 0, damage)
+        rng, roll = _random_int(rng, 256, hit & T["stat_drop"][move])
+        drop = hit & T["stat_drop"][move] & (roll < 85) & (d["stage_atk"] > -6)
+        d["stage_atk"] = jnp.where(drop, d["stage_atk"] - 1, d["stage_atk"])
+        rng, roll = _random_int(rng, 256, hit & T["confuses"][move])
+        confuse = hit & T["confuses"][move] & (roll < 25) & (d["confusion"] == 0)
+        rng, turns = _random_int(rng, 4, confuse)
+        d["confusion"] = jnp.where(confuse, turns + 2, d["confusion"])
+        a["last_damage"] = damage
     hp = d["hp"] - damage
     chance = T["secondary"][move]
     rng, roll = _random_int(rng, 256, hit & (chance > 0))
@@ -87,25 +134,52 @@ def _attack(T: dict, rng, a: dict, d: dict, on):
     return rng, attacker, defender
 
 
-def _turn(T: dict, carry, moves):
+_HITS = jnp.asarray([2, 2, 2, 3, 3, 3, 4, 5], I32)   # Gen 1's 2-5 hit distribution, one draw of 8
+
+
+def _extra_hits(hi, lo, damage, hp, sub_hp):
+    """The hits after the first of a multi-hit move, each dealing the first hit's damage (one battle)."""
+    (hi, lo), roll = _random_int((hi, lo), 8, True)
+    extra = damage * (_HITS[roll] - 1)
+    to_sub = sub_hp > 0
+    return (hi, lo, jnp.where(to_sub, hp, jnp.maximum(hp - extra, 0)),
+            jnp.where(to_sub, jnp.maximum(sub_hp - extra, 0), sub_hp))
+
+
+def _rare_multi_hit(T: dict, rng, a: dict, d: dict):
+    """The rare path on a sub-batch (``where_needed``, chunks of B/8) of the battles that need it."""
+    need = T["multi_hit"][a["move"]] & (a["last_damage"] > 0)
+    chunk = max(1, need.shape[0] // 8)
+    hi, lo, hp, sub_hp = where_needed(need, chunk, _extra_hits, (rng[0], rng[1], a["last_damage"], d["hp"], d["sub_hp"]),
+                                      otherwise=(rng[0], rng[1], d["hp"], d["sub_hp"]))
+    return (hi, lo), {**d, "hp": hp, "sub_hp": sub_hp}
+
+
+def _turn(T: dict, carry, moves, extended: bool = False):
     """Both sides' moves in speed order; ``carry`` = (sides: {field: [2, B]}, rng: (hi, lo) [B])."""
     sides, rng = carry
     sides = {**sides, "move": moves}
+    if extended:
+        sides["slot"] = moves % 4
     p1, p2 = ({name: value[i] for name, value in sides.items()} for i in (0, 1))
     tie = p1["speed"] == p2["speed"]
     rng, roll = _random_int(rng, 2, tie)
     p1_first = (p1["speed"] > p2["speed"]) | (tie & (roll == 0))
     order = lambda x, y: {name: jnp.where(p1_first, x[name], y[name]) for name in x}
     first, second = order(p1, p2), order(p2, p1)
-    rng, first, second = _attack(T, rng, first, second, (first["hp"] > 0) & (second["hp"] > 0))
-    rng, second, first = _attack(T, rng, second, first, (first["hp"] > 0) & (second["hp"] > 0))
+    rng, first, second = _attack(T, rng, first, second, (first["hp"] > 0) & (second["hp"] > 0), extended)
+    if extended:
+        rng, second = _rare_multi_hit(T, rng, first, second)
+    rng, second, first = _attack(T, rng, second, first, (first["hp"] > 0) & (second["hp"] > 0), extended)
+    if extended:
+        rng, first = _rare_multi_hit(T, rng, second, first)
     p1, p2 = order(first, second), order(second, first)
-    out = {name: jnp.stack([p1[name], p2[name]]) for name in sides if name != "move"}
+    out = {name: jnp.stack([p1[name], p2[name]]) for name in sides if name not in ("move", "slot")}
     out["hp"] = jnp.where(out["hp"] <= 0, out["max_hp"], out["hp"])
     return (out, rng), None
 
 
-def _initial(batch: int, seed: int = 1):
+def _initial(batch: int, extended: bool = False, seed: int = 1):
     rng = np.random.default_rng(seed)
     field = lambda low, high: jnp.asarray(rng.integers(low, high, (2, batch)), I32)
     sides = {"hp": field(200, 400), "status": jnp.zeros((2, batch), I32), "sleep": jnp.zeros((2, batch), I32),
@@ -114,15 +188,21 @@ def _initial(batch: int, seed: int = 1):
              "type0": field(0, NUM_TYPES), "type1": field(0, NUM_TYPES),
              "reflect": jnp.asarray(rng.random((2, batch)) < 0.1)}
     sides["max_hp"] = sides["hp"]
+    if extended:
+        zeros = jnp.zeros((2, batch), I32)
+        sides.update({f"stage_{stat}": zeros for stat in ("atk", "def", "spa", "spd")})
+        sides.update({f"pp{k}": field(5, 40) for k in range(4)})
+        sides.update({"confusion": zeros, "last_damage": zeros,
+                      "sub_hp": jnp.where(jnp.asarray(rng.random((2, batch)) < 0.1), 60, 0).astype(I32)})
     words = jnp.asarray(rng.integers(0, 2**32, (2, batch), dtype=np.uint64).astype(np.uint32))
     return sides, (words[0], words[1])
 
 
-def measure(batch: int, steps: int = 64, repeats: int = 5) -> tuple[float, float]:
+def measure(batch: int, steps: int = 64, repeats: int = 5, extended: bool = False) -> tuple[float, float]:
     """(CPU ns per battle step, CPU s of the first call: compile + one run)."""
     T = _tables()
-    run = jax.jit(lambda sides, rng, moves: jax.lax.scan(lambda c, m: _turn(T, c, m), (sides, rng), moves)[0])
-    sides, rng = _initial(batch)
+    run = jax.jit(lambda sides, rng, moves: jax.lax.scan(lambda c, m: _turn(T, c, m, extended), (sides, rng), moves)[0])
+    sides, rng = _initial(batch, extended)
     moves = jnp.asarray(np.random.default_rng(2).integers(0, NUM_MOVES, (steps, 2, batch)), I32)
     start = time.process_time()
     jax.block_until_ready(run(sides, rng, moves))
@@ -138,10 +218,14 @@ def measure(batch: int, steps: int = 64, repeats: int = 5) -> tuple[float, float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, nargs="+", default=[1024, 4096])
+    parser.add_argument("--extended", action="store_true",
+                        help="add stat stages, PP, confusion, a substitute, two secondaries, and multi-hit moves "
+                             "as a rare path on where_needed sub-batches")
     args = parser.parse_args()
     for batch in args.batch:
-        ns, first = measure(batch)
-        print(f"batch {batch}: {ns:,.0f} CPU ns per battle step (both moves); compile + first call {first:.2f} CPU s")
+        ns, first = measure(batch, extended=args.extended)
+        print(f"batch {batch}{' (extended)' if args.extended else ''}: {ns:,.0f} CPU ns per battle step (both moves); "
+              f"compile + first call {first:.2f} CPU s")
 
 
 if __name__ == "__main__":
