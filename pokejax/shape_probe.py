@@ -155,13 +155,15 @@ def _rare_multi_hit(T: dict, rng, a: dict, d: dict):
     return (hi, lo), {**d, "hp": hp, "sub_hp": sub_hp}
 
 
-def _turn(T: dict, carry, moves, extended: bool = False):
-    """Both sides' moves in speed order; ``carry`` = (sides: {field: [2, B]}, rng: (hi, lo) [B])."""
+def _turn(T: dict, carry, moves, extended: bool = False, stacked: bool = False):
+    """Both sides' moves in speed order. ``carry`` = (sides, rng: (hi, lo) [B]), where sides is a pair
+    of per-side dicts of [B] arrays, or with ``stacked`` one dict of [2, B] arrays (side 0 first)."""
     sides, rng = carry
-    sides = {**sides, "move": moves}
+    if stacked:
+        sides = tuple({name: value[i] for name, value in sides.items()} for i in (0, 1))
+    p1, p2 = ({**side, "move": moves[i]} for i, side in enumerate(sides))
     if extended:
-        sides["slot"] = moves % 4
-    p1, p2 = ({name: value[i] for name, value in sides.items()} for i in (0, 1))
+        p1["slot"], p2["slot"] = moves[0] % 4, moves[1] % 4
     tie = p1["speed"] == p2["speed"]
     rng, roll = _random_int(rng, 2, tie)
     p1_first = (p1["speed"] > p2["speed"]) | (tie & (roll == 0))
@@ -173,10 +175,13 @@ def _turn(T: dict, carry, moves, extended: bool = False):
     rng, second, first = _attack(T, rng, second, first, (first["hp"] > 0) & (second["hp"] > 0), extended)
     if extended:
         rng, first = _rare_multi_hit(T, rng, second, first)
-    p1, p2 = order(first, second), order(second, first)
-    out = {name: jnp.stack([p1[name], p2[name]]) for name in sides if name not in ("move", "slot")}
-    out["hp"] = jnp.where(out["hp"] <= 0, out["max_hp"], out["hp"])
-    return (out, rng), None
+    out = []
+    for side in (order(first, second), order(second, first)):
+        side = {name: side[name] for name in sides[0]}
+        out.append({**side, "hp": jnp.where(side["hp"] <= 0, side["max_hp"], side["hp"])})
+    if stacked:
+        return ({name: jnp.stack([out[0][name], out[1][name]]) for name in out[0]}, rng), None
+    return (tuple(out), rng), None
 
 
 def _initial(batch: int, extended: bool = False, seed: int = 1):
@@ -195,14 +200,18 @@ def _initial(batch: int, extended: bool = False, seed: int = 1):
         sides.update({"confusion": zeros, "last_damage": zeros,
                       "sub_hp": jnp.where(jnp.asarray(rng.random((2, batch)) < 0.1), 60, 0).astype(I32)})
     words = jnp.asarray(rng.integers(0, 2**32, (2, batch), dtype=np.uint64).astype(np.uint32))
-    return sides, (words[0], words[1])
+    return tuple({name: value[i] for name, value in sides.items()} for i in (0, 1)), (words[0], words[1])
 
 
-def measure(batch: int, steps: int = 64, repeats: int = 5, extended: bool = False) -> tuple[float, float]:
+def measure(batch: int, steps: int = 64, repeats: int = 5, extended: bool = False,
+            stacked: bool = False) -> tuple[float, float]:
     """(CPU ns per battle step, CPU s of the first call: compile + one run)."""
     T = _tables()
-    run = jax.jit(lambda sides, rng, moves: jax.lax.scan(lambda c, m: _turn(T, c, m, extended), (sides, rng), moves)[0])
+    run = jax.jit(lambda sides, rng, moves: jax.lax.scan(lambda c, m: _turn(T, c, m, extended, stacked),
+                                                         (sides, rng), moves)[0])
     sides, rng = _initial(batch, extended)
+    if stacked:
+        sides = {name: jnp.stack([sides[0][name], sides[1][name]]) for name in sides[0]}
     moves = jnp.asarray(np.random.default_rng(2).integers(0, NUM_MOVES, (steps, 2, batch)), I32)
     start = time.process_time()
     jax.block_until_ready(run(sides, rng, moves))
@@ -221,11 +230,13 @@ def main() -> None:
     parser.add_argument("--extended", action="store_true",
                         help="add stat stages, PP, confusion, a substitute, two secondaries, and multi-hit moves "
                              "as a rare path on where_needed sub-batches")
+    parser.add_argument("--stacked", action="store_true",
+                        help="carry both sides' fields stacked as [2, B] arrays instead of one [B] array per side")
     args = parser.parse_args()
+    label = "".join(f" ({flag})" for flag in ("extended", "stacked") if getattr(args, flag))
     for batch in args.batch:
-        ns, first = measure(batch, extended=args.extended)
-        print(f"batch {batch}{' (extended)' if args.extended else ''}: {ns:,.0f} CPU ns per battle step (both moves); "
-              f"compile + first call {first:.2f} CPU s")
+        ns, first = measure(batch, extended=args.extended, stacked=args.stacked)
+        print(f"batch {batch}{label}: {ns:,.0f} CPU ns per battle step (both moves); compile + first call {first:.2f} CPU s")
 
 
 if __name__ == "__main__":
