@@ -149,7 +149,7 @@ def _team_features(st: BattleState, side, visible_all):
 
 
 def _active_features(st: BattleState, side, visible_all):
-    a = jax.tree_util.tree_map(lambda x: x[side], st.active)
+    a = st.active.of_side(side)
     flags = [a.confusion > 0, a.sub_hp > 0, a.reflect, a.light_screen, a.mist, a.focus_energy, a.leech_seed,
              a.must_recharge,
              (a.locked_move != 0) | a.rage | (a.two_turn_move != 0) | (a.bide_time > 0) | (a.trap_lock_move != 0),
@@ -215,8 +215,8 @@ def legal_or_first(st: BattleState, actions, masks: jax.Array | None = None) -> 
 def expected_damage(st: BattleState, player) -> jax.Array:
     """float[4]: expected damage of each of ``player``'s active move slots on the foe's active
     (average roll, no crit, times accuracy); 0 for moves that deal no direct damage."""
-    me = jax.tree_util.tree_map(lambda x: x[player], st.active)
-    foe = jax.tree_util.tree_map(lambda x: x[1 - player], st.active)
+    me = st.active.of_side(player)
+    foe = st.active.of_side(1 - player)
     level = st.team.wide().level[player, me.slot]
     moves = me.moves
     mtype = _MOVE_TYPE[moves]

@@ -129,8 +129,8 @@ def flip(st: BattleState, do) -> BattleState:
     def swap(x):
         return _w(do, x[::-1], x) if x.ndim >= 1 and x.shape[0] == 2 else x
     team = jax.tree_util.tree_map(swap, st.team)
-    active = jax.tree_util.tree_map(swap, st.active)
-    side = jax.tree_util.tree_map(swap, st.side)
+    active = st.active.swapped(do)
+    side = st.side.swapped(do)
     winner = _w(do & (st.winner == WINNER_P1), WINNER_P2, _w(do & (st.winner == WINNER_P2), WINNER_P1, st.winner))
     return st.replace(team=team, active=active, side=side, winner=winner)
 

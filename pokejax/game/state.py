@@ -66,12 +66,15 @@ class Team:
 
 
 class _Packed:
-    """Many small per-side fields stored as one ``STORE`` (int16) array ``data[2, N]``, read as int32.
+    """Many small per-side fields stored as two ``STORE`` (int16) arrays ``data = (side 0 [N], side 1
+    [N])``, read as int32.
 
     Fields are read as attributes (``active.hp`` is ``int32[2]``, ``active.moves`` ``int32[2, 4]``,
-    boolean fields come back as bool); ``with_fields`` writes several fields of one side at once.
-    Packing keeps the compiled program small: a reset, a side swap or a multi-field update is a
-    few array operations instead of one per field."""
+    boolean fields come back as bool); ``of_side(i)`` reads one side's fields (``i`` may be traced);
+    ``with_fields`` writes several fields of one side at once. Packing keeps the compiled program
+    small: a reset, a side swap or a multi-field update is a few array operations instead of one per
+    field. One array per side rather than one ``[2, N]`` array: a write touches its side's array only,
+    and no kernel interleaves the two sides."""
     FIELDS: tuple = ()
     BOOL: frozenset = frozenset()
     _layout: dict = {}
@@ -85,13 +88,29 @@ class _Packed:
         cls._layout = layout
         cls.WIDTH = offset
 
+    @classmethod
+    def _read(cls, row, name):
+        offset, length = cls._layout[name]
+        x = row[..., offset] if length == 1 else row[..., offset:offset + length]
+        return x != 0 if name in cls.BOOL else x.astype(jnp.int32)
+
     def __getattr__(self, name):
-        layout = type(self)._layout
-        if name not in layout:
+        cls = type(self)
+        if name not in cls._layout:
             raise AttributeError(name)
-        offset, length = layout[name]
-        x = self.data[..., offset] if length == 1 else self.data[..., offset:offset + length]
-        return x != 0 if name in type(self).BOOL else x.astype(jnp.int32)
+        both = [cls._read(row, name) for row in self.data]
+        return jnp.stack(both, axis=-1 if cls._layout[name][1] == 1 else -2)
+
+    def of_side(self, side) -> "_SideView":
+        """One side's fields (``view.hp`` is a scalar); ``side`` may be traced."""
+        if isinstance(side, (int, np.integer)):
+            return _SideView(type(self), self.data[side])
+        return _SideView(type(self), jnp.where(jnp.asarray(side) == 0, self.data[0], self.data[1]))
+
+    def swapped(self, do):
+        """The two sides exchanged where ``do``."""
+        d0, d1 = self.data
+        return self.replace(data=(jnp.where(do, d1, d0), jnp.where(do, d0, d1)))
 
     @classmethod
     def indices(cls, name):
@@ -112,26 +131,31 @@ class _Packed:
             out.append(row[pos - start:])
         return jnp.concatenate(out)
 
+    def _with_row(self, i: int, row):
+        data = list(self.data)
+        data[i] = row
+        return self.replace(data=tuple(data))
+
     def _scatter(self, i: int, on, columns: np.ndarray, values):
-        """``data[i, columns] = values`` where ``on``, as a scatter whose indices point past the row
+        """``data[i][columns] = values`` where ``on``, as a scatter whose indices point past the row
         where ``on`` is false (dropped): the write needs no read of the old columns. A select
         against the old columns made XLA read older versions of the array after later in-place
         writes, and copy the whole array before each such write."""
         target = jnp.where(jnp.asarray(on, bool), columns, type(self).WIDTH)
-        return self.replace(data=self.data.at[i, target].set(values, mode="drop"))
+        return self._with_row(i, self.data[i].at[target].set(values, mode="drop"))
 
     def _scatter_block(self, i: int, on, start: int, values):
-        """``data[i, start:start + len(values)] = values`` where ``on``: one scatter of a contiguous
+        """``data[i][start:start + len(values)] = values`` where ``on``: one scatter of a contiguous
         window (its start past the row where ``on`` is false, so dropped); one index per write instead
         of one per column."""
         begin = jnp.where(jnp.asarray(on, bool), start, type(self).WIDTH)
-        numbers = jax.lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
-                                                  scatter_dims_to_operand_dims=(0, 1))
-        data = jax.lax.scatter(self.data, jnp.stack([jnp.int32(i), begin])[None], values[None], numbers,
-                               mode=jax.lax.GatherScatterMode.FILL_OR_DROP)
-        return self.replace(data=data)
+        numbers = jax.lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(),
+                                                  scatter_dims_to_operand_dims=(0,))
+        row = jax.lax.scatter(self.data[i], begin.astype(jnp.int32).reshape(1, 1), values[None], numbers,
+                              mode=jax.lax.GatherScatterMode.FILL_OR_DROP)
+        return self._with_row(i, row)
 
-    def with_fields(self, i, on, **fields):
+    def with_fields(self, i: int, on, **fields):
         """Set ``fields`` of side ``i`` (static int) where ``on``: one scatter of the written columns
         (a window where they are contiguous)."""
         layout = type(self)._layout
@@ -156,8 +180,9 @@ class _Packed:
     def with_column(self, name, values):
         """Set a scalar field for both sides at once (``values``: [2])."""
         offset, _ = type(self)._layout[name]
-        values = jnp.asarray(values).astype(STORE)[:, None]
-        return self.replace(data=jnp.concatenate([self.data[:, :offset], values, self.data[:, offset + 1:]], axis=1))
+        values = jnp.asarray(values).astype(STORE)
+        return self.replace(data=tuple(jnp.concatenate([row[:offset], values[k][None], row[offset + 1:]])
+                                       for k, row in enumerate(self.data)))
 
     def with_reset(self, i, on, start, **fields):
         """Zero every field from column ``start`` on for side ``i`` (where ``on``), then set ``fields``."""
@@ -173,10 +198,28 @@ class _Packed:
 
     @classmethod
     def zeros(cls):
-        return cls(data=jnp.zeros((2, cls.WIDTH), STORE))
+        return cls(data=(jnp.zeros(cls.WIDTH, STORE), jnp.zeros(cls.WIDTH, STORE)))
+
+    @classmethod
+    def from_rows(cls, rows):
+        """From a ``[2, N]`` array (side 0's row first), e.g. a state built from Showdown's."""
+        rows = jnp.asarray(rows, STORE)
+        return cls(data=(rows[0], rows[1]))
 
     def fields(self) -> dict:
         return {name: getattr(self, name) for name, _ in type(self).FIELDS}
+
+
+class _SideView:
+    """One side's packed fields, read as attributes (see ``_Packed.of_side``)."""
+
+    def __init__(self, packed: type, row):
+        self._packed, self._row = packed, row
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name not in self._packed._layout:
+            raise AttributeError(name)
+        return self._packed._read(self._row, name)
 
 
 @struct.dataclass
@@ -200,7 +243,7 @@ class Active(_Packed):
       disable_slot / disable_time, leech_seed, reflect, light_screen, mist, focus_energy, minimize,
       defense_curl, toxic_counter / has_toxic_counter (the residualdmg volatile), maybe_locked
     """
-    data: jnp.ndarray
+    data: tuple
     FIELDS = (
         ("slot", 1), ("hp", 1), ("status", 1), ("sleep_turns", 1), ("status_by_foe", 1), ("fainted", 1),
         ("base_moves", 4), ("base_pp", 4), ("base_revealed", 4),
@@ -232,7 +275,7 @@ class Side(_Packed):
     side.lastEnemyMove, read by Counter), last_enemy_selected_move (the Desync Clause view),
     fainted_this_turn, pokemon_left, switch_flag (the active must be replaced), queued_move (the
     move of this side's still-pending action this turn, 0 = none)."""
-    data: jnp.ndarray
+    data: tuple
     FIELDS = (("last_selected_move", 1), ("last_selected_slot", 1), ("last_move", 1), ("last_enemy_move", 1),
               ("last_enemy_selected_move", 1), ("fainted_this_turn", 1), ("pokemon_left", 1),
               ("switch_flag", 1), ("queued_move", 1))
