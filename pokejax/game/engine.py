@@ -295,9 +295,10 @@ def synced_fields(st: BattleState, i: int):
     """(hp, status, status_by_foe) of side i's team with the active's live values."""
     slot = st.active.slot[i]
     idx = jnp.arange(6) == slot
-    hp = _w(idx, st.active.hp[i], st.team.wide().hp[i])
-    status = _w(idx, st.active.status[i], st.team.wide().status[i])
-    by_foe = _w(idx, st.active.status_by_foe[i], st.team.wide().status_by_foe[i])
+    team = st.team.wide()
+    hp = _w(idx, st.active.hp[i], team.hp[i])
+    status = _w(idx, st.active.status[i], team.status[i])
+    by_foe = _w(idx, st.active.status_by_foe[i], team.status_by_foe[i])
     return hp, status, by_foe
 
 
@@ -337,8 +338,9 @@ def reset_volatiles(st: BattleState, i: int, on) -> BattleState:
     modifiedStats are the stored stats with the current par/brn penalty re-applied, and the
     cached ``speed`` is the stored Speed (``setSpecies``)."""
     slot = st.active.slot[i]
-    species = st.team.wide().species[i, slot]
-    own = st.team.wide().stats[i, slot, 1:]
+    team = st.team.wide()
+    species = team.species[i, slot]
+    own = team.stats[i, slot, 1:]
     active = st.active.with_reset(
         i, on, VOLATILE_START, species=species, types=M.SPECIES_TYPES[species], stored=own,
         modified=M.apply_status_penalties(own, st.active.status[i]), speed=own[T.SPE],
@@ -496,8 +498,9 @@ def transform_into_foe(st: BattleState, on) -> BattleState:
     slot = act.slot[0]
     target_species = act.species[1]
     # setSpecies(target species) with the user's own set: only the cached speed survives the copy
-    own_speed = M.calc_stats(M.SPECIES_BASE[target_species], st.team.wide().ivs[0, slot], st.team.wide().evs[0, slot],
-                             st.team.wide().level[0, slot])[T.SPE + 1]
+    team = st.team.wide()
+    own_speed = M.calc_stats(M.SPECIES_BASE[target_species], team.ivs[0, slot], team.evs[0, slot],
+                             team.level[0, slot])[T.SPE + 1]
     real = act.moves[1] != 0
     pp = _w(real, jnp.minimum(5, MOVE_PP[act.moves[1]]), 0)
     return set_active(st, 0, on, species=target_species, types=act.types[1], stored=act.stored[1],
@@ -1059,7 +1062,8 @@ def speed_tie_event(st: BattleState, on) -> BattleState:
 
 def has_bench(st: BattleState, i: int):
     slots = jnp.arange(6)
-    return jnp.any((slots < st.team.wide().size[i]) & ~st.team.wide().fainted[i] & (slots != st.active.slot[i]))
+    team = st.team.wide()
+    return jnp.any((slots < team.size[i]) & ~team.fainted[i] & (slots != st.active.slot[i]))
 
 
 def process_faints(st: BattleState, on):
