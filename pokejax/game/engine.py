@@ -1280,7 +1280,8 @@ def legal_actions(st: BattleState, i: int):
     A forced move (recharge, a lock, "Fight" while asleep/frozen/trapped, Struggle) is action 0."""
     a = st.active
     slots = jnp.arange(6)
-    bench = (slots < st.team.wide().size[i]) & ~synced_team(st).fainted[i] & (slots != a.slot[i])
+    team = synced_team(st)
+    bench = (slots < team.size[i]) & ~team.fainted[i] & (slots != a.slot[i])
     hard, semi = _lock_state(st, i)
     semi = semi & ~a.maybe_locked[i]
     status = a.status[i]

@@ -224,7 +224,7 @@ class _SideView:
 
 @struct.dataclass
 class Active(_Packed):
-    """The two active Pokémon, packed ``[2, N]``. Fields (``active.<name>``):
+    """The two active Pokémon, packed (one row of ``N`` columns per side). Fields (``active.<name>``):
 
     persistent while in battle (written back to ``Team`` on switch-out):
       slot (team index), hp, status, sleep_turns (statusState.time), status_by_foe, fainted,
@@ -270,7 +270,7 @@ VOLATILE_START = Active.indices("species")[0]
 
 @struct.dataclass
 class Side(_Packed):
-    """Showdown's per-side bookkeeping, packed ``[2, N]``: last_selected_move (wPlayerSelectedMove),
+    """Showdown's per-side bookkeeping, packed (one row per side): last_selected_move (wPlayerSelectedMove),
     last_selected_slot (wPlayerMoveListIndex), last_move / last_enemy_move (side.lastMove /
     side.lastEnemyMove, read by Counter), last_enemy_selected_move (the Desync Clause view),
     fainted_this_turn, pokemon_left, switch_flag (the active must be replaced), queued_move (the
