@@ -223,9 +223,16 @@ def measure(batch: int, steps: int = 64, repeats: int = 5, extended: bool = Fals
     return best / (steps * batch) * 1e9, first
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"batch must be a positive integer, got {text}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, nargs="+", default=[1024, 4096])
+    parser.add_argument("--batch", type=_positive, nargs="+", default=[1024, 4096])
     parser.add_argument("--extended", action="store_true",
                         help="add stat stages, PP, confusion, a substitute, two secondaries, and multi-hit moves "
                              "as a rare path on where_needed sub-batches")
