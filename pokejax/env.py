@@ -39,7 +39,7 @@ from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentPar
                                  TwoPlayerGame, first_legal_action, random_legal_action)
 from pokejax import prng
 from pokejax.data import tables as T
-from pokejax.game import engine, mechanics as M, setup, teams
+from pokejax.game import batched, engine, mechanics as M, setup, teams
 from pokejax.game.state import REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, WINNER_TIE, BattleState
 
 _T = T.load()
@@ -318,9 +318,21 @@ class PokemonGen1Random(TwoPlayerGame):
         ``step``'s size and cost)."""
         return self._step(engine.switch_step, state, actions, params, masks)
 
+    def move_step_batch(self, states: BattleState, actions, params: PokemonParams, masks: jax.Array):
+        """``jax.vmap(self.move_step)`` on a batch (the same results; no keys: the step uses none),
+        through ``batched.move_step_batch``: the common move turn as batched code, the other battles
+        through ``engine.move_step``. ``masks``: ``legal_masks`` of each state. Returns (states, rewards)."""
+        stepped = batched.move_step_batch(states, jax.vmap(legal_or_first)(states, actions, masks))
+        new, rewards, _, _ = jax.vmap(lambda s, n: self._settle(s, n, params))(states, stepped)
+        return new, rewards
+
     def _step(self, engine_step, state: BattleState, actions, params: PokemonParams, masks=None):
+        return self._settle(state, engine_step(state, legal_or_first(state, actions, masks)), params)
+
+    def _settle(self, state: BattleState, new: BattleState, params: PokemonParams):
+        """A battle step's outcome: ``new`` (the engine's step of ``state``) unless ``state`` was over,
+        the rewards, terminated, truncated."""
         over = self.is_over(state, params)
-        new = engine_step(state, legal_or_first(state, actions, masks))
         new = jax.tree_util.tree_map(lambda a, b: jnp.where(over, b, a), new, state)
         ended = (new.request == REQUEST_ENDED) & ~over
         win = jnp.where(new.winner == WINNER_TIE, 0.0, jnp.where(jnp.arange(2) == new.winner, 1.0, -1.0))
@@ -475,14 +487,11 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         ]
 
     def _batch_move(self, keys_step, states: SingleAgentState, actions, params: SingleAgentParams):
-        """Both players' choices, and the move turn (``engine.move_step``) of every env: the joint
+        """Both players' choices, and the move turn (``engine.move_step``, batched: ``move_step_batch``) of every env: the joint
         battle step of the envs in a move request (the others are left for ``_batch_switch_steps``)."""
-        def one(key, state, action):
-            choices = self._choose(key, state, action, params)
-            moved, rewards, _, _ = self.game.move_step(choices.k_step, state.game, choices.actions, params.game,
-                                                       choices.masks)
-            return choices, moved, rewards
-        return jax.vmap(one)(keys_step, states, actions)
+        choices = jax.vmap(lambda k, s, a: self._choose(k, s, a, params))(keys_step, states, actions)
+        moved, rewards = self.game.move_step_batch(states.game, choices.actions, params.game, choices.masks)
+        return choices, moved, rewards
 
     def _batch_switch_steps(self, states: SingleAgentState, choices: "_Choices", moved: BattleState, move_rewards,
                             keys_reset, params: SingleAgentParams, switch_chunk: int, restart_chunk: int):

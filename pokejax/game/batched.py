@@ -1,0 +1,677 @@
+"""``engine.move_step`` for a whole batch, written batched: the common move turn as straight-line code on
+one ``[B]`` array per field and side, the rest by the per-battle engine on the battles that need it.
+
+Why. The per-battle engine under ``vmap`` costs ~10-15 us of CPU per battle step on XLA:CPU (packed
+rows written by scatters, whole-state selects of ``flip`` and loop carries); the same mechanics as
+batched code on separate ``[B]`` arrays cost a small fraction of that (``python -m pokejax.shape_probe``,
+docs/dev/progress-pokemon-env.md, session 11). Rewriting every rare mechanic in this shape is a
+long job, so this module runs the *common* turn here and hands every other battle to
+``engine.move_step`` (``paritygym.batching.update_where_needed``): same results, battle by battle.
+
+The common turn (``eligible``): a move request where both players use a move, no lock or volatile
+this code does not model is active on either side (substitute, partial trapping, Bide, Thrash, Rage,
+two-turn moves, recharge, Transform, Disable, Leech Seed, a pending flinch), both sides have a usable
+move (no Struggle), and each side that acts uses a move of the common kinds: damage (fixed or from
+the formula; drain and recoil; secondary stat drop, status, flinch or confusion), a status move
+aimed at the foe (status, stat drops, confusion), or a self-targeting stat / Reflect / Light Screen /
+Mist / Focus Energy / Minimize / Defense Curl / no-effect move. Sleep, freeze, paralysis, confusion,
+Toxic, faints, the win check and the Endless Battle Clause are handled here.
+
+Every function follows the engine function of the same name (``engine.py``) restricted to the
+common turn; ``tests/pokemon/test_batched.py`` checks the whole state against ``engine.move_step``
+on states from random play.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from paritygym.batching import update_where_needed
+from pokejax import prng
+from pokejax.data import tables as T
+from pokejax.game import engine as G
+from pokejax.game import mechanics as M
+from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, STORE, VOLATILE_START, WINNER_NONE,
+                                WINNER_P1, WINNER_P2, WINNER_TIE, Active, BattleState, Side)
+
+I32 = jnp.int32
+E = T.Effect
+_w = jnp.where
+
+# ---------------------------------------------------------------------------------------------
+# which moves the common turn runs
+# ---------------------------------------------------------------------------------------------
+_t = T.load()
+_effect = np.asarray(_t.move_effect)
+_self = np.asarray(_t.move_targets_self).astype(bool)
+_COMMON_FOE = (~_self & np.isin(_effect, (E.NONE, E.NOTHING)) & (np.asarray(_t.move_multihit) == 0)
+               & ~np.asarray(_t.move_selfdestruct).astype(bool))
+_COMMON_SELF = _self & np.isin(_effect, (E.NONE, E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP))
+_common = _COMMON_FOE | _COMMON_SELF
+_common[[T.STRUGGLE, T.NOMOVE, T.CANNOTMOVE]] = False
+_common &= ~np.asarray(G.MOVE_TWO_TURN)
+COMMON_MOVE = jnp.asarray(_common)
+
+
+# ---------------------------------------------------------------------------------------------
+# fields: one [B] array per field, side and element
+# ---------------------------------------------------------------------------------------------
+
+def _unpack(cls, data) -> list[dict]:
+    """Packed rows ``(side 0 [B, N], side 1 [B, N])`` -> per side ``{name: [B] array or list of
+    [B] arrays}`` (int32, bool for the boolean fields)."""
+    sides = []
+    for row in data:
+        row = row.astype(I32)
+        side = {}
+        for name, (offset, length) in cls._layout.items():
+            cols = [row[:, offset + j] for j in range(length)]
+            if name in cls.BOOL:
+                cols = [c != 0 for c in cols]
+            side[name] = cols[0] if length == 1 else cols
+        sides.append(side)
+    return sides
+
+
+def _pack(cls, sides: list[dict]) -> tuple:
+    rows = []
+    for side in sides:
+        cols = []
+        for name, (_, length) in cls._layout.items():
+            value = side[name]
+            cols.extend([value] if length == 1 else value)
+        rows.append(jnp.stack([c.astype(STORE) for c in cols], axis=1))
+    return tuple(rows)
+
+
+def _at(values: list, index):
+    """``values[index]`` for a list of [B] arrays and a [B] index."""
+    out = values[0]
+    for j in range(1, len(values)):
+        out = _w(index == j, values[j], out)
+    return out
+
+
+def _set(side: dict, on, **fields) -> None:
+    """``engine.set_active`` / ``set_side`` on one side's dict, in place, where ``on``."""
+    for name, value in fields.items():
+        old = side[name]
+        if isinstance(old, list):
+            side[name] = [_w(on, v, o) for v, o in zip(value, old)]
+        else:
+            side[name] = _w(on, jnp.asarray(value).astype(old.dtype), old)
+
+
+def _select(pick_first, x: dict, y: dict) -> dict:
+    """Field by field: ``x`` where ``pick_first`` else ``y``."""
+    out = {}
+    for name, value in x.items():
+        if isinstance(value, list):
+            out[name] = [_w(pick_first, a, b) for a, b in zip(value, y[name])]
+        else:
+            out[name] = _w(pick_first, value, y[name])
+    return out
+
+
+class _Turn:
+    """The mutable state of one batched turn: ``act[s]`` / ``side[s]`` field dicts, the battle
+    fields, the generator (two [B] words) and the read-only team facts of each side's active."""
+
+    def __init__(self, st: BattleState):
+        self.act = _unpack(Active, st.active.data)
+        self.side = _unpack(Side, st.side.data)
+        self.hi, self.lo = st.rng[:, 0], st.rng[:, 1]
+        self.count = jnp.zeros_like(st.turn)
+        self.last_damage = st.last_damage
+        self.request = st.request
+        self.winner = st.winner
+        self.turn = st.turn
+        self.team = st.team.wide()
+        self.refresh_team_facts()
+
+    def refresh_team_facts(self):
+        """Read-only facts of each side's team for the rules (after a switch, again)."""
+        team = self.team
+        six = jnp.arange(6)[None, :]
+        self.team_facts = []
+        for s in range(2):
+            slot = self.act[s]["slot"]
+            here = six == slot[:, None]
+            pick = lambda x: jnp.sum(_w(here, x, 0), axis=1)
+            exists = six < team.size[:, s, None]
+            stats = team.stats[:, s]
+            self.team_facts.append(dict(
+                max_hp=pick(stats[..., 0]), own=[pick(stats[..., 1 + j]) for j in range(5)],
+                level=pick(team.level[:, s]), species=pick(team.species[:, s]),
+                # the benched Pokémon's part of the Sleep / Freeze Clause tests and of has_bench
+                bench_asleep=jnp.any(~here & (team.hp[:, s] > 0) & (team.status[:, s] == T.SLP)
+                                     & team.status_by_foe[:, s], axis=1),
+                bench_frozen=jnp.any(~here & (team.status[:, s] == T.FRZ), axis=1),
+                has_bench=jnp.any(exists & ~here & ~team.fainted[:, s], axis=1)))
+
+    def barrier(self, *extra, team: bool = False):
+        """Materialise the turn state (and ``extra``; the team and its facts too where ``team``):
+        route it through a ``lax.cond`` whose predicate XLA cannot fold (``optimization_barrier`` is
+        removed early on XLA:CPU). No kernel after this point re-evaluates the chains of selects and
+        generator steps that produced these values; without it XLA's fusion duplicated them into
+        every consumer (a 66 MB program, 5 ms per battle step at batch 1,024)."""
+        fields = [self.act, self.side, self.hi, self.lo, self.count, self.last_damage, self.request, self.winner,
+                  self.turn, extra]
+        if team:
+            fields += [self.team, self.team_facts]
+        always = (self.lo[0] | jnp.uint32(1)) != 0
+        fields = jax.lax.cond(always, lambda f: f, lambda f: jax.tree_util.tree_map(jnp.zeros_like, f), fields)
+        (self.act, self.side, self.hi, self.lo, self.count, self.last_damage, self.request, self.winner,
+         self.turn, extra) = fields[:10]
+        if team:
+            self.team, self.team_facts = fields[10:]
+        return extra[0] if len(extra) == 1 else extra
+
+    def checkpoint(self, dicts: tuple, *values):
+        """``barrier`` for the turn state, the field dicts ``dicts`` (updated in place) and ``values``."""
+        new_dicts, values = self.barrier(dicts, values)
+        for old, new in zip(dicts, new_dicts):
+            old.update(new)
+        return values[0] if len(values) == 1 else values
+
+    # ---- randomness -------------------------------------------------------------------------
+    def draw(self, low, high, on):
+        """``engine.draw``: Showdown's ``random(low, high)``, only where ``on``."""
+        on = jnp.asarray(on, bool)
+        prod_hi, prod_lo = prng._mul_hi_lo(self.lo, prng._MUL_LO)
+        new_lo = prod_lo + prng._INC
+        new_hi = prod_hi + self.lo * prng._MUL_HI + self.hi * prng._MUL_LO + (new_lo < prod_lo).astype(jnp.uint32)
+        self.hi, self.lo = _w(on, new_hi, self.hi), _w(on, new_lo, self.lo)
+        self.count = self.count + on.astype(I32)
+        low = jnp.asarray(low, I32)
+        return low + prng.scale(new_hi, jnp.asarray(high, I32) - low)
+
+    def chance(self, numerator, denominator, on):
+        return self.draw(0, denominator, on) < numerator
+
+    # ---- the acting order ------------------------------------------------------------------
+    def view(self, first):
+        """(attacker, defender, attacker's team facts, defender's) with side ``first`` ([B]) acting."""
+        pick = first == 0
+        a = _select(pick, self.act[0], self.act[1])
+        d = _select(pick, self.act[1], self.act[0])
+        sa = _select(pick, self.side[0], self.side[1])
+        ta = _select(pick, self.team_facts[0], self.team_facts[1])
+        td = _select(pick, self.team_facts[1], self.team_facts[0])
+        return a, d, sa, ta, td
+
+    def store(self, first, a, d, sa):
+        pick = first == 0
+        self.act = [_select(pick, a, d), _select(pick, d, a)]
+        self.side = [_select(pick, sa, self.side[0]), _select(pick, self.side[1], sa)]
+
+
+# ---------------------------------------------------------------------------------------------
+# the common turn
+# ---------------------------------------------------------------------------------------------
+
+def _usable(a: dict):
+    return [(a["moves"][j] != 0) & (a["pp"][j] > 0) for j in range(4)]   # no Disable in the common turn
+
+
+def eligible(st: BattleState, actions) -> jax.Array:
+    """bool[B]: the battles whose step this module runs itself (the others go to ``engine.move_step``).
+    A state not in a move request is eligible (nothing happens to it but the step's bookkeeping)."""
+    act = _unpack(Active, st.active.data)
+    ok = jnp.ones(st.request.shape, bool)
+    for s in range(2):
+        a = act[s]
+        quiet = ((a["sub_hp"] == 0) & (a["trapped"] == 0) & (a["trap_lock_move"] == 0) & (a["fake_trapped"] == 0)
+                 & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & (a["two_turn_move"] == 0)
+                 & ~a["invulnerable"] & ~a["must_recharge"] & ~a["transformed"] & (a["disable_move"] == 0)
+                 & ~a["leech_seed"] & (a["flinch"] == 0) & ~a["maybe_locked"])
+        usable = _usable(a)
+        any_usable = usable[0] | usable[1] | usable[2] | usable[3]
+        sleeps = (a["status"] == T.SLP) | (a["status"] == T.FRZ)
+        chosen = _at(a["moves"], jnp.clip(actions[:, s], 0, 3))
+        move_ok = sleeps | COMMON_MOVE[chosen]
+        switches = actions[:, s] >= G.ACTION_SWITCH_BASE
+        ok = ok & quiet & any_usable & (switches | move_ok)
+    return (st.request != REQUEST_MOVE) | ok
+
+
+def _boost_stats(a: dict, deltas: list, on, from_foe_status_move):
+    """``engine.boost_stats`` on ``a`` (deltas: 7 [B] arrays). Returns success."""
+    on = on & (a["hp"] > 0)
+    deltas = [_w(a["mist"] & from_foe_status_move & (dv < 0), 0, dv) for dv in deltas]
+    changed_any = jnp.zeros_like(on)
+    boosts, modified = list(a["boosts"]), list(a["modified"])
+    for j in range(7):
+        dv, b = deltas[j], a["boosts"][j]
+        blocked = ((dv > 0) & (b >= 6)) | ((dv < 0) & (b <= -6))
+        raised = jnp.clip(b + dv, -6, 6)
+        at_cap = jnp.zeros_like(on)
+        if j < 5:
+            m = a["modified"][j]
+            at_cap = ((dv > 0) & (m == 999)) | ((dv < 0) & (m == 1))
+        new_b = _w(at_cap, raised - jnp.sign(dv), raised)
+        changed = (dv != 0) & ~blocked & ~at_cap
+        applied = (dv != 0) & ~blocked
+        boosts[j] = _w(applied, new_b, b)
+        if j < 5:
+            re = M.staged_stat(a["stored"][j], boosts[j])
+            re = _w(dv > 0, jnp.minimum(re, 999), re)
+            modified[j] = _w(changed, re, a["modified"][j])
+        changed_any = changed_any | changed
+    _set(a, on, boosts=boosts, modified=modified)
+    return on & changed_any
+
+
+def _stat_modification_error(foe: dict, on):
+    mod = foe["modified"]
+    spe = _w(foe["status"] == T.PAR, jnp.maximum(mod[T.SPE] // 4, 1), mod[T.SPE])
+    atk = _w(foe["status"] == T.BRN, jnp.maximum(mod[T.ATK] // 2, 1), mod[T.ATK])
+    new = list(mod)
+    new[T.SPE], new[T.ATK] = spe, atk
+    _set(foe, on, modified=new)
+
+
+def _damage_hp(turn: _Turn, x: dict, amount, on, sets_last_damage: bool):
+    hp = x["hp"]
+    on = on & (hp > 0)
+    uncapped = _w(amount != 0, jnp.maximum(amount, 1), 0)
+    dealt = jnp.minimum(uncapped, hp)
+    _set(x, on, hp=hp - dealt)
+    if sets_last_damage:
+        turn.last_damage = _w(on, uncapped, turn.last_damage)
+    return _w(on, dealt, 0)
+
+
+def _heal(x: dict, max_hp, amount, on):
+    hp = x["hp"]
+    on = on & (amount > 0) & (hp > 0) & (hp < max_hp)
+    _set(x, on, hp=jnp.minimum(hp + amount, max_hp))
+
+
+def _set_status(turn: _Turn, x: dict, tx: dict, status, on):
+    """``engine.set_status`` on the foe ``x`` (by_foe, no ignored immunity). Returns success."""
+    on = on & (x["hp"] > 0) & (x["status"] != status)
+    poison = (status == T.PSN) | (status == T.TOX)
+    immune = poison & ((x["types"][0] == G._T.type_names.index("Poison")) | (x["types"][1] == G._T.type_names.index("Poison")))
+    on = on & ~immune
+    turn.draw(0, 2, on)   # Sleep Clause Mod / Freeze Clause Mod handler tie
+    asleep = tx["bench_asleep"] | ((x["hp"] > 0) & (x["status"] == T.SLP) & x["status_by_foe"])
+    frozen = tx["bench_frozen"] | (x["status"] == T.FRZ)
+    blocked = ((status == T.SLP) & asleep) | ((status == T.FRZ) & frozen)
+    ok = on & ~blocked
+    turns = turn.draw(1, 8, ok & (status == T.SLP))
+    _set(x, ok, status=status, status_by_foe=True, sleep_turns=_w(status == T.SLP, turns, 0))
+    _set(x, ok & (status == T.TOX), has_toxic_counter=True, toxic_counter=0)
+    return ok
+
+
+def _add_confusion(turn: _Turn, x: dict, on):
+    on = on & (x["hp"] > 0) & (x["confusion"] == 0)
+    turns = turn.draw(2, 6, on)
+    _set(x, on, confusion=turns)
+
+
+def _get_damage(turn: _Turn, a, d, ta, td, move, on):
+    """``engine.get_damage`` for the common moves (no Counter, Psywave, Super Fang, OHKO, trapping
+    moves). Returns (kind, damage)."""
+    mtype = G.MOVE_TYPE[move]
+    immune = ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(mtype, jnp.stack(d["types"], -1))
+    fixed = G.MOVE_FIXED[move]
+    power = G.MOVE_POWER[move]
+    level = ta["level"]
+    kind = _w(immune, G.DMG_FALSE, G.DMG_NUMBER)
+    value = _w(immune, 0, _w(fixed == -1, level, _w(fixed > 0, fixed, 0)))
+    decided = immune | (fixed != 0)
+    kind = _w(~decided & (power == 0), G.DMG_UNDEFINED, kind)
+    decided = decided | (power == 0)
+    formula = on & ~decided
+    threshold = M.crit_threshold(M.SPECIES_BASE[ta["species"], 5], a["focus_energy"], G.MOVE_HIGH_CRIT[move])
+    crit = turn.chance(threshold, 256, formula & (threshold > 0)) & formula & (threshold > 0)
+    special = G.MOVE_CATEGORY[move] == T.CATEGORY_SPECIAL
+    attack = _w(special, a["modified"][T.SPA], a["modified"][T.ATK])
+    defense = _w(special, d["modified"][T.SPD], d["modified"][T.DEF])
+    screened = _w(special, d["light_screen"], d["reflect"])
+    defense = _w(screened, defense * 2, defense)
+    attack = _w(crit, _w(special, ta["own"][T.SPA], ta["own"][T.ATK]), attack)
+    defense = _w(crit, _w(special, td["own"][T.SPD], td["own"][T.DEF]), defense)
+    dmg = M.base_damage(level, power, attack, defense, crit, jnp.zeros_like(crit))
+    dmg = M.modify_by_type(dmg, mtype, jnp.stack(a["types"], -1), jnp.stack(d["types"], -1))
+    roll = turn.draw(217, 256, formula & M.needs_roll(dmg))
+    dmg = M.apply_roll(dmg, roll)
+    return kind, _w(formula, dmg, value)
+
+
+def _hit_foe(turn: _Turn, a, d, ta, td, move, on):
+    """``engine.hit_foe`` + ``primary_hit`` + ``foe_effects`` for a common foe-aimed move."""
+    act_a, act_d = dict(a), dict(d)   # the values at the start of the hit (the engine's ``act``)
+    immune = on & ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(G.MOVE_TYPE[move], jnp.stack(d["types"], -1))
+    live = on & ~immune
+    # accuracy
+    never_miss = G.MOVE_ACCURACY[move] < 0
+    acc = G.MOVE_ACCURACY[move]
+    acc = acc * M.ACCURACY_TABLE[act_a["boosts"][T.ACC] + 6] // 100
+    acc = acc * M.ACCURACY_TABLE[-act_d["boosts"][T.EVA] + 6] // 100
+    acc = jnp.clip(acc, 1, 255)
+    hit = turn.chance(acc, 256, live & ~never_miss)
+    miss = live & ~never_miss & ~hit
+    turn.last_damage = _w(miss, 0, turn.last_damage)
+    live = live & ~miss
+    # primary hit (no substitute in the common turn)
+    kind, dmg = _get_damage(turn, a, d, ta, td, move, live)
+    number = live & (kind == G.DMG_NUMBER)
+    capped = jnp.minimum(dmg, d["hp"])
+    dealt = _damage_hp(turn, d, capped, number, sets_last_damage=True)
+    drain = (number & (dealt > 0)) & G.MOVE_DRAIN[move]
+    turn.last_damage = _w(drain, jnp.maximum(dealt // 2, 1), turn.last_damage)
+    _heal(a, ta["max_hp"], jnp.maximum(dealt // 2, 1), drain)
+    num, den = G.MOVE_RECOIL_NUM[move], G.MOVE_RECOIL_DEN[move]
+    _damage_hp(turn, a, jnp.maximum(dealt * num // jnp.maximum(den, 1), 1), number & (num > 0) & (dealt > 0),
+               sets_last_damage=False)
+    go = live & (kind != G.DMG_FALSE)
+    first_failed = live & (kind == G.DMG_FALSE)
+    go, first_failed = turn.checkpoint((a, d), go, first_failed)
+    # foe_effects: a status move's primary effects, or a damaging move's secondary
+    is_status = G.MOVE_CATEGORY[move] == T.CATEGORY_STATUS
+    sec = G.MOVE_SEC_KIND[move]
+    sstatus = G.MOVE_SEC_STATUS[move]
+    mtype = G.MOVE_TYPE[move]
+    same_type_skip = ((sec == T.SECONDARY_STATUS) & ((sstatus == T.PAR) | (sstatus == T.BRN) | (sstatus == T.FRZ))
+                      & ((d["types"][0] == mtype) | (d["types"][1] == mtype)))
+    roll = go & (sec != T.SECONDARY_NONE) & (d["hp"] > 0) & ~same_type_skip
+    secondary_on = roll & turn.chance(G.MOVE_SEC_CHANCE[move], 256, roll)
+    primary_boosts = G.MOVE_BOOSTS[move]
+    boost_primary = go & jnp.any(primary_boosts != 0, axis=-1)
+    boost_on = (boost_primary | (secondary_on & (sec == T.SECONDARY_BOOST))) & (d["hp"] > 0)
+    deltas = _w(boost_primary[:, None], primary_boosts, G.MOVE_SEC_BOOSTS[move])
+    boosted = _boost_stats(d, [deltas[:, j] for j in range(7)], boost_on, is_status)
+    boost_fail = boost_on & boost_primary & ~boosted
+    _stat_modification_error(d, boost_on & boosted)   # the engine's stat_modification_error(st, 0, ...): side 1
+    mstatus = G.MOVE_STATUS[move]
+    status_primary = go & (mstatus != 0)
+    status = _w(status_primary, mstatus, sstatus)
+    plain = (status_primary | (secondary_on & (sec == T.SECONDARY_STATUS))) & (d["status"] == 0)
+    ok = _set_status(turn, d, td, status, plain)
+    # apply_penalty_for_new_status
+    new_ok = plain & ok
+    mod = list(d["modified"])
+    mod[T.ATK] = _w(status == T.BRN, jnp.maximum(mod[T.ATK] // 2, 1), mod[T.ATK])
+    mod[T.SPE] = _w(status == T.PAR, jnp.maximum(mod[T.SPE] // 4, 1), mod[T.SPE])
+    _set(d, new_ok, modified=mod)
+    flinch = secondary_on & (sec == T.SECONDARY_FLINCH) & (d["hp"] > 0) & (d["flinch"] == 0)
+    _set(d, flinch, flinch=1, must_recharge=False)
+    confuse = (go & G.MOVE_CONFUSES[move]) | (secondary_on & (sec == T.SECONDARY_CONFUSION))
+    _add_confusion(turn, d, confuse)
+    move_failed = on & (immune | miss | first_failed | boost_fail)
+    thaw = (on & ~move_failed & (d["status"] == T.FRZ) & (d["hp"] > 0) & (sec == T.SECONDARY_STATUS)
+            & (sstatus == T.BRN))
+    _set(d, thaw, status=0)
+
+
+def _hit_self(turn: _Turn, a, d, move, on):
+    """``engine.hit_self`` for the common self-targeting moves."""
+    effect = G.MOVE_EFFECT[move]
+    screen_fail = (effect == E.SCREEN) & _w(G.MOVE_IS_REFLECT[move], a["reflect"], a["light_screen"])
+    live = on & ~screen_fail
+    boosts = G.MOVE_BOOSTS[move]
+    boost_on = live & jnp.any(boosts != 0, axis=-1) & (a["hp"] > 0)
+    boosted = _boost_stats(a, [boosts[:, j] for j in range(7)], boost_on, jnp.zeros_like(on))
+    _stat_modification_error(d, boost_on & boosted)
+    live = live & ~(boost_on & ~boosted)
+    column = G.MOVE_SELF_FLAG[move]
+    flag_on = live & (a["hp"] > 0)
+    for name in ("reflect", "light_screen", "mist", "focus_energy", "minimize", "defense_curl"):
+        a[name] = a[name] | (flag_on & (column == Active.indices(name)[0]))
+
+
+def _after_move_self(turn: _Turn, a, d, ta, td, on):
+    """``engine.after_move_self`` without Leech Seed (none in the common turn)."""
+    status = a["status"]
+    poisoned = (status == T.BRN) | (status == T.PSN) | (status == T.TOX)
+    counter = a["toxic_counter"] + (on & a["has_toxic_counter"] & poisoned).astype(I32)
+    _set(a, on, toxic_counter=counter)
+    wake = on & (status == T.SLP) & (a["sleep_turns"] <= 0) & (a["hp"] > 0)
+    _set(a, wake, status=0)
+    base = jnp.maximum(ta["max_hp"] // 16, 1)
+    mult = _w(status == T.TOX, counter, _w(a["has_toxic_counter"], counter, 1))
+    _damage_hp(turn, a, base * mult, on & poisoned, sets_last_damage=False)
+
+
+def _run_move(turn: _Turn, a, d, sa, ta, td, move, on):
+    """``engine.run_move`` of the common turn."""
+    cannot = move == T.CANNOTMOVE
+    _set(d, on & ~cannot, sub_fainted=False)
+    live = on & ~cannot
+    frozen = live & (a["status"] == T.FRZ)
+    live = live & ~frozen
+    asleep = live & (a["status"] == T.SLP)
+    _set(a, asleep, sleep_turns=a["sleep_turns"] - 1)
+    _set(a, frozen | asleep, last_move=0)
+    live = live & ~asleep & ~(a["flinch"] > 0)
+    confused = live & (a["confusion"] > 0)
+    confusion_left = a["confusion"] - 1
+    _set(a, confused, confusion=confusion_left)
+    roll = confused & (confusion_left > 0)
+    keeps_control = turn.chance(128, 256, roll)
+    self_hit = roll & ~keeps_control
+    # direct_self_damage (no substitute in the common turn)
+    amount = jnp.maximum(((ta["level"] * 2 // 5 + 2) * a["modified"][T.ATK] * 40 // a["modified"][T.DEF]) // 50 + 2, 1)
+    hurt = self_hit & (a["hp"] > 0)
+    turn.last_damage = _w(hurt, amount, turn.last_damage)
+    _damage_hp(turn, a, amount, hurt, sets_last_damage=False)
+    live = live & ~self_hit
+    paralysed = live & (a["status"] == T.PAR)
+    full = paralysed & turn.chance(63, 256, paralysed)
+    live = live & ~full
+    aborted = on & ~live
+    live, aborted = turn.checkpoint((a, d, sa), live, aborted)
+    # PP
+    slot = sa["last_selected_slot"]
+    deduct = live & (move != T.STRUGGLE) & (_at(a["moves"], slot) != 0) & ~G.MOVE_TWO_TURN[move]
+    pp = [_w(deduct & (slot == j), (a["pp"][j] - 1) % 64, a["pp"][j]) for j in range(4)]
+    base_pp = [_w(deduct & (slot == j), (a["pp"][j] - 1) % 64, a["base_pp"][j]) for j in range(4)]
+    a["pp"], a["base_pp"] = pp, base_pp
+    # use_move_once
+    _set(sa, live, last_move=move, last_enemy_move=move)
+    a["base_revealed"] = [r | (live & (m == move)) for r, m in zip(a["base_revealed"], a["base_moves"])]
+    _set(a, live, last_move=move)
+    turn.last_damage = _w(live & ~G.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
+    targets_self = G.MOVE_SELF[move]
+    _hit_self(turn, a, d, move, live & targets_self)
+    _hit_foe(turn, a, d, ta, td, move, live & ~targets_self)
+    target_alive = _w(targets_self, a["hp"], d["hp"]) > 0
+    _after_move_self(turn, a, d, ta, td, (live & target_alive) | aborted)
+
+
+def _speed_tie_event(turn: _Turn, on):
+    a0, a1 = turn.act
+    tie = on & ~a0["fainted"] & ~a1["fainted"] & (a0["speed"] == a1["speed"])
+    turn.draw(0, 2, tie)
+
+
+def _update_speeds(turn: _Turn, on):
+    for a in turn.act:
+        _set(a, on & ~a["fainted"], speed=a["modified"][T.SPE])
+
+
+def _reset_volatiles(a: dict, tf: dict, on):
+    """``engine.reset_volatiles``: every volatile field back to zero, the set's own species, stats
+    (with the par / brn penalty of the current status) and moves. ``tf``: the team facts of ``a``'s slot."""
+    own = tf["own"]
+    species = tf["species"]
+    types = M.SPECIES_TYPES[species]
+    modified = list(own)
+    modified[T.SPE] = _w(a["status"] == T.PAR, jnp.maximum(own[T.SPE] // 4, 1), own[T.SPE])
+    modified[T.ATK] = _w(a["status"] == T.BRN, jnp.maximum(own[T.ATK] // 2, 1), own[T.ATK])
+    fresh = dict(species=species, types=[types[:, 0], types[:, 1]], stored=own, modified=modified,
+                 speed=own[T.SPE], moves=a["base_moves"], pp=a["base_pp"])
+    for name, (offset, length) in Active._layout.items():
+        if offset < VOLATILE_START:
+            continue
+        if name in fresh:
+            value = fresh[name]
+        else:
+            zero = jnp.zeros_like(a[name][0] if length > 1 else a[name])
+            value = [zero] * length if length > 1 else zero
+        _set(a, on, **{name: value})
+
+
+def _switch_in(turn: _Turn, side_index, new_slot, on):
+    """``engine.switch_in`` of side ``side_index`` ([B]) to team slot ``new_slot`` where ``on``. The
+    outgoing Pokémon's persistent fields go back to the team; ``turn.team_facts`` are refreshed."""
+    team = turn.team
+    six = jnp.arange(6)[None, :]
+    columns = {name: [getattr(team, name)[:, 0], getattr(team, name)[:, 1]]
+               for name in ("hp", "status", "sleep_turns", "status_by_foe", "fainted", "pp", "revealed_moves",
+                            "revealed")}
+    for s in range(2):
+        on_s = on & (side_index == s)
+        a = turn.act[s]
+        at_old = (six == a["slot"][:, None]) & on_s[:, None]
+        for name, value in (("hp", a["hp"]), ("status", a["status"]), ("sleep_turns", a["sleep_turns"]),
+                            ("status_by_foe", a["status_by_foe"]), ("fainted", a["fainted"])):
+            columns[name][s] = _w(at_old, value[:, None], columns[name][s])
+        for name, value in (("pp", a["base_pp"]), ("revealed_moves", a["base_revealed"])):
+            columns[name][s] = _w(at_old[..., None], jnp.stack(value, -1)[:, None, :], columns[name][s])
+        at_new = (six == new_slot[:, None]) & on_s[:, None]
+        columns["revealed"][s] = columns["revealed"][s] | at_new
+        pick = lambda x: jnp.sum(_w(six == new_slot[:, None], x, 0), axis=1)
+        pick4 = lambda x: [jnp.sum(_w(six == new_slot[:, None], x[..., j], 0), axis=1) for j in range(4)]
+        _set(a, on_s, slot=new_slot, hp=pick(columns["hp"][s]), status=pick(columns["status"][s]),
+             sleep_turns=pick(columns["sleep_turns"][s]), status_by_foe=pick(columns["status_by_foe"][s]) != 0,
+             fainted=False, base_moves=pick4(team.moves[:, s]), base_pp=pick4(columns["pp"][s]),
+             base_revealed=[x != 0 for x in pick4(columns["revealed_moves"][s])])
+    turn.team = team.replace(**{name: jnp.stack(pair, axis=1) for name, pair in columns.items()})
+    turn.refresh_team_facts()
+    for s in range(2):
+        on_s = on & (side_index == s)
+        a = turn.act[s]
+        _reset_volatiles(a, turn.team_facts[s], on_s)
+        _set(a, on_s, speed=a["modified"][T.SPE])
+
+
+def _run_switch(turn: _Turn, side_index, on):
+    """``engine.run_switch`` of side ``side_index``'s new active (no Wrap-family lock in the common turn)."""
+    for s in range(2):
+        on_s = on & (side_index == s)
+        a = turn.act[s]
+        _set(a, on_s & (a["status"] == T.TOX), status=T.PSN)
+        for x in turn.act:
+            _set(x, on_s & ~x["fainted"], last_move=0)
+        _set(turn.side[s], on_s, last_selected_slot=0)
+        status = a["status"]
+        hurt = on_s & ~turn.side[s]["fainted_this_turn"] & ((status == T.PSN) | (status == T.BRN))
+        _damage_hp(turn, a, jnp.maximum(turn.team_facts[s]["max_hp"] // 16, 1), hurt, sets_last_damage=False)
+
+
+def _process_faints(turn: _Turn, on):
+    """``engine.process_faints``. Returns any_faint."""
+    any_faint = jnp.zeros_like(on)
+    for s in range(2):
+        a, sd, tf = turn.act[s], turn.side[s], turn.team_facts[s]
+        newly = on & (a["hp"] <= 0) & ~a["fainted"]
+        _reset_volatiles(a, tf, newly)
+        _set(a, newly, fainted=True, status=0, sleep_turns=0)
+        _set(sd, newly, pokemon_left=jnp.maximum(sd["pokemon_left"] - 1, 0), fainted_this_turn=True)
+        any_faint = any_faint | newly
+    left0, left1 = turn.side[0]["pokemon_left"], turn.side[1]["pokemon_left"]
+    winner = _w((left0 == 0) & (left1 == 0), WINNER_TIE,
+                _w(left1 == 0, WINNER_P1, _w(left0 == 0, WINNER_P2, WINNER_NONE)))
+    ended = any_faint & (winner != WINNER_NONE)
+    turn.winner = _w(ended, winner, turn.winner)
+    turn.request = _w(ended, REQUEST_ENDED, turn.request)
+    for s in range(2):
+        flag = any_faint & ~ended & turn.act[s]["fainted"] & turn.team_facts[s]["has_bench"]
+        _set(turn.side[s], flag, switch_flag=True)
+    need = any_faint & ~ended & (turn.side[0]["switch_flag"] | turn.side[1]["switch_flag"])
+    turn.request = _w(need, REQUEST_SWITCH, turn.request)
+    return any_faint
+
+
+def _residual(turn: _Turn, on):
+    """``engine.residual`` of the common turn: only flinch can be counted down."""
+    _update_speeds(turn, on)
+    a0, a1 = turn.act
+    counts = [_w(a["fainted"], 0, (a["flinch"] > 0).astype(I32)) for a in turn.act]
+    tie = a0["speed"] == a1["speed"]
+    turn.draw(0, 2, on & tie & (counts[0] + counts[1] >= 2))
+    for a in turn.act:
+        live = on & ~a["fainted"]
+        _set(a, live & (a["flinch"] > 0), flinch=a["flinch"] - 1)
+
+
+def move_turn_common(st: BattleState, actions) -> BattleState:
+    """``engine.move_step`` of every battle, exact for the battles where ``eligible`` holds (the
+    others come back with meaningless values)."""
+    turn = _Turn(st)
+    on = turn.request == REQUEST_MOVE
+    _update_speeds(turn, on)
+    moves, is_move = [], []
+    for s in range(2):
+        a, sd = turn.act[s], turn.side[s]
+        move_on = on & (actions[:, s] < G.ACTION_SWITCH_BASE)
+        sleeps = (a["status"] == T.SLP) | (a["status"] == T.FRZ)
+        _set(sd, move_on & sleeps, last_enemy_selected_move=_at(a["moves"], sd["last_selected_slot"]))
+        slot = jnp.clip(actions[:, s], 0, 3)
+        chosen = _at(a["moves"], slot)
+        normal = move_on & ~sleeps
+        _set(sd, normal, last_selected_move=chosen, last_selected_slot=slot, last_move=chosen,
+             last_enemy_selected_move=chosen)
+        moves.append(sd["last_selected_move"])
+        is_move.append(actions[:, s] < G.ACTION_SWITCH_BASE)
+        _set(sd, on, queued_move=_w(is_move[s], sd["last_selected_move"], 0))
+    speed = [turn.act[s]["modified"][T.SPE] for s in range(2)]
+    key = [_w(is_move[s], 200, 103) * 1_000_000 - _w(is_move[s], G.MOVE_PRIORITY[moves[s]], 0) * 10_000 - speed[s]
+           for s in range(2)]
+    tie = key[0] == key[1]
+    swapped = turn.draw(0, 2, on & tie) == 1
+    first = _w(tie, _w(on & swapped, 1, 0), _w(key[0] < key[1], 0, 1))
+    _speed_tie_event(turn, on)
+    _speed_tie_event(turn, on)
+    going = on
+    for k in range(2):
+        s = first if k == 0 else 1 - first
+        mine = lambda pair: _w(s == 0, pair[0], pair[1])
+        switching = going & ~mine(is_move)
+        _switch_in(turn, s, mine([actions[:, 0], actions[:, 1]]) - G.ACTION_SWITCH_BASE, switching)
+        _speed_tie_event(turn, switching)
+        _run_switch(turn, s, switching)
+        going, s, switching = turn.barrier(going, s, switching, team=True)
+        moving = going & mine(is_move)
+        a, d, sa, ta, td = turn.view(s)
+        _set(sa, moving, queued_move=0)
+        _run_move(turn, a, d, sa, ta, td, mine(moves), moving)
+        turn.store(s, a, d, sa)
+        fainted = _process_faints(turn, going)
+        _speed_tie_event(turn, going & ~fainted)
+        going = going & ~fainted
+    going = turn.barrier(going)
+    _residual(turn, going)
+    _speed_tie_event(turn, going)
+    # end_turn (no partial trapping, Disable, Bide in the common turn: no handler ties to shuffle)
+    turn.turn = turn.turn + going.astype(I32)
+    for a in turn.act:
+        _set(a, going, maybe_locked=False)
+    for sd in turn.side:
+        _set(sd, going, fainted_this_turn=False)
+    out = st.replace(team=turn.team.narrow(), active=Active(data=_pack(Active, turn.act)), side=Side(data=_pack(Side, turn.side)),
+                     last_damage=turn.last_damage, turn=turn.turn, winner=turn.winner, request=turn.request,
+                     rng=jnp.stack([turn.hi, turn.lo], axis=1), draw_count=turn.count,
+                     draw_pool=jnp.zeros_like(st.draw_pool))
+    stuck = jax.vmap(G.no_progress_possible)(out)
+    tie_end = going & (stuck | (out.turn > 1000))
+    return out.replace(winner=_w(tie_end, WINNER_TIE, out.winner),
+                       request=_w(tie_end, REQUEST_ENDED, _w(going, REQUEST_MOVE, out.request)))
+
+
+def move_step_batch(st: BattleState, actions, chunk: int | None = None) -> BattleState:
+    """``jax.vmap(engine.move_step)(st, actions)``, the same state: the common turn batched here,
+    the other battles through ``engine.move_step`` in sub-batches of ``chunk`` (default B/8)."""
+    actions = jnp.asarray(actions, I32)
+    batch = actions.shape[0]
+    chunk = max(batch // 8, 1) if chunk is None else chunk
+    common = eligible(st, actions)
+    fast = move_turn_common(st, actions)
+    return update_where_needed(~common, chunk, lambda _, s, a: G.move_step(s, a),
+                               fast, (st, actions))
