@@ -8,14 +8,16 @@ docs/dev/progress-pokemon-env.md, session 11). Rewriting every rare mechanic in 
 long job, so this module runs the *common* turn here and hands every other battle to
 ``engine.move_step`` (``paritygym.batching.update_where_needed``): same results, battle by battle.
 
-The common turn (``eligible``): a move request where both players use a move, no lock or volatile
-this code does not model is active on either side (substitute, partial trapping, Bide, Thrash, Rage,
-two-turn moves, recharge, Transform, Disable, Leech Seed, a pending flinch), both sides have a usable
-move (no Struggle), and each side that acts uses a move of the common kinds: damage (fixed or from
-the formula; drain and recoil; secondary stat drop, status, flinch or confusion), a status move
-aimed at the foe (status, stat drops, confusion), or a self-targeting stat / Reflect / Light Screen /
-Mist / Focus Energy / Minimize / Defense Curl / no-effect move. Sleep, freeze, paralysis, confusion,
-Toxic, faints, the win check and the Endless Battle Clause are handled here.
+The common turn (``eligible``): a move request where no lock or volatile this code does not model is
+active on either side (substitute, partial trapping, Bide, Thrash, Rage, two-turn moves, Transform,
+Disable, Leech Seed, a pending flinch), both sides have a usable move (no Struggle), and each side
+either switches or uses a move of the common kinds: damage (fixed or from the formula; drain,
+recoil, Hyper Beam and its recharge turn, Counter, Explosion / Self-Destruct; a secondary stat drop,
+status, flinch or confusion), a status move aimed at the foe (status, stat drops, confusion), or a
+self-targeting stat / Reflect / Light Screen / Mist / Focus Energy / Minimize / Defense Curl /
+Recover / Soft-Boiled / Rest / no-effect move. Sleep, freeze, paralysis, confusion, Toxic, switching
+in, faints, the win check and the Endless Battle Clause are handled here. In random play ~96% of
+the move requests are common turns.
 
 Every function follows the engine function of the same name (``engine.py``) restricted to the
 common turn; ``tests/pokemon/test_batched.py`` checks the whole state against ``engine.move_step``
@@ -46,9 +48,10 @@ _w = jnp.where
 _t = T.load()
 _effect = np.asarray(_t.move_effect)
 _self = np.asarray(_t.move_targets_self).astype(bool)
-_COMMON_FOE = (~_self & np.isin(_effect, (E.NONE, E.NOTHING)) & (np.asarray(_t.move_multihit) == 0)
-               & ~np.asarray(_t.move_selfdestruct).astype(bool))
-_COMMON_SELF = _self & np.isin(_effect, (E.NONE, E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP))
+_COMMON_FOE = (~_self & np.isin(_effect, (E.NONE, E.NOTHING, E.HYPER_BEAM, E.COUNTER))
+               & (np.asarray(_t.move_multihit) == 0))
+_COMMON_SELF = _self & np.isin(_effect, (E.NONE, E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP,
+                                         E.RECOVER, E.REST))
 _common = _COMMON_FOE | _COMMON_SELF
 _common[[T.STRUGGLE, T.NOMOVE, T.CANNOTMOVE]] = False
 _common &= ~np.asarray(G.MOVE_TWO_TURN)
@@ -225,13 +228,14 @@ def eligible(st: BattleState, actions) -> jax.Array:
         a = act[s]
         quiet = ((a["sub_hp"] == 0) & (a["trapped"] == 0) & (a["trap_lock_move"] == 0) & (a["fake_trapped"] == 0)
                  & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & (a["two_turn_move"] == 0)
-                 & ~a["invulnerable"] & ~a["must_recharge"] & ~a["transformed"] & (a["disable_move"] == 0)
+                 & ~a["invulnerable"] & ~a["transformed"] & (a["disable_move"] == 0)
                  & ~a["leech_seed"] & (a["flinch"] == 0) & ~a["maybe_locked"])
         usable = _usable(a)
         any_usable = usable[0] | usable[1] | usable[2] | usable[3]
-        sleeps = (a["status"] == T.SLP) | (a["status"] == T.FRZ)
+        # asleep, frozen or recharging: no move of its own runs (the commit keeps the last one)
+        no_move = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"]
         chosen = _at(a["moves"], jnp.clip(actions[:, s], 0, 3))
-        move_ok = sleeps | COMMON_MOVE[chosen]
+        move_ok = no_move | COMMON_MOVE[chosen]
         switches = actions[:, s] >= G.ACTION_SWITCH_BASE
         ok = ok & quiet & any_usable & (switches | move_ok)
     return (st.request != REQUEST_MOVE) | ok
@@ -290,19 +294,20 @@ def _heal(x: dict, max_hp, amount, on):
     _set(x, on, hp=jnp.minimum(hp + amount, max_hp))
 
 
-def _set_status(turn: _Turn, x: dict, tx: dict, status, on):
-    """``engine.set_status`` on the foe ``x`` (by_foe, no ignored immunity). Returns success."""
+def _set_status(turn: _Turn, x: dict, tx: dict, status, on, by_foe=True, ignore_immunity: bool = False):
+    """``engine.set_status`` on ``x`` (``tx``: its team facts). Returns success."""
     on = on & (x["hp"] > 0) & (x["status"] != status)
-    poison = (status == T.PSN) | (status == T.TOX)
-    immune = poison & ((x["types"][0] == G._T.type_names.index("Poison")) | (x["types"][1] == G._T.type_names.index("Poison")))
-    on = on & ~immune
+    if not ignore_immunity:
+        poison = (status == T.PSN) | (status == T.TOX)
+        poison_type = G._T.type_names.index("Poison")
+        on = on & ~(poison & ((x["types"][0] == poison_type) | (x["types"][1] == poison_type)))
     turn.draw(0, 2, on)   # Sleep Clause Mod / Freeze Clause Mod handler tie
     asleep = tx["bench_asleep"] | ((x["hp"] > 0) & (x["status"] == T.SLP) & x["status_by_foe"])
     frozen = tx["bench_frozen"] | (x["status"] == T.FRZ)
-    blocked = ((status == T.SLP) & asleep) | ((status == T.FRZ) & frozen)
+    blocked = by_foe & (((status == T.SLP) & asleep) | ((status == T.FRZ) & frozen))
     ok = on & ~blocked
     turns = turn.draw(1, 8, ok & (status == T.SLP))
-    _set(x, ok, status=status, status_by_foe=True, sleep_turns=_w(status == T.SLP, turns, 0))
+    _set(x, ok, status=status, status_by_foe=by_foe, sleep_turns=_w(status == T.SLP, turns, 0))
     _set(x, ok & (status == T.TOX), has_toxic_counter=True, toxic_counter=0)
     return ok
 
@@ -313,17 +318,20 @@ def _add_confusion(turn: _Turn, x: dict, on):
     _set(x, on, confusion=turns)
 
 
-def _get_damage(turn: _Turn, a, d, ta, td, move, on):
-    """``engine.get_damage`` for the common moves (no Counter, Psywave, Super Fang, OHKO, trapping
-    moves). Returns (kind, damage)."""
+def _get_damage(turn: _Turn, a, d, ta, td, foe_side, move, on):
+    """``engine.get_damage`` for the common moves (no Psywave, Super Fang, OHKO, trapping moves).
+    ``foe_side``: the defender's side fields (Counter reads them). Returns (kind, damage)."""
     mtype = G.MOVE_TYPE[move]
     immune = ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(mtype, jnp.stack(d["types"], -1))
     fixed = G.MOVE_FIXED[move]
     power = G.MOVE_POWER[move]
     level = ta["level"]
-    kind = _w(immune, G.DMG_FALSE, G.DMG_NUMBER)
-    value = _w(immune, 0, _w(fixed == -1, level, _w(fixed > 0, fixed, 0)))
-    decided = immune | (fixed != 0)
+    counter = G.MOVE_EFFECT[move] == E.COUNTER
+    counter_ok = ((foe_side["last_enemy_selected_move"] != G.MV_COUNTER)
+                  & G.MOVE_COUNTERABLE[foe_side["last_enemy_move"]] & (turn.last_damage > 0))
+    kind = _w(immune | (counter & ~counter_ok), G.DMG_FALSE, G.DMG_NUMBER)
+    value = _w(immune, 0, _w(counter, 2 * turn.last_damage, _w(fixed == -1, level, _w(fixed > 0, fixed, 0))))
+    decided = immune | counter | (fixed != 0)
     kind = _w(~decided & (power == 0), G.DMG_UNDEFINED, kind)
     decided = decided | (power == 0)
     formula = on & ~decided
@@ -336,20 +344,22 @@ def _get_damage(turn: _Turn, a, d, ta, td, move, on):
     defense = _w(screened, defense * 2, defense)
     attack = _w(crit, _w(special, ta["own"][T.SPA], ta["own"][T.ATK]), attack)
     defense = _w(crit, _w(special, td["own"][T.SPD], td["own"][T.DEF]), defense)
-    dmg = M.base_damage(level, power, attack, defense, crit, jnp.zeros_like(crit))
+    dmg = M.base_damage(level, power, attack, defense, crit, G.MOVE_SELFDESTRUCT[move] & ~special)
     dmg = M.modify_by_type(dmg, mtype, jnp.stack(a["types"], -1), jnp.stack(d["types"], -1))
     roll = turn.draw(217, 256, formula & M.needs_roll(dmg))
     dmg = M.apply_roll(dmg, roll)
     return kind, _w(formula, dmg, value)
 
 
-def _hit_foe(turn: _Turn, a, d, ta, td, move, on):
+def _hit_foe(turn: _Turn, a, d, ta, td, foe_side, move, on):
     """``engine.hit_foe`` + ``primary_hit`` + ``foe_effects`` for a common foe-aimed move."""
     act_a, act_d = dict(a), dict(d)   # the values at the start of the hit (the engine's ``act``)
     immune = on & ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(G.MOVE_TYPE[move], jnp.stack(d["types"], -1))
+    selfdestruct = G.MOVE_SELFDESTRUCT[move]
+    _set(a, immune & selfdestruct, hp=0)   # faint_now
     live = on & ~immune
-    # accuracy
-    never_miss = G.MOVE_ACCURACY[move] < 0
+    # accuracy (a sleep move never misses a Pokémon that must recharge)
+    never_miss = (G.MOVE_ACCURACY[move] < 0) | ((G.MOVE_STATUS[move] == T.SLP) & act_d["must_recharge"])
     acc = G.MOVE_ACCURACY[move]
     acc = acc * M.ACCURACY_TABLE[act_a["boosts"][T.ACC] + 6] // 100
     acc = acc * M.ACCURACY_TABLE[-act_d["boosts"][T.EVA] + 6] // 100
@@ -359,7 +369,7 @@ def _hit_foe(turn: _Turn, a, d, ta, td, move, on):
     turn.last_damage = _w(miss, 0, turn.last_damage)
     live = live & ~miss
     # primary hit (no substitute in the common turn)
-    kind, dmg = _get_damage(turn, a, d, ta, td, move, live)
+    kind, dmg = _get_damage(turn, a, d, ta, td, foe_side, move, live)
     number = live & (kind == G.DMG_NUMBER)
     capped = jnp.minimum(dmg, d["hp"])
     dealt = _damage_hp(turn, d, capped, number, sets_last_damage=True)
@@ -371,6 +381,8 @@ def _hit_foe(turn: _Turn, a, d, ta, td, move, on):
                sets_last_damage=False)
     go = live & (kind != G.DMG_FALSE)
     first_failed = live & (kind == G.DMG_FALSE)
+    # Hyper Beam's recharge (the hit reached the foe; no substitute in the common turn)
+    _set(a, go & (G.MOVE_EFFECT[move] == E.HYPER_BEAM) & (a["hp"] > 0), must_recharge=True)
     go, first_failed = turn.checkpoint((a, d), go, first_failed)
     # foe_effects: a status move's primary effects, or a damaging move's secondary
     is_status = G.MOVE_CATEGORY[move] == T.CATEGORY_STATUS
@@ -391,8 +403,11 @@ def _hit_foe(turn: _Turn, a, d, ta, td, move, on):
     mstatus = G.MOVE_STATUS[move]
     status_primary = go & (mstatus != 0)
     status = _w(status_primary, mstatus, sstatus)
-    plain = (status_primary | (secondary_on & (sec == T.SECONDARY_STATUS))) & (d["status"] == 0)
-    ok = _set_status(turn, d, td, status, plain)
+    # a sleep move also lands on a Pokémon that must recharge, whatever its status
+    sleep_recharge = status_primary & (mstatus == T.SLP) & d["must_recharge"]
+    plain = ((status_primary & ~sleep_recharge) | (secondary_on & (sec == T.SECONDARY_STATUS))) & (d["status"] == 0)
+    ok = _set_status(turn, d, td, status, sleep_recharge | plain)
+    _set(d, sleep_recharge & ok, must_recharge=False)
     # apply_penalty_for_new_status
     new_ok = plain & ok
     mod = list(d["modified"])
@@ -403,13 +418,14 @@ def _hit_foe(turn: _Turn, a, d, ta, td, move, on):
     _set(d, flinch, flinch=1, must_recharge=False)
     confuse = (go & G.MOVE_CONFUSES[move]) | (secondary_on & (sec == T.SECONDARY_CONFUSION))
     _add_confusion(turn, d, confuse)
+    _set(a, on & selfdestruct & ~d["sub_fainted"] & ~immune, hp=0)   # faint_now
     move_failed = on & (immune | miss | first_failed | boost_fail)
     thaw = (on & ~move_failed & (d["status"] == T.FRZ) & (d["hp"] > 0) & (sec == T.SECONDARY_STATUS)
             & (sstatus == T.BRN))
     _set(d, thaw, status=0)
 
 
-def _hit_self(turn: _Turn, a, d, move, on):
+def _hit_self(turn: _Turn, a, d, ta, move, on):
     """``engine.hit_self`` for the common self-targeting moves."""
     effect = G.MOVE_EFFECT[move]
     screen_fail = (effect == E.SCREEN) & _w(G.MOVE_IS_REFLECT[move], a["reflect"], a["light_screen"])
@@ -423,6 +439,16 @@ def _hit_self(turn: _Turn, a, d, move, on):
     flag_on = live & (a["hp"] > 0)
     for name in ("reflect", "light_screen", "mist", "focus_energy", "minimize", "defense_curl"):
         a[name] = a[name] | (flag_on & (column == Active.indices(name)[0]))
+    # Recover / Soft-Boiled and Rest (both fail at full HP and in the cartridge's 255 / 511 glitch)
+    hp, max_hp = a["hp"], ta["max_hp"]
+    full = hp == max_hp
+    heal_glitch = ((hp == max_hp - 255) | (hp == max_hp - 511)) & (hp % 256 != 0)
+    recovered = live & (effect == E.RECOVER) & ~full & ~heal_glitch
+    rest_try = live & (effect == E.REST) & ~full & ~heal_glitch
+    slept = _set_status(turn, a, ta, jnp.full_like(hp, T.SLP), rest_try, by_foe=jnp.zeros_like(rest_try),
+                        ignore_immunity=True)
+    _set(a, slept, sleep_turns=2)
+    _heal(a, max_hp, _w(recovered, max_hp // 2, max_hp), slept | recovered)
 
 
 def _after_move_self(turn: _Turn, a, d, ta, td, on):
@@ -438,7 +464,7 @@ def _after_move_self(turn: _Turn, a, d, ta, td, on):
     _damage_hp(turn, a, base * mult, on & poisoned, sets_last_damage=False)
 
 
-def _run_move(turn: _Turn, a, d, sa, ta, td, move, on):
+def _run_move(turn: _Turn, a, d, sa, ta, td, foe_side, move, on):
     """``engine.run_move`` of the common turn."""
     cannot = move == T.CANNOTMOVE
     _set(d, on & ~cannot, sub_fainted=False)
@@ -449,6 +475,9 @@ def _run_move(turn: _Turn, a, d, sa, ta, td, move, on):
     _set(a, asleep, sleep_turns=a["sleep_turns"] - 1)
     _set(a, frozen | asleep, last_move=0)
     live = live & ~asleep & ~(a["flinch"] > 0)
+    recharging = live & a["must_recharge"]
+    _set(a, recharging, must_recharge=False)
+    live = live & ~recharging
     confused = live & (a["confusion"] > 0)
     confusion_left = a["confusion"] - 1
     _set(a, confused, confusion=confusion_left)
@@ -478,8 +507,10 @@ def _run_move(turn: _Turn, a, d, sa, ta, td, move, on):
     _set(a, live, last_move=move)
     turn.last_damage = _w(live & ~G.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
     targets_self = G.MOVE_SELF[move]
-    _hit_self(turn, a, d, move, live & targets_self)
-    _hit_foe(turn, a, d, ta, td, move, live & ~targets_self)
+    _hit_self(turn, a, d, ta, move, live & targets_self)
+    _hit_foe(turn, a, d, ta, td, foe_side, move, live & ~targets_self)
+    # after_move: a KO drops the recharge
+    _set(a, live & a["must_recharge"] & (_w(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
     target_alive = _w(targets_self, a["hp"], d["hp"]) > 0
     _after_move_self(turn, a, d, ta, td, (live & target_alive) | aborted)
 
@@ -611,7 +642,7 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
     for s in range(2):
         a, sd = turn.act[s], turn.side[s]
         move_on = on & (actions[:, s] < G.ACTION_SWITCH_BASE)
-        sleeps = (a["status"] == T.SLP) | (a["status"] == T.FRZ)
+        sleeps = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"]   # or locked: recharge
         _set(sd, move_on & sleeps, last_enemy_selected_move=_at(a["moves"], sd["last_selected_slot"]))
         slot = jnp.clip(actions[:, s], 0, 3)
         chosen = _at(a["moves"], slot)
@@ -640,8 +671,9 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
         going, s, switching = turn.barrier(going, s, switching, team=True)
         moving = going & mine(is_move)
         a, d, sa, ta, td = turn.view(s)
+        foe_side = _select(s == 0, turn.side[1], turn.side[0])   # read only during the move
         _set(sa, moving, queued_move=0)
-        _run_move(turn, a, d, sa, ta, td, mine(moves), moving)
+        _run_move(turn, a, d, sa, ta, td, foe_side, mine(moves), moving)
         turn.store(s, a, d, sa)
         fainted = _process_faints(turn, going)
         _speed_tie_event(turn, going & ~fainted)
@@ -667,10 +699,10 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
 
 def move_step_batch(st: BattleState, actions, chunk: int | None = None) -> BattleState:
     """``jax.vmap(engine.move_step)(st, actions)``, the same state: the common turn batched here,
-    the other battles through ``engine.move_step`` in sub-batches of ``chunk`` (default B/8)."""
+    the other battles through ``engine.move_step`` in sub-batches of ``chunk`` (default B/16)."""
     actions = jnp.asarray(actions, I32)
     batch = actions.shape[0]
-    chunk = max(batch // 8, 1) if chunk is None else chunk
+    chunk = max(batch // 16, 1) if chunk is None else chunk
     common = eligible(st, actions)
     fast = move_turn_common(st, actions)
     return update_where_needed(~common, chunk, lambda _, s, a: G.move_step(s, a),
