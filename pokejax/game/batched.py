@@ -451,7 +451,7 @@ def _hit_self(turn: _Turn, a, d, ta, move, on):
     _heal(a, max_hp, _w(recovered, max_hp // 2, max_hp), slept | recovered)
 
 
-def _after_move_self(turn: _Turn, a, d, ta, td, on):
+def _after_move_self(turn: _Turn, a, ta, on):
     """``engine.after_move_self`` without Leech Seed (none in the common turn)."""
     status = a["status"]
     poisoned = (status == T.BRN) | (status == T.PSN) | (status == T.TOX)
@@ -512,7 +512,7 @@ def _run_move(turn: _Turn, a, d, sa, ta, td, foe_side, move, on):
     # after_move: a KO drops the recharge
     _set(a, live & a["must_recharge"] & (_w(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
     target_alive = _w(targets_self, a["hp"], d["hp"]) > 0
-    _after_move_self(turn, a, d, ta, td, (live & target_alive) | aborted)
+    _after_move_self(turn, a, ta, (live & target_alive) | aborted)
 
 
 def _speed_tie_event(turn: _Turn, on):
