@@ -183,9 +183,7 @@ class _Turn:
     def draw(self, low, high, on):
         """``engine.draw``: Showdown's ``random(low, high)``, only where ``on``."""
         on = jnp.asarray(on, bool)
-        prod_hi, prod_lo = prng._mul_hi_lo(self.lo, prng._MUL_LO)
-        new_lo = prod_lo + prng._INC
-        new_hi = prod_hi + self.lo * prng._MUL_HI + self.hi * prng._MUL_LO + (new_lo < prod_lo).astype(jnp.uint32)
+        new_hi, new_lo = prng.advance_words(self.hi, self.lo)
         self.hi, self.lo = _w(on, new_hi, self.hi), _w(on, new_lo, self.lo)
         self.count = self.count + on.astype(I32)
         low = jnp.asarray(low, I32)
@@ -268,13 +266,18 @@ def _boost_stats(a: dict, deltas: list, on, from_foe_status_move):
     return on & changed_any
 
 
+def _penalised(stats: list, status) -> list:
+    """``mechanics.apply_status_penalties`` on a list of 5 [B] stats: paralysis quarters Speed, burn
+    halves Attack (floor, at least 1)."""
+    out = list(stats)
+    out[T.SPE] = _w(status == T.PAR, jnp.maximum(stats[T.SPE] // 4, 1), stats[T.SPE])
+    out[T.ATK] = _w(status == T.BRN, jnp.maximum(stats[T.ATK] // 2, 1), stats[T.ATK])
+    return out
+
+
 def _stat_modification_error(foe: dict, on):
-    mod = foe["modified"]
-    spe = _w(foe["status"] == T.PAR, jnp.maximum(mod[T.SPE] // 4, 1), mod[T.SPE])
-    atk = _w(foe["status"] == T.BRN, jnp.maximum(mod[T.ATK] // 2, 1), mod[T.ATK])
-    new = list(mod)
-    new[T.SPE], new[T.ATK] = spe, atk
-    _set(foe, on, modified=new)
+    """After a successful stage change, the foe re-suffers its par / brn penalty."""
+    _set(foe, on, modified=_penalised(foe["modified"], foe["status"]))
 
 
 def _damage_hp(turn: _Turn, x: dict, amount, on, sets_last_damage: bool):
@@ -409,11 +412,7 @@ def _hit_foe(turn: _Turn, a, d, ta, td, foe_side, move, on):
     ok = _set_status(turn, d, td, status, sleep_recharge | plain)
     _set(d, sleep_recharge & ok, must_recharge=False)
     # apply_penalty_for_new_status
-    new_ok = plain & ok
-    mod = list(d["modified"])
-    mod[T.ATK] = _w(status == T.BRN, jnp.maximum(mod[T.ATK] // 2, 1), mod[T.ATK])
-    mod[T.SPE] = _w(status == T.PAR, jnp.maximum(mod[T.SPE] // 4, 1), mod[T.SPE])
-    _set(d, new_ok, modified=mod)
+    _set(d, plain & ok, modified=_penalised(d["modified"], status))
     flinch = secondary_on & (sec == T.SECONDARY_FLINCH) & (d["hp"] > 0) & (d["flinch"] == 0)
     _set(d, flinch, flinch=1, must_recharge=False)
     confuse = (go & G.MOVE_CONFUSES[move]) | (secondary_on & (sec == T.SECONDARY_CONFUSION))
@@ -532,10 +531,7 @@ def _reset_volatiles(a: dict, tf: dict, on):
     own = tf["own"]
     species = tf["species"]
     types = M.SPECIES_TYPES[species]
-    modified = list(own)
-    modified[T.SPE] = _w(a["status"] == T.PAR, jnp.maximum(own[T.SPE] // 4, 1), own[T.SPE])
-    modified[T.ATK] = _w(a["status"] == T.BRN, jnp.maximum(own[T.ATK] // 2, 1), own[T.ATK])
-    fresh = dict(species=species, types=[types[:, 0], types[:, 1]], stored=own, modified=modified,
+    fresh = dict(species=species, types=[types[:, 0], types[:, 1]], stored=own, modified=_penalised(own, a["status"]),
                  speed=own[T.SPE], moves=a["base_moves"], pp=a["base_pp"])
     for name, (offset, length) in Active._layout.items():
         if offset < VOLATILE_START:
@@ -687,7 +683,8 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
         _set(a, going, maybe_locked=False)
     for sd in turn.side:
         _set(sd, going, fainted_this_turn=False)
-    out = st.replace(team=turn.team.narrow(), active=Active(data=_pack(Active, turn.act)), side=Side(data=_pack(Side, turn.side)),
+    out = st.replace(team=turn.team.narrow(), active=Active(data=_pack(Active, turn.act)),
+                     side=Side(data=_pack(Side, turn.side)),
                      last_damage=turn.last_damage, turn=turn.turn, winner=turn.winner, request=turn.request,
                      rng=jnp.stack([turn.hi, turn.lo], axis=1), draw_count=turn.count,
                      draw_pool=jnp.zeros_like(st.draw_pool))
