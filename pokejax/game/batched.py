@@ -11,13 +11,14 @@ long job, so this module runs the *common* turn here and hands every other battl
 The common turn (``eligible``): a move request where no lock or volatile this code does not model is
 active on either side (substitute, partial trapping, Bide, Thrash, Rage, two-turn moves, Transform,
 Disable, Leech Seed, a pending flinch), both sides have a usable move (no Struggle), and each side
-either switches or uses a move of the common kinds: damage (fixed or from the formula; drain,
-recoil, Hyper Beam and its recharge turn, Counter, Explosion / Self-Destruct; a secondary stat drop,
-status, flinch or confusion), a status move aimed at the foe (status, stat drops, confusion), or a
-self-targeting stat / Reflect / Light Screen / Mist / Focus Energy / Minimize / Defense Curl /
-Recover / Soft-Boiled / Rest / no-effect move. Sleep, freeze, paralysis, confusion, Toxic, switching
-in, faints, the win check and the Endless Battle Clause are handled here. In random play ~96% of
-the move requests are common turns.
+either switches or uses a move of the common kinds: damage (fixed, level-based, Psywave, Super Fang,
+OHKO, or from the formula; multi-hit; drain, Dream Eater, recoil, Jump Kick's crash, Hyper Beam and its
+recharge turn, Counter, Explosion / Self-Destruct; a secondary stat drop, status, flinch or confusion),
+a status move aimed at the foe (status, stat drops, confusion, Conversion), or a self-targeting stat /
+Reflect / Light Screen / Mist / Focus Energy / Minimize / Defense Curl / Recover / Soft-Boiled / Rest /
+Haze / no-effect move. Sleep, freeze, paralysis, confusion, Toxic, switching in, faints, the win check
+and the Endless Battle Clause are handled here. In random play ~97% of the move requests are common
+turns (~73% with teams of any moves).
 
 Every function follows the engine function of the same name (``engine.py``) restricted to the
 common turn; ``tests/pokemon/test_batched.py`` checks the whole state against ``engine.move_step``
@@ -48,10 +49,10 @@ _w = jnp.where
 _t = T.load()
 _effect = np.asarray(_t.move_effect)
 _self = np.asarray(_t.move_targets_self).astype(bool)
-_COMMON_FOE = (~_self & np.isin(_effect, (E.NONE, E.NOTHING, E.HYPER_BEAM, E.COUNTER))
-               & (np.asarray(_t.move_multihit) == 0))
+_COMMON_FOE = ~_self & np.isin(_effect, (E.NONE, E.NOTHING, E.HYPER_BEAM, E.COUNTER, E.SUPER_FANG, E.PSYWAVE,
+                                         E.OHKO, E.DREAM_EATER, E.CRASH, E.CONVERSION))
 _COMMON_SELF = _self & np.isin(_effect, (E.NONE, E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP,
-                                         E.RECOVER, E.REST))
+                                         E.RECOVER, E.REST, E.HAZE))
 _common = _COMMON_FOE | _COMMON_SELF
 _common[[T.STRUGGLE, T.NOMOVE, T.CANNOTMOVE]] = False
 _common &= ~np.asarray(G.MOVE_TWO_TURN)
@@ -194,19 +195,21 @@ class _Turn:
 
     # ---- the acting order ------------------------------------------------------------------
     def view(self, first):
-        """(attacker, defender, attacker's team facts, defender's) with side ``first`` ([B]) acting."""
+        """(attacker, defender, attacker's side, defender's side, attacker's team facts, defender's)
+        with side ``first`` ([B]) acting."""
         pick = first == 0
         a = _select(pick, self.act[0], self.act[1])
         d = _select(pick, self.act[1], self.act[0])
         sa = _select(pick, self.side[0], self.side[1])
+        sd = _select(pick, self.side[1], self.side[0])
         ta = _select(pick, self.team_facts[0], self.team_facts[1])
         td = _select(pick, self.team_facts[1], self.team_facts[0])
-        return a, d, sa, ta, td
+        return a, d, sa, sd, ta, td
 
-    def store(self, first, a, d, sa):
+    def store(self, first, a, d, sa, sd):
         pick = first == 0
         self.act = [_select(pick, a, d), _select(pick, d, a)]
-        self.side = [_select(pick, sa, self.side[0]), _select(pick, self.side[1], sa)]
+        self.side = [_select(pick, sa, sd), _select(pick, sd, sa)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,20 +324,27 @@ def _add_confusion(turn: _Turn, x: dict, on):
     _set(x, on, confusion=turns)
 
 
-def _get_damage(turn: _Turn, a, d, ta, td, foe_side, move, on):
-    """``engine.get_damage`` for the common moves (no Psywave, Super Fang, OHKO, trapping moves).
-    ``foe_side``: the defender's side fields (Counter reads them). Returns (kind, damage)."""
+def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
+    """``engine.get_damage`` for the moves of the common turn (no trapping moves, no substitute).
+    ``sd``: the defender's side fields (Counter reads them). Returns (kind, damage)."""
     mtype = G.MOVE_TYPE[move]
+    effect = G.MOVE_EFFECT[move]
     immune = ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(mtype, jnp.stack(d["types"], -1))
     fixed = G.MOVE_FIXED[move]
     power = G.MOVE_POWER[move]
     level = ta["level"]
-    counter = G.MOVE_EFFECT[move] == E.COUNTER
-    counter_ok = ((foe_side["last_enemy_selected_move"] != G.MV_COUNTER)
-                  & G.MOVE_COUNTERABLE[foe_side["last_enemy_move"]] & (turn.last_damage > 0))
-    kind = _w(immune | (counter & ~counter_ok), G.DMG_FALSE, G.DMG_NUMBER)
-    value = _w(immune, 0, _w(counter, 2 * turn.last_damage, _w(fixed == -1, level, _w(fixed > 0, fixed, 0))))
-    decided = immune | counter | (fixed != 0)
+    psywave = effect == E.PSYWAVE
+    psywave_softlock = ((level + (level >> 1)) & 255) < 2
+    psywave_damage = turn.draw(1, (level * 3) // 2, on & ~immune & psywave & ~psywave_softlock)
+    counter = effect == E.COUNTER
+    counter_ok = ((sd["last_enemy_selected_move"] != G.MV_COUNTER)
+                  & G.MOVE_COUNTERABLE[sd["last_enemy_move"]] & (turn.last_damage > 0))
+    ohko, super_fang = effect == E.OHKO, effect == E.SUPER_FANG
+    kind = _w(immune | (~ohko & counter & ~counter_ok) | (psywave & psywave_softlock), G.DMG_FALSE, G.DMG_NUMBER)
+    value = _w(immune, 0, _w(ohko, 65535, _w(counter, 2 * turn.last_damage,
+               _w(super_fang, jnp.maximum(d["hp"] // 2, 1), _w(psywave, psywave_damage,
+                  _w(fixed == -1, level, _w(fixed > 0, fixed, 0)))))))
+    decided = immune | ohko | counter | super_fang | psywave | (fixed != 0)
     kind = _w(~decided & (power == 0), G.DMG_UNDEFINED, kind)
     decided = decided | (power == 0)
     formula = on & ~decided
@@ -354,13 +364,19 @@ def _get_damage(turn: _Turn, a, d, ta, td, foe_side, move, on):
     return kind, _w(formula, dmg, value)
 
 
-def _hit_foe(turn: _Turn, a, d, ta, td, foe_side, move, on):
-    """``engine.hit_foe`` + ``primary_hit`` + ``foe_effects`` for a common foe-aimed move."""
+def _hit_foe(turn: _Turn, a, d, ta, td, sd, move, on):
+    """``engine.hit_foe`` + ``primary_hit`` + ``extra_hit`` + ``foe_effects`` for a foe-aimed move of
+    the common turn. Returns move_failed."""
     act_a, act_d = dict(a), dict(d)   # the values at the start of the hit (the engine's ``act``)
+    effect = G.MOVE_EFFECT[move]
     immune = on & ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(G.MOVE_TYPE[move], jnp.stack(d["types"], -1))
+    # TryImmunity: Dream Eater needs a sleeping foe (no substitute in the common turn)
+    try_immunity_fail = on & ~immune & (effect == E.DREAM_EATER) & (d["status"] != T.SLP)
     selfdestruct = G.MOVE_SELFDESTRUCT[move]
     _set(a, immune & selfdestruct, hp=0)   # faint_now
-    live = on & ~immune
+    live = on & ~immune & ~try_immunity_fail
+    ohko_fail = live & (effect == E.OHKO) & (act_d["modified"][T.SPE] > act_a["modified"][T.SPE])
+    live = live & ~ohko_fail
     # accuracy (a sleep move never misses a Pokémon that must recharge)
     never_miss = (G.MOVE_ACCURACY[move] < 0) | ((G.MOVE_STATUS[move] == T.SLP) & act_d["must_recharge"])
     acc = G.MOVE_ACCURACY[move]
@@ -371,8 +387,12 @@ def _hit_foe(turn: _Turn, a, d, ta, td, foe_side, move, on):
     miss = live & ~never_miss & ~hit
     turn.last_damage = _w(miss, 0, turn.last_damage)
     live = live & ~miss
+    # the hit count: 2, or 2-5 from the multi-hit table
+    multihit = G.MOVE_MULTIHIT[move]
+    k = turn.draw(0, 8, live & (multihit == 5))
+    hits = _w(multihit == 5, G.MULTIHIT_TABLE[k], _w(multihit == 2, 2, 1))
     # primary hit (no substitute in the common turn)
-    kind, dmg = _get_damage(turn, a, d, ta, td, foe_side, move, live)
+    kind, dmg = _get_damage(turn, a, d, ta, td, sd, move, live)
     number = live & (kind == G.DMG_NUMBER)
     capped = jnp.minimum(dmg, d["hp"])
     dealt = _damage_hp(turn, d, capped, number, sets_last_damage=True)
@@ -384,9 +404,19 @@ def _hit_foe(turn: _Turn, a, d, ta, td, foe_side, move, on):
                sets_last_damage=False)
     go = live & (kind != G.DMG_FALSE)
     first_failed = live & (kind == G.DMG_FALSE)
+    _set(a, go & (effect == E.CONVERSION), types=d["types"])
     # Hyper Beam's recharge (the hit reached the foe; no substitute in the common turn)
-    _set(a, go & (G.MOVE_EFFECT[move] == E.HYPER_BEAM) & (a["hp"] > 0), must_recharge=True)
-    go, first_failed = turn.checkpoint((a, d), go, first_failed)
+    _set(a, go & (effect == E.HYPER_BEAM) & (a["hp"] > 0), must_recharge=True)
+    # hits 2+ of a multi-hit move: the first hit's damage again; the secondary rolls after the last
+    multi = live & (multihit > 0)
+    keep_going = multi & ~first_failed
+    last_landed = go & (hits == 1)
+    first_dealt = _w(number, dealt, 0)
+    for n in range(2, 6):
+        on_n = keep_going & (n <= hits) & (d["hp"] > 0) & (a["hp"] > 0)
+        _damage_hp(turn, d, jnp.minimum(first_dealt, d["hp"]), on_n, sets_last_damage=True)
+        last_landed = last_landed | (on_n & (n == hits))
+    go, first_failed, last_landed = turn.checkpoint((a, d), go, first_failed, last_landed)
     # foe_effects: a status move's primary effects, or a damaging move's secondary
     is_status = G.MOVE_CATEGORY[move] == T.CATEGORY_STATUS
     sec = G.MOVE_SEC_KIND[move]
@@ -394,7 +424,7 @@ def _hit_foe(turn: _Turn, a, d, ta, td, foe_side, move, on):
     mtype = G.MOVE_TYPE[move]
     same_type_skip = ((sec == T.SECONDARY_STATUS) & ((sstatus == T.PAR) | (sstatus == T.BRN) | (sstatus == T.FRZ))
                       & ((d["types"][0] == mtype) | (d["types"][1] == mtype)))
-    roll = go & (sec != T.SECONDARY_NONE) & (d["hp"] > 0) & ~same_type_skip
+    roll = last_landed & (sec != T.SECONDARY_NONE) & (d["hp"] > 0) & ~same_type_skip
     secondary_on = roll & turn.chance(G.MOVE_SEC_CHANCE[move], 256, roll)
     primary_boosts = G.MOVE_BOOSTS[move]
     boost_primary = go & jnp.any(primary_boosts != 0, axis=-1)
@@ -418,14 +448,29 @@ def _hit_foe(turn: _Turn, a, d, ta, td, foe_side, move, on):
     confuse = (go & G.MOVE_CONFUSES[move]) | (secondary_on & (sec == T.SECONDARY_CONFUSION))
     _add_confusion(turn, d, confuse)
     _set(a, on & selfdestruct & ~d["sub_fainted"] & ~immune, hp=0)   # faint_now
-    move_failed = on & (immune | miss | first_failed | boost_fail)
-    thaw = (on & ~move_failed & (d["status"] == T.FRZ) & (d["hp"] > 0) & (sec == T.SECONDARY_STATUS)
-            & (sstatus == T.BRN))
+    move_failed = on & (immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed) | boost_fail)
+    thaw = (on & ~move_failed & ~(multi & first_failed) & (d["status"] == T.FRZ) & (d["hp"] > 0)
+            & (sec == T.SECONDARY_STATUS) & (sstatus == T.BRN))
     _set(d, thaw, status=0)
+    return move_failed
 
 
-def _hit_self(turn: _Turn, a, d, ta, move, on):
-    """``engine.hit_self`` for the common self-targeting moves."""
+def _haze(a, d, sd, on):
+    """``engine.haze``: stages, the foe's status and most volatiles end on both sides; a sleeping or
+    frozen foe that has yet to move does nothing this turn."""
+    foe_sleeps = (d["status"] == T.SLP) | (d["status"] == T.FRZ)
+    _set(sd, on & foe_sleeps, last_selected_move=T.CANNOTMOVE, last_enemy_selected_move=T.CANNOTMOVE,
+         queued_move=_w(sd["queued_move"] != 0, T.CANNOTMOVE, 0))
+    _set(d, on & (d["hp"] > 0), status=0, sleep_turns=0)
+    zero = jnp.zeros_like(a["hp"])
+    for x in (a, d):
+        _set(x, on, boosts=[zero] * 7, modified=x["stored"], speed=x["stored"][T.SPE], disable_move=zero,
+             disable_time=zero, disable_slot=zero, confusion=zero, mist=False, focus_energy=False,
+             leech_seed=False, light_screen=False, reflect=False, has_toxic_counter=False, toxic_counter=zero)
+
+
+def _hit_self(turn: _Turn, a, d, sd, ta, move, on):
+    """``engine.hit_self`` for the common self-targeting moves (``sd``: the foe's side fields)."""
     effect = G.MOVE_EFFECT[move]
     screen_fail = (effect == E.SCREEN) & _w(G.MOVE_IS_REFLECT[move], a["reflect"], a["light_screen"])
     live = on & ~screen_fail
@@ -443,9 +488,16 @@ def _hit_self(turn: _Turn, a, d, ta, move, on):
     full = hp == max_hp
     heal_glitch = ((hp == max_hp - 255) | (hp == max_hp - 511)) & (hp % 256 != 0)
     recovered = live & (effect == E.RECOVER) & ~full & ~heal_glitch
-    rest_try = live & (effect == E.REST) & ~full & ~heal_glitch
-    slept = _set_status(turn, a, ta, jnp.full_like(hp, T.SLP), rest_try, by_foe=jnp.zeros_like(rest_try),
-                        ignore_immunity=True)
+    rest = live & (effect == E.REST)
+    rest_try = rest & ~full & ~heal_glitch
+    haze_on = live & (effect == E.HAZE)
+    toxic_to_poison = haze_on & (a["status"] == T.TOX)
+    by_foe = a["status_by_foe"] & ~rest
+    _haze(a, d, sd, haze_on)
+    # Rest's sleep, or Haze turning the user's Toxic into poison: one setStatus
+    set_ok = _set_status(turn, a, ta, _w(rest, T.SLP, T.PSN), rest_try | toxic_to_poison, by_foe=by_foe,
+                         ignore_immunity=True)
+    slept = rest_try & set_ok
     _set(a, slept, sleep_turns=2)
     _heal(a, max_hp, _w(recovered, max_hp // 2, max_hp), slept | recovered)
 
@@ -463,7 +515,7 @@ def _after_move_self(turn: _Turn, a, ta, on):
     _damage_hp(turn, a, base * mult, on & poisoned, sets_last_damage=False)
 
 
-def _run_move(turn: _Turn, a, d, sa, ta, td, foe_side, move, on):
+def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     """``engine.run_move`` of the common turn."""
     cannot = move == T.CANNOTMOVE
     _set(d, on & ~cannot, sub_fainted=False)
@@ -506,8 +558,12 @@ def _run_move(turn: _Turn, a, d, sa, ta, td, foe_side, move, on):
     _set(a, live, last_move=move)
     turn.last_damage = _w(live & ~G.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
     targets_self = G.MOVE_SELF[move]
-    _hit_self(turn, a, d, ta, move, live & targets_self)
-    _hit_foe(turn, a, d, ta, td, foe_side, move, live & ~targets_self)
+    _hit_self(turn, a, d, sd, ta, move, live & targets_self)
+    failed = _hit_foe(turn, a, d, ta, td, sd, move, live & ~targets_self)
+    # Jump Kick / Hi Jump Kick that failed: 1 HP of crash damage (direct_self_damage, no substitute)
+    crash = live & ~targets_self & failed & (G.MOVE_EFFECT[move] == E.CRASH) & (a["hp"] > 0)
+    turn.last_damage = _w(crash, 1, turn.last_damage)
+    _damage_hp(turn, a, 1, crash, sets_last_damage=False)
     # after_move: a KO drops the recharge
     _set(a, live & a["must_recharge"] & (_w(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
     target_alive = _w(targets_self, a["hp"], d["hp"]) > 0
@@ -666,11 +722,11 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
         _run_switch(turn, s, switching)
         going, s, switching = turn.barrier(going, s, switching, team=True)
         moving = going & mine(is_move)
-        a, d, sa, ta, td = turn.view(s)
-        foe_side = _select(s == 0, turn.side[1], turn.side[0])   # read only during the move
+        a, d, sa, sd, ta, td = turn.view(s)
+        move = sa["queued_move"]   # the second mover's may have become "cannot move" (Haze)
         _set(sa, moving, queued_move=0)
-        _run_move(turn, a, d, sa, ta, td, foe_side, mine(moves), moving)
-        turn.store(s, a, d, sa)
+        _run_move(turn, a, d, sa, sd, ta, td, move, moving)
+        turn.store(s, a, d, sa, sd)
         fainted = _process_faints(turn, going)
         _speed_tie_event(turn, going & ~fainted)
         going = going & ~fainted

@@ -1,12 +1,16 @@
 """``pokejax.game.batched``: the batched common move turn gives exactly ``engine.move_step``'s state.
 
-The engine itself is checked against Showdown by the L3 suites; this differential test checks the
-batched rewrite against the engine on every leaf of the state (generator state and draw count
-included), over battles of random legal play, and that the batched code really ran most of them
-(a test that passed because every battle fell back to the engine would prove nothing), with the
-mechanics it covers chosen in the battles it ran: Hyper Beam (and the recharge turn after it), Counter,
-Explosion / Self-Destruct, Recover and Rest.
+The engine itself is checked against Showdown by the L3 suites (random-battle teams, and the
+challenge-cup / hackmons teams of test_l3_generated.py); this differential test checks the batched
+rewrite against the engine on every leaf of the state (generator state and draw count included),
+over battles of random legal play, and that the batched code really ran most of them (a test that
+passed because every battle fell back to the engine would prove nothing), with the mechanics it
+covers chosen in the battles it ran. Two team sources: the random-battle pool (the env's teams) and
+"any moves" teams (random species, levels and four distinct moves out of all 164), which reach the
+moves random battles never use (Psywave, OHKO moves, Dream Eater, Conversion, Haze, ...).
 """
+
+import collections
 
 import jax
 import jax.numpy as jnp
@@ -15,11 +19,14 @@ import pytest
 
 import paritygym
 from pokejax import env as penv
-from pokejax.game import batched, engine
+from pokejax import prng
+from pokejax.data import tables as T
+from pokejax.game import batched, engine, setup
 from pokejax.game.state import REQUEST_MOVE
 
 BATTLES = 64
 STEPS = 120
+E = engine.E
 
 
 def _random_legal(rng, masks):
@@ -30,49 +37,85 @@ def _random_legal(rng, masks):
     return out
 
 
-@pytest.mark.xdist_group("pokemon_batched")
-def test_batched_move_step_equals_engine_move_step():
-    env, params = paritygym.make("PokemonGen1RandomPool-v0")
-    _, states = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))(jax.random.split(jax.random.key(3), BATTLES), params)
-    game = states.game
-    masks_of = jax.jit(jax.vmap(penv.legal_masks))
-    old = jax.jit(jax.vmap(engine.move_step))
-    switch = jax.jit(jax.vmap(engine.switch_step))
-    new = jax.jit(batched.move_step_batch)
-    eligible = jax.jit(batched.eligible)
-    rng = np.random.default_rng(0)
-    move_requests = common = common_switches = common_faints = 0
+def _any_move_battles(seed: int):
+    """BATTLES new battles between teams of any species (level 50-100) with four distinct moves each."""
+    rng = np.random.default_rng(seed)
+    tables = T.load()
+    shape = (BATTLES, 2, 6)
+    moves = np.stack([rng.choice(np.arange(1, T.STRUGGLE), 4, replace=False) for _ in range(int(np.prod(shape)))])
+    teams = setup.TeamArrays(
+        species=rng.integers(1, len(tables.species_ids), shape).astype(np.int32),
+        level=rng.integers(50, 101, shape).astype(np.int32),
+        moves=moves.reshape(shape + (4,)).astype(np.int32),
+        ivs=(2 * rng.integers(0, 16, shape + (6,))).astype(np.int32),
+        evs=rng.integers(0, 256, shape + (6,)).astype(np.int32),
+        size=rng.integers(3, 7, (BATTLES, 2)).astype(np.int32))
+    seeds = jnp.stack([prng.seed_from_showdown([int(x) for x in rng.integers(0, 65536, 4)]) for _ in range(BATTLES)])
+    return jax.jit(jax.vmap(setup.new_battle))(teams, seeds)
+
+
+@pytest.fixture(scope="module")
+def programs():
+    """The compiled programs, shared by both team sources (same shapes)."""
+    return dict(masks=jax.jit(jax.vmap(penv.legal_masks)), old=jax.jit(jax.vmap(engine.move_step)),
+                switch=jax.jit(jax.vmap(engine.switch_step)), new=jax.jit(batched.move_step_batch),
+                eligible=jax.jit(batched.eligible))
+
+
+def _play(programs, game, seed):
+    """Random legal play from ``game``: every leaf of ``move_step_batch``'s state equals the engine's
+    after every step. Returns counts of what the batched path ran."""
+    rng = np.random.default_rng(seed)
     effects = np.asarray(engine.MOVE_EFFECT)
-    E = engine.E
-    used = {E.HYPER_BEAM: 0, E.COUNTER: 0, E.RECOVER: 0, E.REST: 0, "selfdestruct": 0, "recharging": 0}
+    counts = collections.Counter()
     for t in range(STEPS):
-        actions = jnp.asarray(_random_legal(rng, np.asarray(masks_of(game))))
-        expected = old(game, actions)
-        got = new(game, actions)
+        actions = jnp.asarray(_random_legal(rng, np.asarray(programs["masks"](game))))
+        expected = programs["old"](game, actions)
+        got = programs["new"](game, actions)
         for (path, x), y in zip(jax.tree_util.tree_leaves_with_path(expected), jax.tree_util.tree_leaves(got)):
             x, y = np.asarray(x), np.asarray(y)
             rows = np.nonzero((x != y).reshape(BATTLES, -1).any(axis=1))[0]
             assert rows.size == 0, (f"step {t}: {jax.tree_util.keystr(path)} differs in battles {rows.tolist()}; "
                                     f"battle {rows[:1].tolist()}: engine {x[rows[0]]} batched {y[rows[0]]}")
         in_move = np.asarray(game.request) == REQUEST_MOVE
-        fast = np.asarray(eligible(game, actions)) & in_move
-        move_requests += int(in_move.sum())
-        common += int(fast.sum())
-        common_switches += int((fast & (np.asarray(actions) >= engine.ACTION_SWITCH_BASE).any(axis=1)).sum())
+        fast = np.asarray(programs["eligible"](game, actions)) & in_move
+        counts["move requests"] += int(in_move.sum())
+        counts["common"] += int(fast.sum())
+        counts["switches"] += int((fast & (np.asarray(actions) >= engine.ACTION_SWITCH_BASE).any(axis=1)).sum())
         fainted = np.asarray(expected.side.pokemon_left).sum(axis=1) < np.asarray(game.side.pokemon_left).sum(axis=1)
-        common_faints += int((fast & fainted).sum())
+        counts["faints"] += int((fast & fainted).sum())
         acts = np.asarray(actions)
         chosen = np.take_along_axis(np.asarray(game.active.moves), np.clip(acts, 0, 3)[..., None], axis=2)[..., 0]
         moving = fast[:, None] & (acts < engine.ACTION_SWITCH_BASE)
-        for effect in (E.HYPER_BEAM, E.COUNTER, E.RECOVER, E.REST):
-            used[effect] += int((moving & (effects[chosen] == effect)).sum())
-        used["selfdestruct"] += int((moving & np.asarray(engine.MOVE_SELFDESTRUCT)[chosen]).sum())
-        used["recharging"] += int((fast[:, None] & np.asarray(game.active.must_recharge)).sum())
+        for effect in E:
+            counts[effect] += int((moving & (effects[chosen] == effect)).sum())
+        counts["selfdestruct"] += int((moving & np.asarray(engine.MOVE_SELFDESTRUCT)[chosen]).sum())
+        counts["multihit"] += int((moving & (np.asarray(engine.MOVE_MULTIHIT)[chosen] > 0)).sum())
+        counts["recharging"] += int((fast[:, None] & np.asarray(game.active.must_recharge)).sum())
         # the next state: the move turn's, or the switch-only step's for a replacement / a new battle
         game = jax.tree_util.tree_map(lambda m, s: jnp.where(jnp.asarray(in_move).reshape((-1,) + (1,) * (m.ndim - 1)),
-                                                                m, s), expected, switch(game, actions))
-    assert common >= 0.85 * move_requests, (common, move_requests)
-    assert common_switches >= 50 and common_faints >= 20, (common_switches, common_faints)
+                                                                m, s), expected, programs["switch"](game, actions))
+    return counts
+
+
+@pytest.mark.xdist_group("pokemon_batched")
+def test_batched_move_step_equals_engine_move_step(programs):
+    env, params = paritygym.make("PokemonGen1RandomPool-v0")
+    _, states = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))(jax.random.split(jax.random.key(3), BATTLES), params)
+    counts = _play(programs, states.game, seed=0)
+    assert counts["common"] >= 0.9 * counts["move requests"], counts
+    assert counts["switches"] >= 50 and counts["faints"] >= 20, counts
+    used = {k: counts[k] for k in (E.HYPER_BEAM, E.COUNTER, E.RECOVER, E.REST, E.SUPER_FANG, E.CRASH, "selfdestruct",
+                                   "multihit", "recharging")}
+    assert min(used.values()) >= 3, used
+
+
+@pytest.mark.xdist_group("pokemon_batched")
+def test_batched_move_step_equals_engine_move_step_any_moves(programs):
+    counts = _play(programs, _any_move_battles(seed=11), seed=1)
+    assert counts["common"] >= 0.6 * counts["move requests"], counts
+    used = {k: counts[k] for k in (E.PSYWAVE, E.OHKO, E.DREAM_EATER, E.CONVERSION, E.HAZE, E.SUPER_FANG, E.CRASH,
+                                   E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP, "multihit")}
     assert min(used.values()) >= 3, used
 
 
@@ -83,10 +126,12 @@ def test_eligible_excludes_the_rare_mechanics():
     game = jax.vmap(engine.start_battle)(states.game)
     moves = np.asarray(game.active.moves)   # [B, 2, 4]
     common = np.asarray(batched.COMMON_MOVE)
-    for name in ("metronome", "substitute", "wrap", "transform", "fissure", "doublekick", "superfang", "skyattack"):
+    for name in ("metronome", "substitute", "wrap", "transform", "skyattack", "bide", "thrash", "rage", "leechseed",
+                 "disable", "mimic", "mirrormove", "dig"):
         assert not common[engine._ID[name]], name
     for name in ("tackle", "doubleedge", "megadrain", "seismictoss", "thunderwave", "swordsdance", "reflect",
-                 "hyperbeam", "counter", "explosion", "recover", "rest"):
+                 "hyperbeam", "counter", "explosion", "recover", "rest", "fissure", "doublekick", "superfang",
+                 "psywave", "dreameater", "highjumpkick", "conversion", "haze"):
         assert common[engine._ID[name]], name
     # both players use move slot 0: eligible exactly when both moves are common ones (a fresh battle
     # has no volatile that would exclude it)
