@@ -9,16 +9,17 @@ long job, so this module runs the *common* turn here and hands every other battl
 ``engine.move_step`` (``paritygym.batching.update_where_needed``): same results, battle by battle.
 
 The common turn (``eligible``): a move request where no lock or volatile this code does not model is
-active on either side (substitute, partial trapping, Bide, Thrash, Rage, two-turn moves, Transform,
+active on either side (partial trapping, Bide, Thrash, Rage, two-turn moves, Transform,
 Disable, Leech Seed, a pending flinch), both sides have a usable move (no Struggle), and each side
 either switches or uses a move of the common kinds: damage (fixed, level-based, Psywave, Super Fang,
 OHKO, or from the formula; multi-hit; drain, Dream Eater, recoil, Jump Kick's crash, Hyper Beam and its
 recharge turn, Counter, Explosion / Self-Destruct; a secondary stat drop, status, flinch or confusion),
 a status move aimed at the foe (status, stat drops, confusion, Conversion), or a self-targeting stat /
 Reflect / Light Screen / Mist / Focus Energy / Minimize / Defense Curl / Recover / Soft-Boiled / Rest /
-Haze / no-effect move. Sleep, freeze, paralysis, confusion, Toxic, switching in, faints, the win check
-and the Endless Battle Clause are handled here. In random play ~97% of the move requests are common
-turns (~73% with teams of any moves).
+Haze / Substitute / no-effect move. Substitutes (hits into them, what they block, confusion and crash
+damage with them up), sleep, freeze, paralysis, confusion, Toxic, switching in, faints, the win check
+and the Endless Battle Clause are handled here. In random play ~98% of the move requests are common
+turns (~75% with teams of any moves).
 
 Every function follows the engine function of the same name (``engine.py``) restricted to the
 common turn; ``tests/pokemon/test_batched.py`` checks the whole state against ``engine.move_step``
@@ -52,7 +53,7 @@ _self = np.asarray(_t.move_targets_self).astype(bool)
 _COMMON_FOE = ~_self & np.isin(_effect, (E.NONE, E.NOTHING, E.HYPER_BEAM, E.COUNTER, E.SUPER_FANG, E.PSYWAVE,
                                          E.OHKO, E.DREAM_EATER, E.CRASH, E.CONVERSION))
 _COMMON_SELF = _self & np.isin(_effect, (E.NONE, E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP,
-                                         E.RECOVER, E.REST, E.HAZE))
+                                         E.RECOVER, E.REST, E.HAZE, E.SUBSTITUTE))
 _common = _COMMON_FOE | _COMMON_SELF
 _common[[T.STRUGGLE, T.NOMOVE, T.CANNOTMOVE]] = False
 _common &= ~np.asarray(G.MOVE_TWO_TURN)
@@ -227,7 +228,7 @@ def eligible(st: BattleState, actions) -> jax.Array:
     ok = jnp.ones(st.request.shape, bool)
     for s in range(2):
         a = act[s]
-        quiet = ((a["sub_hp"] == 0) & (a["trapped"] == 0) & (a["trap_lock_move"] == 0) & (a["fake_trapped"] == 0)
+        quiet = ((a["trapped"] == 0) & (a["trap_lock_move"] == 0) & (a["fake_trapped"] == 0)
                  & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & (a["two_turn_move"] == 0)
                  & ~a["invulnerable"] & ~a["transformed"] & (a["disable_move"] == 0)
                  & ~a["leech_seed"] & (a["flinch"] == 0) & ~a["maybe_locked"])
@@ -370,8 +371,8 @@ def _hit_foe(turn: _Turn, a, d, ta, td, sd, move, on):
     act_a, act_d = dict(a), dict(d)   # the values at the start of the hit (the engine's ``act``)
     effect = G.MOVE_EFFECT[move]
     immune = on & ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(G.MOVE_TYPE[move], jnp.stack(d["types"], -1))
-    # TryImmunity: Dream Eater needs a sleeping foe (no substitute in the common turn)
-    try_immunity_fail = on & ~immune & (effect == E.DREAM_EATER) & (d["status"] != T.SLP)
+    # TryImmunity: Dream Eater needs a sleeping foe without a substitute
+    try_immunity_fail = on & ~immune & (effect == E.DREAM_EATER) & ((d["status"] != T.SLP) | (d["sub_hp"] > 0))
     selfdestruct = G.MOVE_SELFDESTRUCT[move]
     _set(a, immune & selfdestruct, hp=0)   # faint_now
     live = on & ~immune & ~try_immunity_fail
@@ -391,40 +392,71 @@ def _hit_foe(turn: _Turn, a, d, ta, td, sd, move, on):
     multihit = G.MOVE_MULTIHIT[move]
     k = turn.draw(0, 8, live & (multihit == 5))
     hits = _w(multihit == 5, G.MULTIHIT_TABLE[k], _w(multihit == 2, 2, 1))
-    # primary hit (no substitute in the common turn)
-    kind, dmg = _get_damage(turn, a, d, ta, td, sd, move, live)
-    number = live & (kind == G.DMG_NUMBER)
+    # primary hit (primary_hit): the substitute blocks poison, stage-changing and confusing status
+    # moves; a damaging move hits the substitute instead of the Pokémon
+    is_status = G.MOVE_CATEGORY[move] == T.CATEGORY_STATUS
+    had_sub = d["sub_hp"] > 0
+    mstatus = G.MOVE_STATUS[move]
+    blocked_status = is_status & ((mstatus == T.PSN) | (mstatus == T.TOX) | jnp.any(G.MOVE_BOOSTS[move] != 0, axis=-1)
+                                  | G.MOVE_CONFUSES[move])
+    sub_block = live & had_sub & blocked_status
+    via_sub = live & had_sub & ~is_status
+    kind, dmg = _get_damage(turn, a, d, ta, td, sd, move, live & ~sub_block)
+    sub_null = via_sub & (kind != G.DMG_NUMBER)
+    sub_hit = via_sub & (kind == G.DMG_NUMBER)
+    turn.last_damage = _w(sub_hit, dmg, turn.last_damage)
+    new_sub = d["sub_hp"] - jnp.minimum(dmg, d["sub_hp"])
+    broke = sub_hit & (new_sub <= 0)
+    _set(d, sub_hit, sub_hp=new_sub)
+    _set(d, broke, sub_fainted=True)
+    survived = sub_hit & ~broke
+    direct = live & ~sub_block & ~via_sub
+    number = direct & (kind == G.DMG_NUMBER)
     capped = jnp.minimum(dmg, d["hp"])
     dealt = _damage_hp(turn, d, capped, number, sets_last_damage=True)
-    drain = (number & (dealt > 0)) & G.MOVE_DRAIN[move]
-    turn.last_damage = _w(drain, jnp.maximum(dealt // 2, 1), turn.last_damage)
-    _heal(a, ta["max_hp"], jnp.maximum(dealt // 2, 1), drain)
+    # drain and recoil of the damage to a substitute that survived or to the Pokémon (a drain into
+    # a substitute heals even for 0 damage; a hit that broke the substitute has neither)
+    landed = _w(survived, dmg, dealt)
+    drain = (survived | (number & (dealt > 0))) & G.MOVE_DRAIN[move]
+    turn.last_damage = _w(drain, jnp.maximum(landed // 2, 1), turn.last_damage)
+    _heal(a, ta["max_hp"], jnp.maximum(landed // 2, 1), drain)
     num, den = G.MOVE_RECOIL_NUM[move], G.MOVE_RECOIL_DEN[move]
-    _damage_hp(turn, a, jnp.maximum(dealt * num // jnp.maximum(den, 1), 1), number & (num > 0) & (dealt > 0),
-               sets_last_damage=False)
-    go = live & (kind != G.DMG_FALSE)
-    first_failed = live & (kind == G.DMG_FALSE)
+    _damage_hp(turn, a, jnp.maximum(landed * num // jnp.maximum(den, 1), 1),
+               (survived | number) & (num > 0) & (landed > 0), sets_last_damage=False)
+    go = direct & (kind != G.DMG_FALSE)
+    first_failed = sub_block | sub_null | (direct & (kind == G.DMG_FALSE))
     _set(a, go & (effect == E.CONVERSION), types=d["types"])
-    # Hyper Beam's recharge (the hit reached the foe; no substitute in the common turn)
-    _set(a, go & (effect == E.HYPER_BEAM) & (a["hp"] > 0), must_recharge=True)
-    # hits 2+ of a multi-hit move: the first hit's damage again; the secondary rolls after the last
+    # Hyper Beam's recharge: not after a hit that broke a substitute
+    reached = sub_hit | go
+    _set(a, reached & (~had_sub | (d["sub_hp"] > 0)) & (effect == E.HYPER_BEAM) & (a["hp"] > 0), must_recharge=True)
+    # hits 2+ of a multi-hit move: the first hit's damage again (into a substitute: the last damage);
+    # the secondary rolls after the last hit, and never through a substitute
     multi = live & (multihit > 0)
-    keep_going = multi & ~first_failed
+    keep_going = multi & ~first_failed & ~d["sub_fainted"]
     last_landed = go & (hits == 1)
     first_dealt = _w(number, dealt, 0)
     for n in range(2, 6):
         on_n = keep_going & (n <= hits) & (d["hp"] > 0) & (a["hp"] > 0)
-        _damage_hp(turn, d, jnp.minimum(first_dealt, d["hp"]), on_n, sets_last_damage=True)
-        last_landed = last_landed | (on_n & (n == hits))
-    go, first_failed, last_landed = turn.checkpoint((a, d), go, first_failed, last_landed)
+        into_sub = on_n & (d["sub_hp"] > 0)
+        new_sub = d["sub_hp"] - jnp.minimum(turn.last_damage, d["sub_hp"])
+        broke_n = into_sub & (new_sub <= 0)
+        _set(d, into_sub, sub_hp=new_sub)
+        _set(d, broke_n, sub_fainted=True)
+        direct_n = on_n & ~into_sub
+        _damage_hp(turn, d, jnp.minimum(first_dealt, d["hp"]), direct_n, sets_last_damage=True)
+        keep_going = keep_going & ~broke_n
+        last_landed = last_landed | (direct_n & (n == hits))
+    # a confusing secondary still rolls on a substitute that survived
+    sub_confusion_roll = survived & (G.MOVE_SEC_KIND[move] == T.SECONDARY_CONFUSION)
+    go, first_failed, last_landed, sub_confusion_roll = turn.checkpoint((a, d), go, first_failed, last_landed,
+                                                                        sub_confusion_roll)
     # foe_effects: a status move's primary effects, or a damaging move's secondary
-    is_status = G.MOVE_CATEGORY[move] == T.CATEGORY_STATUS
     sec = G.MOVE_SEC_KIND[move]
     sstatus = G.MOVE_SEC_STATUS[move]
     mtype = G.MOVE_TYPE[move]
     same_type_skip = ((sec == T.SECONDARY_STATUS) & ((sstatus == T.PAR) | (sstatus == T.BRN) | (sstatus == T.FRZ))
                       & ((d["types"][0] == mtype) | (d["types"][1] == mtype)))
-    roll = last_landed & (sec != T.SECONDARY_NONE) & (d["hp"] > 0) & ~same_type_skip
+    roll = (last_landed & (sec != T.SECONDARY_NONE) & (d["hp"] > 0) & ~same_type_skip) | sub_confusion_roll
     secondary_on = roll & turn.chance(G.MOVE_SEC_CHANCE[move], 256, roll)
     primary_boosts = G.MOVE_BOOSTS[move]
     boost_primary = go & jnp.any(primary_boosts != 0, axis=-1)
@@ -433,7 +465,6 @@ def _hit_foe(turn: _Turn, a, d, ta, td, sd, move, on):
     boosted = _boost_stats(d, [deltas[:, j] for j in range(7)], boost_on, is_status)
     boost_fail = boost_on & boost_primary & ~boosted
     _stat_modification_error(d, boost_on & boosted)   # the engine's stat_modification_error(st, 0, ...): side 1
-    mstatus = G.MOVE_STATUS[move]
     status_primary = go & (mstatus != 0)
     status = _w(status_primary, mstatus, sstatus)
     # a sleep move also lands on a Pokémon that must recharge, whatever its status
@@ -455,6 +486,18 @@ def _hit_foe(turn: _Turn, a, d, ta, td, sd, move, on):
     return move_failed
 
 
+def _direct_self_damage(turn: _Turn, a, d, amount, on):
+    """``engine.direct_self_damage`` (confusion, crash): the user loses HP, unless it has a substitute:
+    then the foe's substitute (if any) takes it and nobody loses HP."""
+    on = on & (a["hp"] > 0)
+    amount = jnp.maximum(amount, 1)
+    turn.last_damage = _w(on, amount, turn.last_damage)
+    user_sub = a["sub_hp"] > 0
+    new_sub = d["sub_hp"] - amount
+    _set(d, on & user_sub & (d["sub_hp"] > 0), sub_hp=jnp.maximum(new_sub, 0), sub_fainted=d["sub_fainted"] | (new_sub <= 0))
+    _damage_hp(turn, a, amount, on & ~user_sub, sets_last_damage=False)
+
+
 def _haze(a, d, sd, on):
     """``engine.haze``: stages, the foe's status and most volatiles end on both sides; a sleeping or
     frozen foe that has yet to move does nothing this turn."""
@@ -472,13 +515,16 @@ def _haze(a, d, sd, on):
 def _hit_self(turn: _Turn, a, d, sd, ta, move, on):
     """``engine.hit_self`` for the common self-targeting moves (``sd``: the foe's side fields)."""
     effect = G.MOVE_EFFECT[move]
+    sub_fail = (effect == E.SUBSTITUTE) & ((a["sub_hp"] > 0) | (a["hp"] * 4 < ta["max_hp"]))
     screen_fail = (effect == E.SCREEN) & _w(G.MOVE_IS_REFLECT[move], a["reflect"], a["light_screen"])
-    live = on & ~screen_fail
+    live = on & ~sub_fail & ~screen_fail
     boosts = G.MOVE_BOOSTS[move]
     boost_on = live & jnp.any(boosts != 0, axis=-1) & (a["hp"] > 0)
     boosted = _boost_stats(a, [boosts[:, j] for j in range(7)], boost_on, jnp.zeros_like(on))
     _stat_modification_error(d, boost_on & boosted)
     live = live & ~(boost_on & ~boosted)
+    new_sub = live & (effect == E.SUBSTITUTE) & (a["hp"] > 0)
+    _set(a, new_sub, sub_hp=ta["max_hp"] // 4 + 1, trapped=0)
     column = G.MOVE_SELF_FLAG[move]
     flag_on = live & (a["hp"] > 0)
     for name in ("reflect", "light_screen", "mist", "focus_energy", "minimize", "defense_curl"):
@@ -500,6 +546,7 @@ def _hit_self(turn: _Turn, a, d, sd, ta, move, on):
     slept = rest_try & set_ok
     _set(a, slept, sleep_turns=2)
     _heal(a, max_hp, _w(recovered, max_hp // 2, max_hp), slept | recovered)
+    _damage_hp(turn, a, max_hp // 4, new_sub & (max_hp > 3), sets_last_damage=False)   # the substitute's cost
 
 
 def _after_move_self(turn: _Turn, a, ta, on):
@@ -535,11 +582,8 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     roll = confused & (confusion_left > 0)
     keeps_control = turn.chance(128, 256, roll)
     self_hit = roll & ~keeps_control
-    # direct_self_damage (no substitute in the common turn)
-    amount = jnp.maximum(((ta["level"] * 2 // 5 + 2) * a["modified"][T.ATK] * 40 // a["modified"][T.DEF]) // 50 + 2, 1)
-    hurt = self_hit & (a["hp"] > 0)
-    turn.last_damage = _w(hurt, amount, turn.last_damage)
-    _damage_hp(turn, a, amount, hurt, sets_last_damage=False)
+    amount = ((ta["level"] * 2 // 5 + 2) * a["modified"][T.ATK] * 40 // a["modified"][T.DEF]) // 50 + 2
+    _direct_self_damage(turn, a, d, amount, self_hit)
     live = live & ~self_hit
     paralysed = live & (a["status"] == T.PAR)
     full = paralysed & turn.chance(63, 256, paralysed)
@@ -560,10 +604,8 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     targets_self = G.MOVE_SELF[move]
     _hit_self(turn, a, d, sd, ta, move, live & targets_self)
     failed = _hit_foe(turn, a, d, ta, td, sd, move, live & ~targets_self)
-    # Jump Kick / Hi Jump Kick that failed: 1 HP of crash damage (direct_self_damage, no substitute)
-    crash = live & ~targets_self & failed & (G.MOVE_EFFECT[move] == E.CRASH) & (a["hp"] > 0)
-    turn.last_damage = _w(crash, 1, turn.last_damage)
-    _damage_hp(turn, a, 1, crash, sets_last_damage=False)
+    # Jump Kick / Hi Jump Kick that failed: 1 HP of crash damage
+    _direct_self_damage(turn, a, d, 1, live & ~targets_self & failed & (G.MOVE_EFFECT[move] == E.CRASH))
     # after_move: a KO drops the recharge
     _set(a, live & a["must_recharge"] & (_w(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
     target_alive = _w(targets_self, a["hp"], d["hp"]) > 0

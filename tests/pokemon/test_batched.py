@@ -92,6 +92,7 @@ def _play(programs, game, seed):
         counts["selfdestruct"] += int((moving & np.asarray(engine.MOVE_SELFDESTRUCT)[chosen]).sum())
         counts["multihit"] += int((moving & (np.asarray(engine.MOVE_MULTIHIT)[chosen] > 0)).sum())
         counts["recharging"] += int((fast[:, None] & np.asarray(game.active.must_recharge)).sum())
+        counts["substitute up"] += int((fast[:, None] & (np.asarray(game.active.sub_hp) > 0)).sum())
         # the next state: the move turn's, or the switch-only step's for a replacement / a new battle
         game = jax.tree_util.tree_map(lambda m, s: jnp.where(jnp.asarray(in_move).reshape((-1,) + (1,) * (m.ndim - 1)),
                                                                 m, s), expected, programs["switch"](game, actions))
@@ -105,9 +106,10 @@ def test_batched_move_step_equals_engine_move_step(programs):
     counts = _play(programs, states.game, seed=0)
     assert counts["common"] >= 0.9 * counts["move requests"], counts
     assert counts["switches"] >= 50 and counts["faints"] >= 20, counts
-    used = {k: counts[k] for k in (E.HYPER_BEAM, E.COUNTER, E.RECOVER, E.REST, E.SUPER_FANG, E.CRASH, "selfdestruct",
-                                   "multihit", "recharging")}
+    used = {k: counts[k] for k in (E.HYPER_BEAM, E.COUNTER, E.RECOVER, E.REST, E.SUPER_FANG, E.CRASH, E.SUBSTITUTE,
+                                   "selfdestruct", "multihit", "recharging", "substitute up")}
     assert min(used.values()) >= 3, used
+    print(counts)
 
 
 @pytest.mark.xdist_group("pokemon_batched")
@@ -115,8 +117,10 @@ def test_batched_move_step_equals_engine_move_step_any_moves(programs):
     counts = _play(programs, _any_move_battles(seed=11), seed=1)
     assert counts["common"] >= 0.6 * counts["move requests"], counts
     used = {k: counts[k] for k in (E.PSYWAVE, E.OHKO, E.DREAM_EATER, E.CONVERSION, E.HAZE, E.SUPER_FANG, E.CRASH,
-                                   E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP, "multihit")}
+                                   E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP, E.SUBSTITUTE,
+                                   "multihit", "substitute up")}
     assert min(used.values()) >= 3, used
+    print(counts)
 
 
 def test_eligible_excludes_the_rare_mechanics():
@@ -126,12 +130,12 @@ def test_eligible_excludes_the_rare_mechanics():
     game = jax.vmap(engine.start_battle)(states.game)
     moves = np.asarray(game.active.moves)   # [B, 2, 4]
     common = np.asarray(batched.COMMON_MOVE)
-    for name in ("metronome", "substitute", "wrap", "transform", "skyattack", "bide", "thrash", "rage", "leechseed",
+    for name in ("metronome", "wrap", "transform", "skyattack", "bide", "thrash", "rage", "leechseed",
                  "disable", "mimic", "mirrormove", "dig"):
         assert not common[engine._ID[name]], name
     for name in ("tackle", "doubleedge", "megadrain", "seismictoss", "thunderwave", "swordsdance", "reflect",
                  "hyperbeam", "counter", "explosion", "recover", "rest", "fissure", "doublekick", "superfang",
-                 "psywave", "dreameater", "highjumpkick", "conversion", "haze"):
+                 "psywave", "dreameater", "highjumpkick", "conversion", "haze", "substitute"):
         assert common[engine._ID[name]], name
     # both players use move slot 0: eligible exactly when both moves are common ones (a fresh battle
     # has no volatile that would exclude it)
