@@ -9,14 +9,15 @@ long job, so this module runs the *common* turn here and hands every other battl
 ``engine.move_step`` (``paritygym.batching.update_where_needed``): same results, battle by battle.
 
 The common turn (``eligible``): a move request where no lock or volatile this code does not model is
-active on either side (partial trapping, Bide, Thrash, Rage, two-turn moves, Transform,
-Disable, Leech Seed, a pending flinch), both sides have a usable move (no Struggle), and each side
+active on either side (partial trapping, Bide, Thrash, Rage, Transform, Disable, Leech Seed, a
+pending flinch), both sides have a usable move (no Struggle), and each side
 either switches or uses a move of the common kinds: damage (fixed, level-based, Psywave, Super Fang,
 OHKO, or from the formula; multi-hit; drain, Dream Eater, recoil, Jump Kick's crash, Hyper Beam and its
 recharge turn, Counter, Explosion / Self-Destruct; a secondary stat drop, status, flinch or confusion),
 a status move aimed at the foe (status, stat drops, confusion, Conversion), or a self-targeting stat /
 Reflect / Light Screen / Mist / Focus Energy / Minimize / Defense Curl / Recover / Soft-Boiled / Rest /
-Haze / Substitute / no-effect move. Substitutes (hits into them, what they block, confusion and crash
+Haze / Substitute / no-effect move, or a two-turn move (Sky Attack, Solar Beam, Dig, Fly, ...:
+both turns, Dig / Fly's invulnerability). Substitutes (hits into them, what they block, confusion and crash
 damage with them up), sleep, freeze, paralysis, confusion, Toxic, switching in, faints, the win check
 and the Endless Battle Clause are handled here. In random play ~98% of the move requests are common
 turns (~75% with teams of any moves).
@@ -51,12 +52,12 @@ _t = T.load()
 _effect = np.asarray(_t.move_effect)
 _self = np.asarray(_t.move_targets_self).astype(bool)
 _COMMON_FOE = ~_self & np.isin(_effect, (E.NONE, E.NOTHING, E.HYPER_BEAM, E.COUNTER, E.SUPER_FANG, E.PSYWAVE,
-                                         E.OHKO, E.DREAM_EATER, E.CRASH, E.CONVERSION))
+                                         E.OHKO, E.DREAM_EATER, E.CRASH, E.CONVERSION, E.CHARGE,
+                                         E.CHARGE_INVULNERABLE))
 _COMMON_SELF = _self & np.isin(_effect, (E.NONE, E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP,
                                          E.RECOVER, E.REST, E.HAZE, E.SUBSTITUTE))
 _common = _COMMON_FOE | _COMMON_SELF
 _common[[T.STRUGGLE, T.NOMOVE, T.CANNOTMOVE]] = False
-_common &= ~np.asarray(G.MOVE_TWO_TURN)
 COMMON_MOVE = jnp.asarray(_common)
 
 
@@ -229,13 +230,13 @@ def eligible(st: BattleState, actions) -> jax.Array:
     for s in range(2):
         a = act[s]
         quiet = ((a["trapped"] == 0) & (a["trap_lock_move"] == 0) & (a["fake_trapped"] == 0)
-                 & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & (a["two_turn_move"] == 0)
-                 & ~a["invulnerable"] & ~a["transformed"] & (a["disable_move"] == 0)
+                 & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & ~a["transformed"] & (a["disable_move"] == 0)
                  & ~a["leech_seed"] & (a["flinch"] == 0) & ~a["maybe_locked"])
         usable = _usable(a)
         any_usable = usable[0] | usable[1] | usable[2] | usable[3]
-        # asleep, frozen or recharging: no move of its own runs (the commit keeps the last one)
-        no_move = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"]
+        # asleep, frozen, recharging or mid-charge: the commit keeps the last move (a two-turn move's
+        # second turn, or none of its own that runs)
+        no_move = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"] | (a["two_turn_move"] != 0)
         chosen = _at(a["moves"], jnp.clip(actions[:, s], 0, 3))
         move_ok = no_move | COMMON_MOVE[chosen]
         switches = actions[:, s] >= G.ACTION_SWITCH_BASE
@@ -326,7 +327,7 @@ def _add_confusion(turn: _Turn, x: dict, on):
 
 
 def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
-    """``engine.get_damage`` for the moves of the common turn (no trapping moves, no substitute).
+    """``engine.get_damage`` for the moves of the common turn (no trapping moves).
     ``sd``: the defender's side fields (Counter reads them). Returns (kind, damage)."""
     mtype = G.MOVE_TYPE[move]
     effect = G.MOVE_EFFECT[move]
@@ -370,12 +371,15 @@ def _hit_foe(turn: _Turn, a, d, ta, td, sd, move, on):
     the common turn. Returns move_failed."""
     act_a, act_d = dict(a), dict(d)   # the values at the start of the hit (the engine's ``act``)
     effect = G.MOVE_EFFECT[move]
-    immune = on & ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(G.MOVE_TYPE[move], jnp.stack(d["types"], -1))
+    # a foe in the air / underground (Fly, Dig): every move but Swift and Transform misses
+    invulnerable_miss = on & d["invulnerable"] & (move != G.MV_SWIFT) & (move != G.MV_TRANSFORM)
+    on_target = on & ~invulnerable_miss
+    immune = on_target & ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(G.MOVE_TYPE[move], jnp.stack(d["types"], -1))
     # TryImmunity: Dream Eater needs a sleeping foe without a substitute
-    try_immunity_fail = on & ~immune & (effect == E.DREAM_EATER) & ((d["status"] != T.SLP) | (d["sub_hp"] > 0))
+    try_immunity_fail = on_target & ~immune & (effect == E.DREAM_EATER) & ((d["status"] != T.SLP) | (d["sub_hp"] > 0))
     selfdestruct = G.MOVE_SELFDESTRUCT[move]
-    _set(a, immune & selfdestruct, hp=0)   # faint_now
-    live = on & ~immune & ~try_immunity_fail
+    _set(a, (invulnerable_miss | immune) & selfdestruct, hp=0)   # faint_now
+    live = on_target & ~immune & ~try_immunity_fail
     ohko_fail = live & (effect == E.OHKO) & (act_d["modified"][T.SPE] > act_a["modified"][T.SPE])
     live = live & ~ohko_fail
     # accuracy (a sleep move never misses a Pokémon that must recharge)
@@ -478,8 +482,8 @@ def _hit_foe(turn: _Turn, a, d, ta, td, sd, move, on):
     _set(d, flinch, flinch=1, must_recharge=False)
     confuse = (go & G.MOVE_CONFUSES[move]) | (secondary_on & (sec == T.SECONDARY_CONFUSION))
     _add_confusion(turn, d, confuse)
-    _set(a, on & selfdestruct & ~d["sub_fainted"] & ~immune, hp=0)   # faint_now
-    move_failed = on & (immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed) | boost_fail)
+    _set(a, on & selfdestruct & ~d["sub_fainted"] & ~immune & ~invulnerable_miss, hp=0)   # faint_now
+    move_failed = on & (invulnerable_miss | immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed) | boost_fail)
     thaw = (on & ~move_failed & ~(multi & first_failed) & (d["status"] == T.FRZ) & (d["hp"] > 0)
             & (sec == T.SECONDARY_STATUS) & (sstatus == T.BRN))
     _set(d, thaw, status=0)
@@ -584,28 +588,41 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     self_hit = roll & ~keeps_control
     amount = ((ta["level"] * 2 // 5 + 2) * a["modified"][T.ATK] * 40 // a["modified"][T.DEF]) // 50 + 2
     _direct_self_damage(turn, a, d, amount, self_hit)
+    _set(a, self_hit, two_turn_move=0, invulnerable=False)
     live = live & ~self_hit
     paralysed = live & (a["status"] == T.PAR)
     full = paralysed & turn.chance(63, 256, paralysed)
+    _set(a, full, two_turn_move=0)   # a Dig / Fly user stays invulnerable (the Gen 1 quirk Showdown keeps)
     live = live & ~full
     aborted = on & ~live
     live, aborted = turn.checkpoint((a, d, sa), live, aborted)
-    # PP
+    # PP: a two-turn move pays on its second turn
     slot = sa["last_selected_slot"]
-    deduct = live & (move != T.STRUGGLE) & (_at(a["moves"], slot) != 0) & ~G.MOVE_TWO_TURN[move]
+    charged = a["two_turn_move"] != 0
+    locked = a["must_recharge"] | charged
+    deduct = (live & (move != T.STRUGGLE) & (_at(a["moves"], slot) != 0)
+              & ((~locked & ~G.MOVE_TWO_TURN[move]) | charged))
     pp = [_w(deduct & (slot == j), (a["pp"][j] - 1) % 64, a["pp"][j]) for j in range(4)]
     base_pp = [_w(deduct & (slot == j), (a["pp"][j] - 1) % 64, a["base_pp"][j]) for j in range(4)]
     a["pp"], a["base_pp"] = pp, base_pp
     # use_move_once
     _set(sa, live, last_move=move, last_enemy_move=move)
     a["base_revealed"] = [r | (live & (m == move)) for r, m in zip(a["base_revealed"], a["base_moves"])]
-    _set(a, live, last_move=move)
-    turn.last_damage = _w(live & ~G.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
+    _set(a, live & (~G.MOVE_TWO_TURN[move] | charged), last_move=move)
+    # TryMove: the charging turn of a two-turn move (Dig / Fly: invulnerable meanwhile)
+    effect = G.MOVE_EFFECT[move]
+    charge_move = live & ((effect == E.CHARGE) | (effect == E.CHARGE_INVULNERABLE))
+    releasing = charge_move & charged
+    _set(a, releasing, two_turn_move=0, invulnerable=False)
+    charging = charge_move & ~releasing
+    _set(a, charging, two_turn_move=move, invulnerable=(effect == E.CHARGE_INVULNERABLE) | a["invulnerable"])
+    go = live & ~charging
+    turn.last_damage = _w(go & ~G.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
     targets_self = G.MOVE_SELF[move]
-    _hit_self(turn, a, d, sd, ta, move, live & targets_self)
-    failed = _hit_foe(turn, a, d, ta, td, sd, move, live & ~targets_self)
+    _hit_self(turn, a, d, sd, ta, move, go & targets_self)
+    failed = _hit_foe(turn, a, d, ta, td, sd, move, go & ~targets_self)
     # Jump Kick / Hi Jump Kick that failed: 1 HP of crash damage
-    _direct_self_damage(turn, a, d, 1, live & ~targets_self & failed & (G.MOVE_EFFECT[move] == E.CRASH))
+    _direct_self_damage(turn, a, d, 1, go & ~targets_self & failed & (effect == E.CRASH))
     # after_move: a KO drops the recharge
     _set(a, live & a["must_recharge"] & (_w(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
     target_alive = _w(targets_self, a["hp"], d["hp"]) > 0
@@ -736,7 +753,8 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
     for s in range(2):
         a, sd = turn.act[s], turn.side[s]
         move_on = on & (actions[:, s] < G.ACTION_SWITCH_BASE)
-        sleeps = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"]   # or locked: recharge
+        # asleep / frozen, or locked (recharge, a two-turn move's second turn): the last move stays
+        sleeps = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"] | (a["two_turn_move"] != 0)
         _set(sd, move_on & sleeps, last_enemy_selected_move=_at(a["moves"], sd["last_selected_slot"]))
         slot = jnp.clip(actions[:, s], 0, 3)
         chosen = _at(a["moves"], slot)
