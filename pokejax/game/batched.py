@@ -9,12 +9,11 @@ long job, so this module runs the *common* turn here and hands every other battl
 ``engine.move_step`` (``paritygym.batching.update_where_needed``): same results, battle by battle.
 
 The common turn (``eligible``): a move request where no lock or volatile this code does not model is
-active on either side (partial trapping, Bide, Thrash, Rage, Transform, Disable, Leech Seed, a
-pending flinch), both sides have a usable move (no Struggle), and each side
+active on either side (partial trapping, Bide, Thrash, Rage, Disable, Leech Seed, a pending flinch), both sides have a usable move (no Struggle), and each side
 either switches or uses a move of the common kinds: damage (fixed, level-based, Psywave, Super Fang,
 OHKO, or from the formula; multi-hit; drain, Dream Eater, recoil, Jump Kick's crash, Hyper Beam and its
 recharge turn, Counter, Explosion / Self-Destruct; a secondary stat drop, status, flinch or confusion),
-a status move aimed at the foe (status, stat drops, confusion, Conversion), or a self-targeting stat /
+a status move aimed at the foe (status, stat drops, confusion, Conversion, Transform, Mimic), or a self-targeting stat /
 Reflect / Light Screen / Mist / Focus Energy / Minimize / Defense Curl / Recover / Soft-Boiled / Rest /
 Haze / Substitute / no-effect move, or a two-turn move (Sky Attack, Solar Beam, Dig, Fly, ...:
 both turns, Dig / Fly's invulnerability). Substitutes (hits into them, what they block, confusion and crash
@@ -53,7 +52,7 @@ _effect = np.asarray(_t.move_effect)
 _self = np.asarray(_t.move_targets_self).astype(bool)
 _COMMON_FOE = ~_self & np.isin(_effect, (E.NONE, E.NOTHING, E.HYPER_BEAM, E.COUNTER, E.SUPER_FANG, E.PSYWAVE,
                                          E.OHKO, E.DREAM_EATER, E.CRASH, E.CONVERSION, E.CHARGE,
-                                         E.CHARGE_INVULNERABLE))
+                                         E.CHARGE_INVULNERABLE, E.TRANSFORM, E.MIMIC))
 _COMMON_SELF = _self & np.isin(_effect, (E.NONE, E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP,
                                          E.RECOVER, E.REST, E.HAZE, E.SUBSTITUTE))
 _common = _COMMON_FOE | _COMMON_SELF
@@ -151,6 +150,7 @@ class _Turn:
             self.team_facts.append(dict(
                 max_hp=pick(stats[..., 0]), own=[pick(stats[..., 1 + j]) for j in range(5)],
                 level=pick(team.level[:, s]), species=pick(team.species[:, s]),
+                speed_iv=pick(team.ivs[:, s, :, T.SPE + 1]), speed_ev=pick(team.evs[:, s, :, T.SPE + 1]),
                 # the benched Pokémon's part of the Sleep / Freeze Clause tests and of has_bench
                 bench_asleep=jnp.any(~here & (team.hp[:, s] > 0) & (team.status[:, s] == T.SLP)
                                      & team.status_by_foe[:, s], axis=1),
@@ -230,7 +230,7 @@ def eligible(st: BattleState, actions) -> jax.Array:
     for s in range(2):
         a = act[s]
         quiet = ((a["trapped"] == 0) & (a["trap_lock_move"] == 0) & (a["fake_trapped"] == 0)
-                 & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & ~a["transformed"] & (a["disable_move"] == 0)
+                 & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & (a["disable_move"] == 0)
                  & ~a["leech_seed"] & (a["flinch"] == 0) & ~a["maybe_locked"])
         usable = _usable(a)
         any_usable = usable[0] | usable[1] | usable[2] | usable[3]
@@ -366,7 +366,7 @@ def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
     return kind, _w(formula, dmg, value)
 
 
-def _hit_foe(turn: _Turn, a, d, ta, td, sd, move, on):
+def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     """``engine.hit_foe`` + ``primary_hit`` + ``extra_hit`` + ``foe_effects`` for a foe-aimed move of
     the common turn. Returns move_failed."""
     act_a, act_d = dict(a), dict(d)   # the values at the start of the hit (the engine's ``act``)
@@ -429,6 +429,21 @@ def _hit_foe(turn: _Turn, a, d, ta, td, sd, move, on):
                (survived | number) & (num > 0) & (landed > 0), sets_last_damage=False)
     go = direct & (kind != G.DMG_FALSE)
     first_failed = sub_block | sub_null | (direct & (kind == G.DMG_FALSE))
+    # onHit: Transform (the foe's species, types, stats, stages and moves at 5 PP; only the cached
+    # speed is the user's own set's, from the new species), Mimic (a random foe move into Mimic's
+    # slot), Conversion (the foe's types)
+    transform = go & (effect == E.TRANSFORM)
+    own_speed = ((2 * M.SPECIES_BASE[d["species"], T.SPE + 1] + ta["speed_iv"] + ta["speed_ev"] // 4) * ta["level"]
+                 // 100 + 5)
+    real = [m != 0 for m in d["moves"]]
+    _set(a, transform, species=d["species"], types=d["types"], stored=d["stored"], modified=d["modified"],
+         boosts=d["boosts"], moves=d["moves"], pp=[_w(r, jnp.minimum(5, G.MOVE_PP[m]), 0) for r, m in zip(real, d["moves"])],
+         virtual=real, transformed=True, speed=own_speed)
+    mimic = go & (effect == E.MIMIC)
+    k = jnp.clip(turn.draw(0, sum(r.astype(I32) for r in real), mimic), 0, 3)
+    mimic_slot = [mimic & (sa["last_selected_slot"] == j) for j in range(4)]
+    a["moves"] = [_w(here, _at(d["moves"], k), m) for here, m in zip(mimic_slot, a["moves"])]
+    a["virtual"] = [v | here for here, v in zip(mimic_slot, a["virtual"])]
     _set(a, go & (effect == E.CONVERSION), types=d["types"])
     # Hyper Beam's recharge: not after a hit that broke a substitute
     reached = sub_hit | go
@@ -603,11 +618,13 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     deduct = (live & (move != T.STRUGGLE) & (_at(a["moves"], slot) != 0)
               & ((~locked & ~G.MOVE_TWO_TURN[move]) | charged))
     pp = [_w(deduct & (slot == j), (a["pp"][j] - 1) % 64, a["pp"][j]) for j in range(4)]
-    base_pp = [_w(deduct & (slot == j), (a["pp"][j] - 1) % 64, a["base_pp"][j]) for j in range(4)]
+    # a slot that is not a Transform copy is the base slot (a Mimic slot writes through to it)
+    base_pp = [_w(deduct & (slot == j) & ~(a["virtual"][j] & a["transformed"]), (a["pp"][j] - 1) % 64, a["base_pp"][j])
+               for j in range(4)]
     a["pp"], a["base_pp"] = pp, base_pp
     # use_move_once
     _set(sa, live, last_move=move, last_enemy_move=move)
-    a["base_revealed"] = [r | (live & (m == move)) for r, m in zip(a["base_revealed"], a["base_moves"])]
+    a["base_revealed"] = [r | (live & ~a["transformed"] & (m == move)) for r, m in zip(a["base_revealed"], a["base_moves"])]
     _set(a, live & (~G.MOVE_TWO_TURN[move] | charged), last_move=move)
     # TryMove: the charging turn of a two-turn move (Dig / Fly: invulnerable meanwhile)
     effect = G.MOVE_EFFECT[move]
@@ -620,7 +637,7 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     turn.last_damage = _w(go & ~G.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
     targets_self = G.MOVE_SELF[move]
     _hit_self(turn, a, d, sd, ta, move, go & targets_self)
-    failed = _hit_foe(turn, a, d, ta, td, sd, move, go & ~targets_self)
+    failed = _hit_foe(turn, a, d, sa, sd, ta, td, move, go & ~targets_self)
     # Jump Kick / Hi Jump Kick that failed: 1 HP of crash damage
     _direct_self_damage(turn, a, d, 1, go & ~targets_self & failed & (effect == E.CRASH))
     # after_move: a KO drops the recharge

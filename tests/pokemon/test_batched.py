@@ -92,6 +92,7 @@ def _play(programs, game, seed):
         counts["selfdestruct"] += int((moving & np.asarray(engine.MOVE_SELFDESTRUCT)[chosen]).sum())
         counts["multihit"] += int((moving & (np.asarray(engine.MOVE_MULTIHIT)[chosen] > 0)).sum())
         counts["recharging"] += int((fast[:, None] & np.asarray(game.active.must_recharge)).sum())
+        counts["transformed"] += int((fast[:, None] & np.asarray(game.active.transformed)).sum())
         counts["mid-charge"] += int((fast[:, None] & (np.asarray(game.active.two_turn_move) != 0)).sum())
         counts["substitute up"] += int((fast[:, None] & (np.asarray(game.active.sub_hp) > 0)).sum())
         # the next state: the move turn's, or the switch-only step's for a replacement / a new battle
@@ -108,7 +109,8 @@ def test_batched_move_step_equals_engine_move_step(programs):
     assert counts["common"] >= 0.9 * counts["move requests"], counts
     assert counts["switches"] >= 50 and counts["faints"] >= 20, counts
     used = {k: counts[k] for k in (E.HYPER_BEAM, E.COUNTER, E.RECOVER, E.REST, E.SUPER_FANG, E.CRASH, E.SUBSTITUTE,
-                                   "selfdestruct", "multihit", "recharging", "substitute up")}
+                                   E.CHARGE, E.TRANSFORM, E.MIMIC, "selfdestruct", "multihit", "recharging",
+                                   "substitute up", "transformed")}
     assert min(used.values()) >= 3, used
     print(counts)
 
@@ -119,7 +121,8 @@ def test_batched_move_step_equals_engine_move_step_any_moves(programs):
     assert counts["common"] >= 0.6 * counts["move requests"], counts
     used = {k: counts[k] for k in (E.PSYWAVE, E.OHKO, E.DREAM_EATER, E.CONVERSION, E.HAZE, E.SUPER_FANG, E.CRASH,
                                    E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP, E.SUBSTITUTE,
-                                   E.CHARGE, E.CHARGE_INVULNERABLE, "multihit", "substitute up", "mid-charge")}
+                                   E.CHARGE, E.CHARGE_INVULNERABLE, E.TRANSFORM, E.MIMIC, "multihit", "substitute up",
+                                   "mid-charge", "transformed")}
     assert min(used.values()) >= 3, used
     print(counts)
 
@@ -131,12 +134,11 @@ def test_eligible_excludes_the_rare_mechanics():
     game = jax.vmap(engine.start_battle)(states.game)
     moves = np.asarray(game.active.moves)   # [B, 2, 4]
     common = np.asarray(batched.COMMON_MOVE)
-    for name in ("metronome", "wrap", "transform", "bide", "thrash", "rage", "leechseed", "disable", "mimic",
-                 "mirrormove"):
+    for name in ("metronome", "wrap", "bide", "thrash", "rage", "leechseed", "disable"):
         assert not common[engine._ID[name]], name
     for name in ("tackle", "doubleedge", "megadrain", "seismictoss", "thunderwave", "swordsdance", "reflect",
                  "hyperbeam", "counter", "explosion", "recover", "rest", "fissure", "doublekick", "superfang",
-                 "psywave", "dreameater", "highjumpkick", "conversion", "haze", "substitute", "skyattack", "dig"):
+                 "psywave", "dreameater", "highjumpkick", "conversion", "haze", "substitute", "skyattack", "dig", "transform", "mimic"):
         assert common[engine._ID[name]], name
     # both players use move slot 0: eligible exactly when both moves are common ones (a fresh battle
     # has no volatile that would exclude it)
