@@ -9,17 +9,19 @@ long job, so this module runs the *common* turn here and hands every other battl
 ``engine.move_step`` (``paritygym.batching.update_where_needed``): same results, battle by battle.
 
 The common turn (``eligible``): a move request where no lock or volatile this code does not model is
-active on either side (partial trapping, Bide, Thrash, Rage, Disable, Leech Seed, a pending flinch), both sides have a usable move (no Struggle), and each side
-either switches or uses a move of the common kinds: damage (fixed, level-based, Psywave, Super Fang,
-OHKO, or from the formula; multi-hit; drain, Dream Eater, recoil, Jump Kick's crash, Hyper Beam and its
-recharge turn, Counter, Explosion / Self-Destruct; a secondary stat drop, status, flinch or confusion),
-a status move aimed at the foe (status, stat drops, confusion, Conversion, Transform, Mimic), or a self-targeting stat /
-Reflect / Light Screen / Mist / Focus Energy / Minimize / Defense Curl / Recover / Soft-Boiled / Rest /
-Haze / Substitute / no-effect move, or a two-turn move (Sky Attack, Solar Beam, Dig, Fly, ...:
-both turns, Dig / Fly's invulnerability). Substitutes (hits into them, what they block, confusion and crash
-damage with them up), sleep, freeze, paralysis, confusion, Toxic, switching in, faints, the win check
-and the Endless Battle Clause are handled here. In random play ~98% of the move requests are common
-turns (~75% with teams of any moves).
+active on either side (partial trapping, Bide, Thrash, Rage, Disable, Leech Seed, a pending flinch),
+and each side either switches or uses a move of the common kinds (Struggle included): damage (fixed,
+level-based, Psywave, Super Fang, OHKO, or from the formula; multi-hit; drain, Dream Eater, recoil,
+Jump Kick's crash, Hyper Beam and its recharge turn, Counter, Explosion / Self-Destruct; a secondary
+stat drop, status, flinch or confusion), a status move aimed at the foe (status, stat drops,
+confusion, Conversion, Transform, Mimic), a self-targeting stat / Reflect / Light Screen / Mist /
+Focus Energy / Minimize / Defense Curl / Recover / Soft-Boiled / Rest / Haze / Substitute /
+no-effect move, Mirror Move (when the move it may call is one of these), or a two-turn move (Sky
+Attack, Solar Beam, Dig, Fly, ...: both turns, Dig / Fly's invulnerability). Substitutes (hits into
+them, what they block, confusion and crash damage with them up), sleep, freeze, paralysis,
+confusion, Toxic, switching in, faints, the win check and the Endless Battle Clause are handled
+here. Every move of Showdown's gen-1 random-battle sets is a common one, so in random battles every
+move request is a common turn; with teams of any moves ~84% are.
 
 Every function follows the engine function of the same name (``engine.py``) restricted to the
 common turn; ``tests/pokemon/test_batched.py`` checks the whole state against ``engine.move_step``
@@ -54,10 +56,19 @@ _COMMON_FOE = ~_self & np.isin(_effect, (E.NONE, E.NOTHING, E.HYPER_BEAM, E.COUN
                                          E.OHKO, E.DREAM_EATER, E.CRASH, E.CONVERSION, E.CHARGE,
                                          E.CHARGE_INVULNERABLE, E.TRANSFORM, E.MIMIC))
 _COMMON_SELF = _self & np.isin(_effect, (E.NONE, E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP,
-                                         E.RECOVER, E.REST, E.HAZE, E.SUBSTITUTE))
+                                         E.RECOVER, E.REST, E.HAZE, E.SUBSTITUTE, E.MIRROR_MOVE))
 _common = _COMMON_FOE | _COMMON_SELF
-_common[[T.STRUGGLE, T.NOMOVE, T.CANNOTMOVE]] = False
+_common[[T.NOMOVE, T.CANNOTMOVE]] = False
+_common[T.STRUGGLE] = True
 COMMON_MOVE = jnp.asarray(_common)
+# a move that may run from the commit's last selection (a thawed Pokémon's, a two-turn move's second
+# turn), and a move Mirror Move may call (none: it fails)
+_queued = _common.copy()
+_queued[[T.NOMOVE, T.CANNOTMOVE]] = True
+QUEUED_OK = jnp.asarray(_queued)
+_callable = _common.copy()
+_callable[0] = True
+CALLABLE_OK = jnp.asarray(_callable)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,6 +193,34 @@ class _Turn:
             old.update(new)
         return values[0] if len(values) == 1 else values
 
+    def run_if(self, pred, fn, dicts: tuple):
+        """``fn(*dicts)`` (which updates the generator, ``last_damage`` and the dicts in place) as a
+        ``lax.cond`` on the scalar ``pred``: its kernels run only in the calls that need them. Every
+        turn field goes through the cond (``checkpoint`` inside ``fn`` rebinds them all)."""
+        names = ("act", "side", "hi", "lo", "count", "last_damage", "request", "winner", "turn")
+
+        def branch(run: bool):
+            def body(carry):
+                values, ds = carry
+                saved = [getattr(self, n) for n in names]
+                for n, v in zip(names, values):
+                    setattr(self, n, v)
+                ds = [dict(x) for x in ds]
+                if run:
+                    fn(*ds)
+                out = ([getattr(self, n) for n in names], ds)
+                for n, v in zip(names, saved):
+                    setattr(self, n, v)
+                return out
+            return body
+
+        values, ds = jax.lax.cond(pred, branch(True), branch(False),
+                                  ([getattr(self, n) for n in names], [dict(x) for x in dicts]))
+        for n, v in zip(names, values):
+            setattr(self, n, v)
+        for old, new in zip(dicts, ds):
+            old.update(new)
+
     # ---- randomness -------------------------------------------------------------------------
     def draw(self, low, high, on):
         """``engine.draw``: Showdown's ``random(low, high)``, only where ``on``."""
@@ -226,21 +265,32 @@ def eligible(st: BattleState, actions) -> jax.Array:
     """bool[B]: the battles whose step this module runs itself (the others go to ``engine.move_step``).
     A state not in a move request is eligible (nothing happens to it but the step's bookkeeping)."""
     act = _unpack(Active, st.active.data)
+    side = _unpack(Side, st.side.data)
     ok = jnp.ones(st.request.shape, bool)
+    switches, move_now, mirror = [], [], []
     for s in range(2):
         a = act[s]
         quiet = ((a["trapped"] == 0) & (a["trap_lock_move"] == 0) & (a["fake_trapped"] == 0)
                  & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & (a["disable_move"] == 0)
                  & ~a["leech_seed"] & (a["flinch"] == 0) & ~a["maybe_locked"])
         usable = _usable(a)
-        any_usable = usable[0] | usable[1] | usable[2] | usable[3]
-        # asleep, frozen, recharging or mid-charge: the commit keeps the last move (a two-turn move's
-        # second turn, or none of its own that runs)
+        struggle = ~(usable[0] | usable[1] | usable[2] | usable[3])
+        # asleep, frozen, recharging or mid-charge: the commit keeps the last selected move
         no_move = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"] | (a["two_turn_move"] != 0)
         chosen = _at(a["moves"], jnp.clip(actions[:, s], 0, 3))
-        move_ok = no_move | COMMON_MOVE[chosen]
-        switches = actions[:, s] >= G.ACTION_SWITCH_BASE
-        ok = ok & quiet & any_usable & (switches | move_ok)
+        move = _w(no_move, side[s]["last_selected_move"], _w(struggle, T.STRUGGLE, chosen))
+        move_ok = _w(no_move, QUEUED_OK[move], COMMON_MOVE[move])
+        switches.append(actions[:, s] >= G.ACTION_SWITCH_BASE)
+        move_now.append(move)
+        mirror.append(~switches[s] & ~no_move & (move == G.MV_MIRROR_MOVE))
+        ok = ok & quiet & (switches[s] | move_ok)
+    # Mirror Move calls the foe's last move: the one it has, the one it may use first this turn, or
+    # (the foe's own Mirror Move) the user's last move; all must be moves this module runs
+    for s in range(2):
+        f = 1 - s
+        calls_ok = (CALLABLE_OK[act[f]["last_move"]] & (switches[f] | CALLABLE_OK[move_now[f]])
+                    & CALLABLE_OK[act[s]["last_move"]])
+        ok = ok & (~mirror[s] | calls_ok)
     return (st.request != REQUEST_MOVE) | ok
 
 
@@ -531,8 +581,9 @@ def _haze(a, d, sd, on):
              leech_seed=False, light_screen=False, reflect=False, has_toxic_counter=False, toxic_counter=zero)
 
 
-def _hit_self(turn: _Turn, a, d, sd, ta, move, on):
-    """``engine.hit_self`` for the common self-targeting moves (``sd``: the foe's side fields)."""
+def _hit_self(turn: _Turn, a, d, sa, sd, ta, move, on):
+    """``engine.hit_self`` for the common self-targeting moves (``sa`` / ``sd``: the user's / foe's
+    side fields). Returns the move Mirror Move calls (0: none)."""
     effect = G.MOVE_EFFECT[move]
     sub_fail = (effect == E.SUBSTITUTE) & ((a["sub_hp"] > 0) | (a["hp"] * 4 < ta["max_hp"]))
     screen_fail = (effect == E.SCREEN) & _w(G.MOVE_IS_REFLECT[move], a["reflect"], a["light_screen"])
@@ -566,6 +617,12 @@ def _hit_self(turn: _Turn, a, d, sd, ta, move, on):
     _set(a, slept, sleep_turns=2)
     _heal(a, max_hp, _w(recovered, max_hp // 2, max_hp), slept | recovered)
     _damage_hp(turn, a, max_hp // 4, new_sub & (max_hp > 3), sets_last_damage=False)   # the substitute's cost
+    # Mirror Move: the foe's last move, unless it has none or it is Mirror Move
+    foe_last = d["last_move"]
+    mirror = live & (effect == E.MIRROR_MOVE) & (foe_last != 0) & (foe_last != G.MV_MIRROR_MOVE)
+    call = _w(mirror, foe_last, 0)
+    _set(sa, mirror, last_selected_move=call, last_enemy_selected_move=call)
+    return call
 
 
 def _after_move_self(turn: _Turn, a, ta, on):
@@ -622,28 +679,63 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     base_pp = [_w(deduct & (slot == j) & ~(a["virtual"][j] & a["transformed"]), (a["pp"][j] - 1) % 64, a["base_pp"][j])
                for j in range(4)]
     a["pp"], a["base_pp"] = pp, base_pp
-    # use_move_once
-    _set(sa, live, last_move=move, last_enemy_move=move)
-    a["base_revealed"] = [r | (live & ~a["transformed"] & (m == move)) for r, m in zip(a["base_revealed"], a["base_moves"])]
-    _set(a, live & (~G.MOVE_TWO_TURN[move] | charged), last_move=move)
+    call = _use_move(turn, a, d, sa, sd, ta, td, move, live, called=False)
+    tail = live & ~((move == G.MV_MIRROR_MOVE) & (call != 0))
+    _after_move(turn, a, d, ta, move, tail, aborted)
+    # the move Mirror Move called: a second use, run only when some battle of the batch has one
+    again = live & (call != 0)
+
+    def use_called(a, d, sa, sd):
+        _use_move(turn, a, d, sa, sd, ta, td, call, again, called=True)
+        _after_move(turn, a, d, ta, call, again, jnp.zeros_like(again))
+
+    turn.run_if(jnp.any(again), use_called, (a, d, sa, sd))
+
+
+def _use_move(turn: _Turn, a, d, sa, sd, ta, td, move, on, called: bool):
+    """``engine.use_move_once`` (``called``: the move Mirror Move called). Returns Mirror Move's call."""
+    slot = sa["last_selected_slot"]
+    if called:
+        # a called two-turn move gives the calling slot its PP back; a transformed user's base slot
+        # gets one back for any called move (Showdown's corner cases)
+        refund = on & G.MOVE_TWO_TURN[move] & (_at(a["moves"], slot) != 0)
+        pp_back = (_at(a["pp"], slot) + 1) % 64
+        here = [slot == j for j in range(4)]
+        a["base_pp"] = [_w(refund & h & ~(v & a["transformed"]), pp_back, p)
+                        for h, v, p in zip(here, a["virtual"], a["base_pp"])]
+        a["pp"] = [_w(refund & h, pp_back, p) for h, p in zip(here, a["pp"])]
+        refund_base = on & a["transformed"] & (_at(a["base_moves"], slot) != 0)
+        a["base_pp"] = [_w(refund_base & h, (p + 1) % 64, p) for h, p in zip(here, a["base_pp"])]
+    _set(sa, on, last_move=move, last_enemy_move=move)
+    if not called:   # the opponent now knows this move of the set (not for calls or a Transform copy)
+        a["base_revealed"] = [r | (on & ~a["transformed"] & (m == move))
+                              for r, m in zip(a["base_revealed"], a["base_moves"])]
+    charged = a["two_turn_move"] != 0
+    _set(a, on & (~G.MOVE_TWO_TURN[move] | charged), last_move=move)
     # TryMove: the charging turn of a two-turn move (Dig / Fly: invulnerable meanwhile)
     effect = G.MOVE_EFFECT[move]
-    charge_move = live & ((effect == E.CHARGE) | (effect == E.CHARGE_INVULNERABLE))
+    charge_move = on & ((effect == E.CHARGE) | (effect == E.CHARGE_INVULNERABLE))
     releasing = charge_move & charged
     _set(a, releasing, two_turn_move=0, invulnerable=False)
     charging = charge_move & ~releasing
     _set(a, charging, two_turn_move=move, invulnerable=(effect == E.CHARGE_INVULNERABLE) | a["invulnerable"])
-    go = live & ~charging
+    go = on & ~charging
     turn.last_damage = _w(go & ~G.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
     targets_self = G.MOVE_SELF[move]
-    _hit_self(turn, a, d, sd, ta, move, go & targets_self)
+    call = _hit_self(turn, a, d, sa, sd, ta, move, go & targets_self)
     failed = _hit_foe(turn, a, d, sa, sd, ta, td, move, go & ~targets_self)
     # Jump Kick / Hi Jump Kick that failed: 1 HP of crash damage
     _direct_self_damage(turn, a, d, 1, go & ~targets_self & failed & (effect == E.CRASH))
-    # after_move: a KO drops the recharge
-    _set(a, live & a["must_recharge"] & (_w(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
+    return call
+
+
+def _after_move(turn: _Turn, a, d, ta, move, on, aborted):
+    """``engine.after_move`` of the common turn (a KO drops the recharge), then ``after_move_self``
+    (also after an aborted move)."""
+    targets_self = G.MOVE_SELF[move]
+    _set(a, on & a["must_recharge"] & (_w(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
     target_alive = _w(targets_self, a["hp"], d["hp"]) > 0
-    _after_move_self(turn, a, ta, (live & target_alive) | aborted)
+    _after_move_self(turn, a, ta, (on & target_alive) | aborted)
 
 
 def _speed_tie_event(turn: _Turn, on):
@@ -773,9 +865,12 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
         # asleep / frozen, or locked (recharge, a two-turn move's second turn): the last move stays
         sleeps = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"] | (a["two_turn_move"] != 0)
         _set(sd, move_on & sleeps, last_enemy_selected_move=_at(a["moves"], sd["last_selected_slot"]))
+        usable = _usable(a)
+        struggle = move_on & ~sleeps & ~(usable[0] | usable[1] | usable[2] | usable[3])
+        _set(sd, struggle, last_selected_move=T.STRUGGLE, last_enemy_selected_move=T.STRUGGLE)
         slot = jnp.clip(actions[:, s], 0, 3)
         chosen = _at(a["moves"], slot)
-        normal = move_on & ~sleeps
+        normal = move_on & ~sleeps & ~struggle
         _set(sd, normal, last_selected_move=chosen, last_selected_slot=slot, last_move=chosen,
              last_enemy_selected_move=chosen)
         moves.append(sd["last_selected_move"])

@@ -51,7 +51,16 @@ def _any_move_battles(seed: int):
         evs=rng.integers(0, 256, shape + (6,)).astype(np.int32),
         size=rng.integers(3, 7, (BATTLES, 2)).astype(np.int32))
     seeds = jnp.stack([prng.seed_from_showdown([int(x) for x in rng.integers(0, 65536, 4)]) for _ in range(BATTLES)])
-    return jax.jit(jax.vmap(setup.new_battle))(teams, seeds)
+    game = jax.jit(jax.vmap(setup.new_battle))(teams, seeds)
+    # every other battle starts with at most 2 PP per move, so that Struggle comes within the test
+    low = (jnp.arange(BATTLES) % 2 == 0)
+
+    def low_pp(g, on):
+        active = g.active
+        for i in (0, 1):
+            active = active.with_fields(i, on, pp=jnp.minimum(active.pp[i], 2), base_pp=jnp.minimum(active.base_pp[i], 2))
+        return g.replace(active=active, team=g.team.replace(pp=jnp.where(on, jnp.minimum(g.team.pp, 2), g.team.pp)))
+    return jax.jit(jax.vmap(low_pp))(game, low)
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +68,15 @@ def programs():
     """The compiled programs, shared by both team sources (same shapes)."""
     return dict(masks=jax.jit(jax.vmap(penv.legal_masks)), old=jax.jit(jax.vmap(engine.move_step)),
                 switch=jax.jit(jax.vmap(engine.switch_step)), new=jax.jit(batched.move_step_batch),
-                eligible=jax.jit(batched.eligible))
+                eligible=jax.jit(batched.eligible), committed=jax.jit(_committed_moves))
+
+
+def _committed_moves(game, actions):
+    """int32[B, 2]: the move each side's choice commits (Struggle when no move is usable)."""
+    def one(st, acts):
+        return jnp.stack([engine.commit_move_choice(st, i, acts[i], acts[i] < engine.ACTION_SWITCH_BASE)[1]
+                          for i in (0, 1)])
+    return jax.vmap(one)(game, actions)
 
 
 def _play(programs, game, seed):
@@ -92,6 +109,7 @@ def _play(programs, game, seed):
         counts["selfdestruct"] += int((moving & np.asarray(engine.MOVE_SELFDESTRUCT)[chosen]).sum())
         counts["multihit"] += int((moving & (np.asarray(engine.MOVE_MULTIHIT)[chosen] > 0)).sum())
         counts["recharging"] += int((fast[:, None] & np.asarray(game.active.must_recharge)).sum())
+        counts["struggle"] += int((moving & (np.asarray(programs["committed"](game, actions)) == T.STRUGGLE)).sum())
         counts["transformed"] += int((fast[:, None] & np.asarray(game.active.transformed)).sum())
         counts["mid-charge"] += int((fast[:, None] & (np.asarray(game.active.two_turn_move) != 0)).sum())
         counts["substitute up"] += int((fast[:, None] & (np.asarray(game.active.sub_hp) > 0)).sum())
@@ -121,8 +139,8 @@ def test_batched_move_step_equals_engine_move_step_any_moves(programs):
     assert counts["common"] >= 0.6 * counts["move requests"], counts
     used = {k: counts[k] for k in (E.PSYWAVE, E.OHKO, E.DREAM_EATER, E.CONVERSION, E.HAZE, E.SUPER_FANG, E.CRASH,
                                    E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP, E.SUBSTITUTE,
-                                   E.CHARGE, E.CHARGE_INVULNERABLE, E.TRANSFORM, E.MIMIC, "multihit", "substitute up",
-                                   "mid-charge", "transformed")}
+                                   E.CHARGE, E.CHARGE_INVULNERABLE, E.TRANSFORM, E.MIMIC, E.MIRROR_MOVE, "multihit",
+                                   "substitute up", "mid-charge", "transformed", "struggle")}
     assert min(used.values()) >= 3, used
     print(counts)
 
@@ -134,11 +152,11 @@ def test_eligible_excludes_the_rare_mechanics():
     game = jax.vmap(engine.start_battle)(states.game)
     moves = np.asarray(game.active.moves)   # [B, 2, 4]
     common = np.asarray(batched.COMMON_MOVE)
-    for name in ("metronome", "wrap", "bide", "thrash", "rage", "leechseed", "disable"):
+    for name in ("metronome", "wrap", "bide", "thrash", "rage", "leechseed", "disable", "petaldance", "bind"):
         assert not common[engine._ID[name]], name
     for name in ("tackle", "doubleedge", "megadrain", "seismictoss", "thunderwave", "swordsdance", "reflect",
                  "hyperbeam", "counter", "explosion", "recover", "rest", "fissure", "doublekick", "superfang",
-                 "psywave", "dreameater", "highjumpkick", "conversion", "haze", "substitute", "skyattack", "dig", "transform", "mimic"):
+                 "psywave", "dreameater", "highjumpkick", "conversion", "haze", "substitute", "skyattack", "dig", "transform", "mimic", "mirrormove", "struggle"):
         assert common[engine._ID[name]], name
     # both players use move slot 0: eligible exactly when both moves are common ones (a fresh battle
     # has no volatile that would exclude it)
