@@ -9,7 +9,7 @@ long job, so this module runs the *common* turn here and hands every other battl
 ``engine.move_step`` (``paritygym.batching.update_where_needed``): same results, battle by battle.
 
 The common turn (``eligible``): a move request where no lock or volatile this code does not model is
-active on either side (partial trapping, Bide, Thrash, Rage, Disable, Leech Seed, a pending flinch),
+active on either side (partial trapping, Bide, Thrash, Rage, Disable, Leech Seed),
 and each side either switches or uses a move of the common kinds (Struggle included): damage (fixed,
 level-based, Psywave, Super Fang, OHKO, or from the formula; multi-hit; drain, Dream Eater, recoil,
 Jump Kick's crash, Hyper Beam and its recharge turn, Counter, Explosion / Self-Destruct; a secondary
@@ -272,7 +272,7 @@ def eligible(st: BattleState, actions) -> jax.Array:
         a = act[s]
         quiet = ((a["trapped"] == 0) & (a["trap_lock_move"] == 0) & (a["fake_trapped"] == 0)
                  & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & (a["disable_move"] == 0)
-                 & ~a["leech_seed"] & (a["flinch"] == 0) & ~a["maybe_locked"])
+                 & ~a["leech_seed"] & ~a["maybe_locked"])
         usable = _usable(a)
         struggle = ~(usable[0] | usable[1] | usable[2] | usable[3])
         # asleep, frozen, recharging or mid-charge: the commit keeps the last selected move
