@@ -148,3 +148,76 @@ def play_generated_battle(bridge: ShowdownBridge, index: int, base: int, team_fo
     battle_seed, player_seeds, choice_seed = seeds_for(index, base)
     teams = [bridge.generate_team(seed, format=team_format)["packed"] for seed in player_seeds]
     return play_battle(bridge, battle_seed, None, teams=teams, choice_seed=choice_seed, format=battle_format)
+
+
+@functools.lru_cache(maxsize=None)
+def compiled_batched_engine():
+    """(new_battle, step, record) for batches: the step is the RL env's route, the batched move turn
+    (``batched.move_step_batch``) for battles in a move request and ``engine.switch_step`` for the
+    others; no draw log (the batched turn keeps none)."""
+    from pokejax.game import batched
+    from pokejax.game.state import REQUEST_MOVE
+
+    new = jax.jit(jax.vmap(lambda teams, rng: engine.step(setup.initial_state(teams, rng), np.zeros(2, np.int32))))
+    moved = jax.jit(batched.move_step_batch)
+    switched = jax.jit(jax.vmap(engine.switch_step))
+
+    def step(states, actions):
+        is_move = np.asarray(states.request) == REQUEST_MOVE
+        a, b = moved(states, actions), switched(states, actions)
+        return jax.tree_util.tree_map(lambda x, y: np.where(is_move.reshape((-1,) + (1,) * (x.ndim - 1)), x, y), a, b)
+
+    return new, step, jax.jit(jax.vmap(engine_arrays))
+
+
+def play_battles_batched(bridge: ShowdownBridge, indices: Sequence[int], base: int = 0,
+                         max_steps: int = 2000) -> list[BattleResult]:
+    """``play_battle`` for many random battles at once (battle ``i`` as ``seeds_for(i, base)`` gives
+    it), stepped together as one batch through ``compiled_batched_engine``'s step: each battle is
+    compared with Showdown after every one of its steps; a battle stops at its first difference."""
+    new, step, record = compiled_batched_engine()
+    results, replies, rngs = [], [], []
+    for i in indices:
+        battle_seed, player_seeds, choice_seed = seeds_for(i, base)
+        reply = bridge.start(battle_seed, p1_seed=player_seeds[0], p2_seed=player_seeds[1])
+        replies.append(reply)
+        rngs.append(np.random.default_rng(choice_seed))
+        results.append(BattleResult(list(battle_seed), player_seeds, reply["teams"], 0, True))
+    teams = [setup.stack_teams(setup.from_packed(r["teams"][0]), setup.from_packed(r["teams"][1])) for r in replies]
+    states = new(jax.tree_util.tree_map(lambda *x: np.stack(x), *teams),
+                 np.stack([prng.seed_from_showdown(r.battle_seed) for r in results]))
+    going = np.ones(len(results), bool)
+    logs = [list(r["log"]) for r in replies]
+    try:
+        for n in range(max_steps + 1):
+            ours = {k: np.asarray(v) for k, v in record(states).items()}
+            actions = np.zeros((len(results), 2), np.int32)
+            for b in np.flatnonzero(going):
+                theirs = showdown_record(replies[b])
+                cmp = compare_trajectories([{k: v[b] for k, v in ours.items()}], [theirs])
+                if not cmp.matched:
+                    d = cmp.first_divergence
+                    results[b].matched, results[b].steps, going[b] = False, n, False
+                    results[b].divergence = (
+                        f"step {n} (turn {int(theirs['turn'])}): field {d.field}{list(d.index) if d.index else ''}: "
+                        f"ours={d.ours} showdown={d.reference}\nprotocol log of the step:\n  " + "\n  ".join(logs[b]))
+                    continue
+                if replies[b]["state"]["ended"]:
+                    results[b].steps, results[b].winner, going[b] = n, int(theirs["winner"]), False
+                    continue
+                choice = [_random_choice(rngs[b], replies[b]["choices"][s]) for s in (0, 1)]
+                replies[b] = bridge.choose(replies[b]["id"], *({"move": a} if a is not None and a < 4 else
+                                                               ({"switch": a - 4} if a is not None else None)
+                                                               for a in choice))
+                logs[b] = list(replies[b]["log"])
+                actions[b] = [a if a is not None else 0 for a in choice]
+            if not going.any():
+                return results
+            states = step(states, actions)
+        for b in np.flatnonzero(going):
+            results[b].matched, results[b].steps = False, max_steps
+            results[b].divergence = f"battle did not end within {max_steps} steps"
+        return results
+    finally:
+        for r in replies:
+            bridge.destroy(r["id"])

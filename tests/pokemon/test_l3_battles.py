@@ -1,4 +1,5 @@
-"""L3: whole random battles, pokejax against Showdown, identical state after every decision.
+"""L3: whole random battles, pokejax against Showdown, identical state after every decision (one battle
+at a time through ``engine.step``, and batches through the RL env's batched move turn).
 
 Random teams (Showdown's gen1randombattle generator, player seeds), uniformly random legal choices
 for both players. After every step HP, status, sleep counters, stages, stats, volatiles, PP,
@@ -33,3 +34,24 @@ def test_randbats_battles_identical(showdown):
 @pytest.mark.slow
 def test_randbats_battles_identical_slow(showdown):
     _run(showdown, range(SLOW_BATTLES), base=1)
+
+
+BATCHED_BATTLES = 64   # the batch shape test_batched.py compiles too
+
+
+def test_randbats_battles_identical_through_the_batched_step(showdown):
+    """The RL env's route (``batched.move_step_batch``: the batched move turn, no engine fallback in
+    random battles) against Showdown directly, 64 battles stepped as one batch."""
+    results = parity.play_battles_batched(showdown, range(BATCHED_BATTLES), base=2)
+    failures = [f"battle {i}: {r}\nteams: {r.teams}" for i, r in enumerate(results) if not r.matched]
+    assert not failures, f"{len(failures)} of {len(results)} battles diverged; first:\n{failures[0]}"
+    assert sum(r.steps for r in results) > 20 * BATCHED_BATTLES
+
+
+@pytest.mark.slow
+def test_randbats_battles_identical_through_the_batched_step_slow(showdown):
+    """Eight more batches of 64 battles (512) through the batched step."""
+    for batch in range(8):
+        results = parity.play_battles_batched(showdown, range(BATCHED_BATTLES), base=100 + batch)
+        failures = [f"battle {i}: {r}\nteams: {r.teams}" for i, r in enumerate(results) if not r.matched]
+        assert not failures, f"batch {batch}: {len(failures)} battles diverged; first:\n{failures[0]}"
