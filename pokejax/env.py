@@ -271,6 +271,7 @@ class PokemonParams:
     # None: every new battle runs Showdown's team generator for both teams (the default, exactly
     # Showdown's gen1randombattle). A ``teams.TeamPool``: new battles draw two teams from it
     # (much cheaper per step; each team is one Showdown's generator makes; see ``make_team_pool``).
+    # Teams of the random-battle sets only: the env's batched step runs no engine fallback.
     team_pool: teams.TeamPool | None = None
 
 
@@ -318,11 +319,15 @@ class PokemonGen1Random(TwoPlayerGame):
         ``step``'s size and cost)."""
         return self._step(engine.switch_step, state, actions, params, masks)
 
-    def move_step_batch(self, states: BattleState, actions, params: PokemonParams, masks: jax.Array):
+    def move_step_batch(self, states: BattleState, actions, params: PokemonParams, masks: jax.Array,
+                        engine_fallback: bool = True):
         """``jax.vmap(self.move_step)`` on a batch (the same results; no keys: the step uses none),
         through ``batched.move_step_batch``: the common move turn as batched code, the other battles
-        through ``engine.move_step``. ``masks``: ``legal_masks`` of each state. Returns (states, rewards)."""
-        stepped = batched.move_step_batch(states, jax.vmap(legal_or_first)(states, actions, masks))
+        through ``engine.move_step``. ``masks``: ``legal_masks`` of each state. Returns (states, rewards).
+        ``engine_fallback=False``: no engine in the program, only for battles between teams of the
+        random-battle sets (``init``'s; not every team ``init_from_packed`` accepts)."""
+        stepped = batched.move_step_batch(states, jax.vmap(legal_or_first)(states, actions, masks),
+                                          fallback=engine_fallback)
         new, rewards, _, _ = jax.vmap(lambda s, n: self._settle(s, n, params))(states, stepped)
         return new, rewards
 
@@ -490,7 +495,10 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         """Both players' choices, and the move turn (``engine.move_step``, batched: ``move_step_batch``) of every env: the joint
         battle step of the envs in a move request (the others are left for ``_batch_switch_steps``)."""
         choices = jax.vmap(lambda k, s, a: self._choose(k, s, a, params))(keys_step, states, actions)
-        moved, rewards = self.game.move_step_batch(states.game, choices.actions, params.game, choices.masks)
+        # the env's battles are all between random-battle teams (its reset draws them from Showdown's
+        # sets, or a pool of such teams), so every move turn is a batched one: no engine fallback
+        moved, rewards = self.game.move_step_batch(states.game, choices.actions, params.game, choices.masks,
+                                                   engine_fallback=False)
         return choices, moved, rewards
 
     def _batch_switch_steps(self, states: SingleAgentState, choices: "_Choices", moved: BattleState, move_rewards,
