@@ -193,33 +193,31 @@ class _Turn:
             old.update(new)
         return values[0] if len(values) == 1 else values
 
-    def run_if(self, pred, fn, dicts: tuple):
-        """``fn(*dicts)`` (which updates the generator, ``last_damage`` and the dicts in place) as a
-        ``lax.cond`` on the scalar ``pred``: its kernels run only in the calls that need them. Every
-        turn field goes through the cond (``checkpoint`` inside ``fn`` rebinds them all)."""
+    def repeat(self, keep_going, fn, dicts: tuple, loop):
+        """``while keep_going(loop): loop = fn(*dicts, loop)`` as a ``lax.while_loop`` (its body traced
+        and compiled once); ``fn`` updates the turn and the dicts in place. Every turn field goes
+        through the loop (``checkpoint`` inside ``fn`` rebinds them all)."""
         names = ("act", "side", "hi", "lo", "count", "last_damage", "request", "winner", "turn")
 
-        def branch(run: bool):
-            def body(carry):
-                values, ds = carry
-                saved = [getattr(self, n) for n in names]
-                for n, v in zip(names, values):
-                    setattr(self, n, v)
-                ds = [dict(x) for x in ds]
-                if run:
-                    fn(*ds)
-                out = ([getattr(self, n) for n in names], ds)
-                for n, v in zip(names, saved):
-                    setattr(self, n, v)
-                return out
-            return body
+        def body(carry):
+            values, ds, loop = carry
+            saved = [getattr(self, n) for n in names]
+            for n, v in zip(names, values):
+                setattr(self, n, v)
+            ds = [dict(x) for x in ds]
+            loop = fn(*ds, loop)
+            out = ([getattr(self, n) for n in names], ds, loop)
+            for n, v in zip(names, saved):
+                setattr(self, n, v)
+            return out
 
-        values, ds = jax.lax.cond(pred, branch(True), branch(False),
-                                  ([getattr(self, n) for n in names], [dict(x) for x in dicts]))
+        values, ds, loop = jax.lax.while_loop(lambda carry: keep_going(carry[2]), body,
+                                              ([getattr(self, n) for n in names], [dict(x) for x in dicts], loop))
         for n, v in zip(names, values):
             setattr(self, n, v)
         for old, new in zip(dicts, ds):
             old.update(new)
+        return loop
 
     # ---- randomness -------------------------------------------------------------------------
     def draw(self, low, high, on):
@@ -679,37 +677,38 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     base_pp = [_w(deduct & (slot == j) & ~(a["virtual"][j] & a["transformed"]), (a["pp"][j] - 1) % 64, a["base_pp"][j])
                for j in range(4)]
     a["pp"], a["base_pp"] = pp, base_pp
-    call = _use_move(turn, a, d, sa, sd, ta, td, move, live, called=False)
-    tail = live & ~((move == G.MV_MIRROR_MOVE) & (call != 0))
-    _after_move(turn, a, d, ta, move, tail, aborted)
-    # the move Mirror Move called: a second use, run only when some battle of the batch has one
-    again = live & (call != 0)
 
-    def use_called(a, d, sa, sd):
-        _use_move(turn, a, d, sa, sd, ta, td, call, again, called=True)
-        _after_move(turn, a, d, ta, call, again, jnp.zeros_like(again))
+    # useMove, then the move Mirror Move called: one loop body (compiled once), a second iteration
+    # only when some battle of the batch calls
+    def use(a, d, sa, sd, loop):
+        k, move, on, aborted = loop
+        call = _use_move(turn, a, d, sa, sd, ta, td, move, on, called=k > 0)
+        _after_move(turn, a, d, ta, move, on & ~((move == G.MV_MIRROR_MOVE) & (call != 0)), aborted)
+        again = on & (call != 0)
+        return k + 1, _w(again, call, move), again, jnp.zeros_like(aborted)
 
-    turn.run_if(jnp.any(again), use_called, (a, d, sa, sd))
+    turn.repeat(lambda loop: (loop[0] == 0) | ((loop[0] < 2) & jnp.any(loop[2])), use, (a, d, sa, sd),
+                (jnp.zeros((), I32), move, live, aborted))
 
 
-def _use_move(turn: _Turn, a, d, sa, sd, ta, td, move, on, called: bool):
-    """``engine.use_move_once`` (``called``: the move Mirror Move called). Returns Mirror Move's call."""
+def _use_move(turn: _Turn, a, d, sa, sd, ta, td, move, on, called):
+    """``engine.use_move_once`` (``called``: a scalar, the move Mirror Move called). Returns Mirror
+    Move's call."""
     slot = sa["last_selected_slot"]
-    if called:
-        # a called two-turn move gives the calling slot its PP back; a transformed user's base slot
-        # gets one back for any called move (Showdown's corner cases)
-        refund = on & G.MOVE_TWO_TURN[move] & (_at(a["moves"], slot) != 0)
-        pp_back = (_at(a["pp"], slot) + 1) % 64
-        here = [slot == j for j in range(4)]
-        a["base_pp"] = [_w(refund & h & ~(v & a["transformed"]), pp_back, p)
-                        for h, v, p in zip(here, a["virtual"], a["base_pp"])]
-        a["pp"] = [_w(refund & h, pp_back, p) for h, p in zip(here, a["pp"])]
-        refund_base = on & a["transformed"] & (_at(a["base_moves"], slot) != 0)
-        a["base_pp"] = [_w(refund_base & h, (p + 1) % 64, p) for h, p in zip(here, a["base_pp"])]
+    # a called two-turn move gives the calling slot its PP back; a transformed user's base slot gets
+    # one back for any called move (Showdown's corner cases)
+    refund = on & called & G.MOVE_TWO_TURN[move] & (_at(a["moves"], slot) != 0)
+    pp_back = (_at(a["pp"], slot) + 1) % 64
+    here = [slot == j for j in range(4)]
+    a["base_pp"] = [_w(refund & h & ~(v & a["transformed"]), pp_back, p)
+                    for h, v, p in zip(here, a["virtual"], a["base_pp"])]
+    a["pp"] = [_w(refund & h, pp_back, p) for h, p in zip(here, a["pp"])]
+    refund_base = on & called & a["transformed"] & (_at(a["base_moves"], slot) != 0)
+    a["base_pp"] = [_w(refund_base & h, (p + 1) % 64, p) for h, p in zip(here, a["base_pp"])]
     _set(sa, on, last_move=move, last_enemy_move=move)
-    if not called:   # the opponent now knows this move of the set (not for calls or a Transform copy)
-        a["base_revealed"] = [r | (on & ~a["transformed"] & (m == move))
-                              for r, m in zip(a["base_revealed"], a["base_moves"])]
+    # the opponent now knows this move of the set (not for calls or a Transform copy)
+    a["base_revealed"] = [r | (on & ~called & ~a["transformed"] & (m == move))
+                          for r, m in zip(a["base_revealed"], a["base_moves"])]
     charged = a["two_turn_move"] != 0
     _set(a, on & (~G.MOVE_TWO_TURN[move] | charged), last_move=move)
     # TryMove: the charging turn of a two-turn move (Dig / Fly: invulnerable meanwhile)
