@@ -187,17 +187,23 @@ class _Turn:
         return extra[0] if len(extra) == 1 else extra
 
     def checkpoint(self, dicts: tuple, *values):
-        """``barrier`` for the turn state, the field dicts ``dicts`` (updated in place) and ``values``."""
-        new_dicts, values = self.barrier(dicts, values)
+        """``barrier`` inside a move: the generator, ``last_damage``, the field dicts ``dicts`` (the
+        acting sides', updated in place) and ``values``. The turn's own side dicts are stale while a
+        move runs (``view`` copied them out; ``store`` replaces them), so they stay out of the cond:
+        fewer buffers through it, fewer copies."""
+        always = (self.lo[0] | jnp.uint32(1)) != 0
+        fields = [self.hi, self.lo, self.count, self.last_damage, dicts, values]
+        fields = jax.lax.cond(always, lambda f: f, lambda f: jax.tree_util.tree_map(jnp.zeros_like, f), fields)
+        self.hi, self.lo, self.count, self.last_damage, new_dicts, values = fields
         for old, new in zip(dicts, new_dicts):
             old.update(new)
         return values[0] if len(values) == 1 else values
 
     def repeat(self, keep_going, fn, dicts: tuple, loop):
         """``while keep_going(loop): loop = fn(*dicts, loop)`` as a ``lax.while_loop`` (its body traced
-        and compiled once); ``fn`` updates the turn and the dicts in place. Every turn field goes
-        through the loop (``checkpoint`` inside ``fn`` rebinds them all)."""
-        names = ("act", "side", "hi", "lo", "count", "last_damage", "request", "winner", "turn")
+        and compiled once); ``fn`` updates the dicts and the turn's generator and ``last_damage`` (all
+        that goes through the loop) in place."""
+        names = ("hi", "lo", "count", "last_damage")
 
         def body(carry):
             values, ds, loop = carry
