@@ -158,9 +158,13 @@ def compiled_batched_engine():
     from pokejax.game import batched
     from pokejax.game.state import REQUEST_MOVE
 
-    new = jax.jit(jax.vmap(lambda teams, rng: engine.step(setup.initial_state(teams, rng), np.zeros(2, np.int32))))
     moved = jax.jit(batched.move_step_batch)
     switched = jax.jit(jax.vmap(engine.switch_step))
+    unstarted = jax.jit(jax.vmap(setup.initial_state))
+
+    def new(teams, rng):   # Showdown's start action: engine.step's route for an unstarted battle
+        states = unstarted(teams, rng)
+        return switched(states, np.zeros((states.turn.shape[0], 2), np.int32))
 
     def step(states, actions):
         is_move = np.asarray(states.request) == REQUEST_MOVE
