@@ -490,9 +490,9 @@ def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     own_speed = ((2 * M.SPECIES_BASE[d["species"], T.SPE + 1] + ta["speed_iv"] + ta["speed_ev"] // 4) * ta["level"]
                  // 100 + 5)
     real = [m != 0 for m in d["moves"]]
+    copied_pp = [_w(r, jnp.minimum(5, G.MOVE_PP[m]), 0) for r, m in zip(real, d["moves"])]
     _set(a, transform, species=d["species"], types=d["types"], stored=d["stored"], modified=d["modified"],
-         boosts=d["boosts"], moves=d["moves"], pp=[_w(r, jnp.minimum(5, G.MOVE_PP[m]), 0) for r, m in zip(real, d["moves"])],
-         virtual=real, transformed=True, speed=own_speed)
+         boosts=d["boosts"], moves=d["moves"], pp=copied_pp, virtual=real, transformed=True, speed=own_speed)
     mimic = go & (effect == E.MIMIC)
     k = jnp.clip(turn.draw(0, sum(r.astype(I32) for r in real), mimic), 0, 3)
     mimic_slot = [mimic & (sa["last_selected_slot"] == j) for j in range(4)]
@@ -552,7 +552,8 @@ def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     confuse = (go & G.MOVE_CONFUSES[move]) | (secondary_on & (sec == T.SECONDARY_CONFUSION))
     _add_confusion(turn, d, confuse)
     _set(a, on & selfdestruct & ~d["sub_fainted"] & ~immune & ~invulnerable_miss, hp=0)   # faint_now
-    move_failed = on & (invulnerable_miss | immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed) | boost_fail)
+    move_failed = on & (invulnerable_miss | immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed)
+                        | boost_fail)
     thaw = (on & ~move_failed & ~(multi & first_failed) & (d["status"] == T.FRZ) & (d["hp"] > 0)
             & (sec == T.SECONDARY_STATUS) & (sstatus == T.BRN))
     _set(d, thaw, status=0)
@@ -567,7 +568,8 @@ def _direct_self_damage(turn: _Turn, a, d, amount, on):
     turn.last_damage = _w(on, amount, turn.last_damage)
     user_sub = a["sub_hp"] > 0
     new_sub = d["sub_hp"] - amount
-    _set(d, on & user_sub & (d["sub_hp"] > 0), sub_hp=jnp.maximum(new_sub, 0), sub_fainted=d["sub_fainted"] | (new_sub <= 0))
+    _set(d, on & user_sub & (d["sub_hp"] > 0), sub_hp=jnp.maximum(new_sub, 0),
+         sub_fainted=d["sub_fainted"] | (new_sub <= 0))
     _damage_hp(turn, a, amount, on & ~user_sub, sets_last_damage=False)
 
 

@@ -60,7 +60,8 @@ def _any_move_battles(seed: int):
     def low_pp(g, on, flinch):
         active = g.active
         for i in (0, 1):
-            active = active.with_fields(i, on, pp=jnp.minimum(active.pp[i], 2), base_pp=jnp.minimum(active.base_pp[i], 2))
+            active = active.with_fields(i, on, pp=jnp.minimum(active.pp[i], 2),
+                                        base_pp=jnp.minimum(active.base_pp[i], 2))
         active = active.with_fields(0, flinch, flinch=1)
         return g.replace(active=active, team=g.team.replace(pp=jnp.where(on, jnp.minimum(g.team.pp, 2), g.team.pp)))
     return jax.jit(jax.vmap(low_pp))(game, low, flinched)
@@ -160,7 +161,8 @@ def test_eligible_excludes_the_rare_mechanics():
         assert not common[engine._ID[name]], name
     for name in ("tackle", "doubleedge", "megadrain", "seismictoss", "thunderwave", "swordsdance", "reflect",
                  "hyperbeam", "counter", "explosion", "recover", "rest", "fissure", "doublekick", "superfang",
-                 "psywave", "dreameater", "highjumpkick", "conversion", "haze", "substitute", "skyattack", "dig", "transform", "mimic", "mirrormove", "struggle"):
+                 "psywave", "dreameater", "highjumpkick", "conversion", "haze", "substitute", "skyattack", "dig",
+                 "transform", "mimic", "mirrormove", "struggle"):
         assert common[engine._ID[name]], name
     # both players use move slot 0: eligible exactly when both moves are common ones (a fresh battle
     # has no volatile that would exclude it)
