@@ -77,6 +77,12 @@ def _draws_text(ours: np.ndarray, theirs: list) -> str:
     return "\n".join(lines)
 
 
+def _send_choices(bridge: ShowdownBridge, battle_id, actions) -> dict:
+    """Both players' actions (0-3 move slot, 4-9 switch to team slot, None: no choice) to Showdown."""
+    return bridge.choose(battle_id, *({"move": a} if a is not None and a < 4 else
+                                      ({"switch": a - 4} if a is not None else None) for a in actions))
+
+
 def play_battle(bridge: ShowdownBridge, battle_seed: Sequence[int], player_seeds: Sequence[Sequence[int]] | None = None,
                 teams: Sequence[str] | None = None, choice_seed: int = 0, max_steps: int = 2000,
                 format: str = "gen1randombattle", policy: Policy | None = None) -> BattleResult:
@@ -121,8 +127,7 @@ def play_battle(bridge: ShowdownBridge, battle_seed: Sequence[int], player_seeds
                 if actions is None:   # the script is over
                     result.steps = n
                     return result
-            reply = bridge.choose(battle_id, *({"move": a} if a is not None and a < 4 else
-                                               ({"switch": a - 4} if a is not None else None) for a in actions))
+            reply = _send_choices(bridge, battle_id, actions)
             log = list(reply["log"])
             st = step(st, np.asarray([a if a is not None else 0 for a in actions], np.int32))
         result.steps = max_steps
@@ -210,9 +215,7 @@ def play_battles_batched(bridge: ShowdownBridge, indices: Sequence[int], base: i
                     results[b].steps, results[b].winner, going[b] = n, int(theirs["winner"]), False
                     continue
                 choice = [_random_choice(rngs[b], replies[b]["choices"][s]) for s in (0, 1)]
-                replies[b] = bridge.choose(replies[b]["id"], *({"move": a} if a is not None and a < 4 else
-                                                               ({"switch": a - 4} if a is not None else None)
-                                                               for a in choice))
+                replies[b] = _send_choices(bridge, replies[b]["id"], choice)
                 logs[b] = list(replies[b]["log"])
                 actions[b] = [a if a is not None else 0 for a in choice]
             if not going.any():

@@ -178,22 +178,25 @@ class _Turn:
                   self.turn, extra]
         if team:
             fields += [self.team, self.team_facts]
-        always = (self.lo[0] | jnp.uint32(1)) != 0
-        fields = jax.lax.cond(always, lambda f: f, lambda f: jax.tree_util.tree_map(jnp.zeros_like, f), fields)
+        fields = self._materialise(fields)
         (self.act, self.side, self.hi, self.lo, self.count, self.last_damage, self.request, self.winner,
          self.turn, extra) = fields[:10]
         if team:
             self.team, self.team_facts = fields[10:]
         return extra[0] if len(extra) == 1 else extra
 
+    def _materialise(self, fields):
+        """``fields`` through a ``lax.cond`` whose predicate XLA cannot fold (the generator word is
+        never 0 once its low bit is set): the identity, written out once."""
+        always = (self.lo[0] | jnp.uint32(1)) != 0
+        return jax.lax.cond(always, lambda f: f, lambda f: jax.tree_util.tree_map(jnp.zeros_like, f), fields)
+
     def checkpoint(self, dicts: tuple, *values):
         """``barrier`` inside a move: the generator, ``last_damage``, the field dicts ``dicts`` (the
         acting sides', updated in place) and ``values``. The turn's own side dicts are stale while a
         move runs (``view`` copied them out; ``store`` replaces them), so they stay out of the cond:
         fewer buffers through it, fewer copies."""
-        always = (self.lo[0] | jnp.uint32(1)) != 0
-        fields = [self.hi, self.lo, self.count, self.last_damage, dicts, values]
-        fields = jax.lax.cond(always, lambda f: f, lambda f: jax.tree_util.tree_map(jnp.zeros_like, f), fields)
+        fields = self._materialise([self.hi, self.lo, self.count, self.last_damage, dicts, values])
         self.hi, self.lo, self.count, self.last_damage, new_dicts, values = fields
         for old, new in zip(dicts, new_dicts):
             old.update(new)
