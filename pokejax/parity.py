@@ -16,7 +16,8 @@ import jax
 import numpy as np
 
 from pokejax import prng
-from pokejax.game import engine, setup
+from pokejax.game import batched, engine, setup
+from pokejax.game.state import REQUEST_MOVE
 from pokejax.reference import ShowdownBridge, choice_actions, engine_arrays, showdown_record
 from paritygym.verify import compare_trajectories
 
@@ -77,6 +78,12 @@ def _draws_text(ours: np.ndarray, theirs: list) -> str:
     return "\n".join(lines)
 
 
+def _divergence_head(n: int, theirs: dict, d, log: list[str]) -> str:
+    """Where a battle first differs: the step, the field, both values and the protocol log of the step."""
+    return (f"step {n} (turn {int(theirs['turn'])}): field {d.field}{list(d.index) if d.index else ''}: "
+            f"ours={d.ours} showdown={d.reference}\nprotocol log of the step:\n  " + "\n  ".join(log))
+
+
 def _send_choices(bridge: ShowdownBridge, battle_id, actions) -> dict:
     """Both players' actions (0-3 move slot, 4-9 switch to team slot, None: no choice) to Showdown."""
     return bridge.choose(battle_id, *({"move": a} if a is not None and a < 4 else
@@ -110,11 +117,8 @@ def play_battle(bridge: ShowdownBridge, battle_seed: Sequence[int], player_seeds
                 result.matched = False
                 result.steps = n
                 draws = np.asarray(st.draw_log)[:int(st.draw_count)]
-                result.divergence = (
-                    f"step {n} (turn {int(theirs['turn'])}): field {d.field}{list(d.index) if d.index else ''}: "
-                    f"ours={d.ours} showdown={d.reference}\n"
-                    f"protocol log of the step:\n  " + "\n  ".join(log) +
-                    f"\nPRNG draws of the step:\n{_draws_text(draws, reply.get('draws') or [])}")
+                result.divergence = (_divergence_head(n, theirs, d, log) +
+                                     f"\nPRNG draws of the step:\n{_draws_text(draws, reply.get('draws') or [])}")
                 return result
             if reply["state"]["ended"]:
                 result.steps = n
@@ -160,9 +164,6 @@ def compiled_batched_engine():
     """(new_battle, step, record) for batches: the step is the RL env's route, the batched move turn
     (``batched.move_step_batch``) for battles in a move request and ``engine.switch_step`` for the
     others; no draw log (the batched turn keeps none)."""
-    from pokejax.game import batched
-    from pokejax.game.state import REQUEST_MOVE
-
     moved = jax.jit(batched.move_step_batch)
     switched = jax.jit(jax.vmap(engine.switch_step))
     unstarted = jax.jit(jax.vmap(setup.initial_state))
@@ -207,9 +208,7 @@ def play_battles_batched(bridge: ShowdownBridge, indices: Sequence[int], base: i
                 if not cmp.matched:
                     d = cmp.first_divergence
                     results[b].matched, results[b].steps, going[b] = False, n, False
-                    results[b].divergence = (
-                        f"step {n} (turn {int(theirs['turn'])}): field {d.field}{list(d.index) if d.index else ''}: "
-                        f"ours={d.ours} showdown={d.reference}\nprotocol log of the step:\n  " + "\n  ".join(logs[b]))
+                    results[b].divergence = _divergence_head(n, theirs, d, logs[b])
                     continue
                 if replies[b]["state"]["ended"]:
                     results[b].steps, results[b].winner, going[b] = n, int(theirs["winner"]), False

@@ -268,6 +268,18 @@ def _usable(a: dict):
     return [(a["moves"][j] != 0) & (a["pp"][j] > 0) for j in range(4)]   # no Disable in the common turn
 
 
+def _struggles(a: dict):
+    """No usable move: the commit makes it Struggle."""
+    usable = _usable(a)
+    return ~(usable[0] | usable[1] | usable[2] | usable[3])
+
+
+def _keeps_last_selection(a: dict):
+    """Asleep, frozen, recharging or mid-charge: the commit keeps the last selected move (a two-turn
+    move's second turn, or none of its own that runs)."""
+    return (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"] | (a["two_turn_move"] != 0)
+
+
 def eligible(st: BattleState, actions) -> jax.Array:
     """bool[B]: the battles whose step this module runs itself (the others go to ``engine.move_step``).
     A state not in a move request is eligible (nothing happens to it but the step's bookkeeping)."""
@@ -280,10 +292,8 @@ def eligible(st: BattleState, actions) -> jax.Array:
         quiet = ((a["trapped"] == 0) & (a["trap_lock_move"] == 0) & (a["fake_trapped"] == 0)
                  & (a["bide_time"] == 0) & (a["locked_move"] == 0) & ~a["rage"] & (a["disable_move"] == 0)
                  & ~a["leech_seed"] & ~a["maybe_locked"])
-        usable = _usable(a)
-        struggle = ~(usable[0] | usable[1] | usable[2] | usable[3])
-        # asleep, frozen, recharging or mid-charge: the commit keeps the last selected move
-        no_move = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"] | (a["two_turn_move"] != 0)
+        struggle = _struggles(a)
+        no_move = _keeps_last_selection(a)
         chosen = _at(a["moves"], jnp.clip(actions[:, s], 0, 3))
         move = _w(no_move, side[s]["last_selected_move"], _w(struggle, T.STRUGGLE, chosen))
         move_ok = _w(no_move, QUEUED_OK[move], COMMON_MOVE[move])
@@ -384,26 +394,26 @@ def _add_confusion(turn: _Turn, x: dict, on):
 
 
 def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
-    """``engine.get_damage`` for the moves of the common turn (no trapping moves).
+    """``engine.get_damage`` for the moves of the common turn (no trapping moves), where ``on``: the
+    caller (``_hit_foe``) has already stopped a move the defender is immune to, so no immunity here.
     ``sd``: the defender's side fields (Counter reads them). Returns (kind, damage)."""
     mtype = G.MOVE_TYPE[move]
     effect = G.MOVE_EFFECT[move]
-    immune = ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(mtype, jnp.stack(d["types"], -1))
     fixed = G.MOVE_FIXED[move]
     power = G.MOVE_POWER[move]
     level = ta["level"]
     psywave = effect == E.PSYWAVE
     psywave_softlock = ((level + (level >> 1)) & 255) < 2
-    psywave_damage = turn.draw(1, (level * 3) // 2, on & ~immune & psywave & ~psywave_softlock)
+    psywave_damage = turn.draw(1, (level * 3) // 2, on & psywave & ~psywave_softlock)
     counter = effect == E.COUNTER
     counter_ok = ((sd["last_enemy_selected_move"] != G.MV_COUNTER)
                   & G.MOVE_COUNTERABLE[sd["last_enemy_move"]] & (turn.last_damage > 0))
     ohko, super_fang = effect == E.OHKO, effect == E.SUPER_FANG
-    kind = _w(immune | (~ohko & counter & ~counter_ok) | (psywave & psywave_softlock), G.DMG_FALSE, G.DMG_NUMBER)
-    value = _w(immune, 0, _w(ohko, 65535, _w(counter, 2 * turn.last_damage,
+    kind = _w((~ohko & counter & ~counter_ok) | (psywave & psywave_softlock), G.DMG_FALSE, G.DMG_NUMBER)
+    value = _w(ohko, 65535, _w(counter, 2 * turn.last_damage,
                _w(super_fang, jnp.maximum(d["hp"] // 2, 1), _w(psywave, psywave_damage,
-                  _w(fixed == -1, level, _w(fixed > 0, fixed, 0)))))))
-    decided = immune | ohko | counter | super_fang | psywave | (fixed != 0)
+                  _w(fixed == -1, level, _w(fixed > 0, fixed, 0))))))
+    decided = ohko | counter | super_fang | psywave | (fixed != 0)
     kind = _w(~decided & (power == 0), G.DMG_UNDEFINED, kind)
     decided = decided | (power == 0)
     formula = on & ~decided
@@ -872,11 +882,9 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
     for s in range(2):
         a, sd = turn.act[s], turn.side[s]
         move_on = on & (actions[:, s] < G.ACTION_SWITCH_BASE)
-        # asleep / frozen, or locked (recharge, a two-turn move's second turn): the last move stays
-        sleeps = (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"] | (a["two_turn_move"] != 0)
+        sleeps = _keeps_last_selection(a)
         _set(sd, move_on & sleeps, last_enemy_selected_move=_at(a["moves"], sd["last_selected_slot"]))
-        usable = _usable(a)
-        struggle = move_on & ~sleeps & ~(usable[0] | usable[1] | usable[2] | usable[3])
+        struggle = move_on & ~sleeps & _struggles(a)
         _set(sd, struggle, last_selected_move=T.STRUGGLE, last_enemy_selected_move=T.STRUGGLE)
         slot = jnp.clip(actions[:, s], 0, 3)
         chosen = _at(a["moves"], slot)

@@ -17,14 +17,17 @@ DEFAULT_BATTLES = 100
 SLOW_BATTLES = 1000
 
 
+def _assert_identical(results, what: str = "") -> None:
+    failures = [f"battle {i}: {r}\nteams: {r.teams}" for i, r in enumerate(results) if not r.matched]
+    assert not failures, f"{what}{len(failures)} of {len(results)} battles diverged; first:\n{failures[0]}"
+
+
 def _run(showdown, indices, base):
-    failures = []
+    results = []
     for i in indices:
         battle_seed, player_seeds, choice_seed = parity.seeds_for(i, base)
-        result = parity.play_battle(showdown, battle_seed, player_seeds, choice_seed=choice_seed)
-        if not result.matched:
-            failures.append(f"battle {i}: {result}\nteams: {result.teams}")
-    assert not failures, f"{len(failures)} of {len(indices)} battles diverged; first:\n{failures[0]}"
+        results.append(parity.play_battle(showdown, battle_seed, player_seeds, choice_seed=choice_seed))
+    _assert_identical(results)
 
 
 def test_randbats_battles_identical(showdown):
@@ -43,8 +46,7 @@ def test_randbats_battles_identical_through_the_batched_step(showdown):
     """The RL env's route (``batched.move_step_batch``: the batched move turn, no engine fallback in
     random battles) against Showdown directly, 64 battles stepped as one batch."""
     results = parity.play_battles_batched(showdown, range(BATCHED_BATTLES), base=2)
-    failures = [f"battle {i}: {r}\nteams: {r.teams}" for i, r in enumerate(results) if not r.matched]
-    assert not failures, f"{len(failures)} of {len(results)} battles diverged; first:\n{failures[0]}"
+    _assert_identical(results)
     assert sum(r.steps for r in results) > 20 * BATCHED_BATTLES
 
 
@@ -52,6 +54,5 @@ def test_randbats_battles_identical_through_the_batched_step(showdown):
 def test_randbats_battles_identical_through_the_batched_step_slow(showdown):
     """Eight more batches of 64 battles (512) through the batched step."""
     for batch in range(8):
-        results = parity.play_battles_batched(showdown, range(BATCHED_BATTLES), base=100 + batch)
-        failures = [f"battle {i}: {r}\nteams: {r.teams}" for i, r in enumerate(results) if not r.matched]
-        assert not failures, f"batch {batch}: {len(failures)} battles diverged; first:\n{failures[0]}"
+        _assert_identical(parity.play_battles_batched(showdown, range(BATCHED_BATTLES), base=100 + batch),
+                          f"batch {batch}: ")
