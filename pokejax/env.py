@@ -259,6 +259,25 @@ def make_team_pool_cached(size: int, seed: int = 0) -> teams.TeamPool:
     return teams.make_team_pool(size, seed)
 
 
+def _check_pool_batched(pool: "teams.TeamPool | None") -> None:
+    """The env's batched step runs without the engine fallback, which is right only for teams whose
+    every move the batched turn runs (all of Showdown's random-battle sets: ``make_team_pool`` makes
+    only such teams). A pool built by hand with another move would give wrong turns without a
+    word, so it is refused when the step is traced, if the pool is concrete then (params closed
+    over, or passed to a jitted step as a constant); a traced pool cannot be read there."""
+    if pool is None:
+        return
+    try:
+        moves = np.asarray(pool.teams.moves)
+    except jax.errors.TracerArrayConversionError:
+        return
+    missing = batched.unbatched_moves(moves)
+    if missing:
+        raise ValueError(f"the team pool holds moves the env's batched step does not run: {', '.join(missing)}; "
+                         "build pools with make_team_pool (Showdown's random-battle sets), or step the two-player "
+                         "game with move_step_batch(..., engine_fallback=True)")
+
+
 @functools.lru_cache(maxsize=None)
 def _jitted_new_battle():
     return jax.jit(setup.new_battle)
@@ -497,6 +516,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         choices = jax.vmap(lambda k, s, a: self._choose(k, s, a, params))(keys_step, states, actions)
         # the env's battles are all between random-battle teams (its reset draws them from Showdown's
         # sets, or a pool of such teams), so every move turn is a batched one: no engine fallback
+        _check_pool_batched(params.game.team_pool)
         moved, rewards = self.game.move_step_batch(states.game, choices.actions, params.game, choices.masks,
                                                    engine_fallback=False)
         return choices, moved, rewards

@@ -71,6 +71,13 @@ _callable[0] = True
 CALLABLE_OK = jnp.asarray(_callable)
 
 
+def unbatched_moves(moves) -> list[str]:
+    """Showdown ids of the moves in ``moves`` (a host array of move indices; 0 marks an empty move
+    slot) that the common turn does not run: a battle with any of them needs ``engine.move_step``."""
+    ids = np.unique(np.asarray(moves))
+    return [_t.move_ids[i] for i in ids if i != 0 and not _common[i]]
+
+
 # ---------------------------------------------------------------------------------------------
 # fields: one [B] array per field, side and element
 # ---------------------------------------------------------------------------------------------
