@@ -34,6 +34,10 @@ class JaxVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, env: Any, params: Any, num_envs: int, seed: int = 0, env_id: str | None = None):
         self.env = env
         self.params = params
+        # an env whose params can be wrong for it in ways its traced step cannot see (e.g. the battle
+        # env's hand-built team pools) checks them here, on the host, once
+        if callable(getattr(env, "check_params", None)):
+            env.check_params(params)
         self.num_envs = num_envs
         self.env_id = env_id or type(env).__name__
         self.single_observation_space = to_gymnasium(env.observation_space(params))

@@ -510,6 +510,11 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
              lambda inputs, results: (inputs["states"], *results[1], results[2])),
         ]
 
+    def check_params(self, params: SingleAgentParams) -> None:
+        """Host-side check of params the traced step cannot read (paritygym's vector env calls it):
+        a team pool must hold only moves the batched step runs (``_check_pool_batched``)."""
+        _check_pool_batched(params.game.team_pool)
+
     def _batch_move(self, keys_step, states: SingleAgentState, actions, params: SingleAgentParams):
         """Both players' choices, and the move turn (``engine.move_step``, batched: ``move_step_batch``) of every env: the joint
         battle step of the envs in a move request (the others are left for ``_batch_switch_steps``)."""

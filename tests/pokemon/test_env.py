@@ -339,6 +339,10 @@ def test_hand_built_pool_with_an_unbatched_move_is_refused():
     jax.eval_shape(lambda k, s, a: batched_step(env)(k, s, a, params), keys, states, actions)   # the generator's pool
     with pytest.raises(ValueError, match="metronome"):
         jax.eval_shape(lambda k, s, a: batched_step(env)(k, s, a, bad), keys, states, actions)
+    # the vector env passes params as an argument (traced): it checks them on the host instead
+    from paritygym.vector import JaxVectorEnv
+    with pytest.raises(ValueError, match="metronome"):
+        JaxVectorEnv(env, bad, 2)
 
 
 def test_team_pool_battles_match_showdown(showdown):
