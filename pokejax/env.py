@@ -521,7 +521,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         choices = jax.vmap(lambda k, s, a: self._choose(k, s, a, params))(keys_step, states, actions)
         # the env's battles are all between random-battle teams (its reset draws them from Showdown's
         # sets, or a pool of such teams), so every move turn is a batched one: no engine fallback
-        _check_pool_batched(params.game.team_pool)
+        self.check_params(params)
         moved, rewards = self.game.move_step_batch(states.game, choices.actions, params.game, choices.masks,
                                                    engine_fallback=False)
         return choices, moved, rewards
