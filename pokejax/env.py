@@ -259,25 +259,6 @@ def make_team_pool_cached(size: int, seed: int = 0) -> teams.TeamPool:
     return teams.make_team_pool(size, seed)
 
 
-def _check_pool_batched(pool: "teams.TeamPool | None") -> None:
-    """The env's batched step runs without the engine fallback, which is right only for teams whose
-    every move the batched turn runs (all of Showdown's random-battle sets: ``make_team_pool`` makes
-    only such teams). A pool built by hand with another move would give wrong turns without a
-    word, so it is refused when the step is traced, if the pool is concrete then (params closed
-    over, or passed to a jitted step as a constant); a traced pool cannot be read there."""
-    if pool is None:
-        return
-    try:
-        moves = np.asarray(pool.teams.moves)
-    except jax.errors.TracerArrayConversionError:
-        return
-    missing = batched.unbatched_moves(moves)
-    if missing:
-        raise ValueError(f"the team pool holds moves the env's batched step does not run: {', '.join(missing)}; "
-                         "build pools with make_team_pool (Showdown's random-battle sets), or step the two-player "
-                         "game with move_step_batch(..., engine_fallback=True)")
-
-
 @functools.lru_cache(maxsize=None)
 def _jitted_new_battle():
     return jax.jit(setup.new_battle)
@@ -511,9 +492,24 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         ]
 
     def check_params(self, params: SingleAgentParams) -> None:
-        """Host-side check of params the traced step cannot read (paritygym's vector env calls it):
-        a team pool must hold only moves the batched step runs (``_check_pool_batched``)."""
-        _check_pool_batched(params.game.team_pool)
+        """Refuses a team pool holding a move the batched step does not run. That step has no engine
+        fallback, which is right only for teams whose every move the batched turn runs (all of
+        Showdown's random-battle sets: ``make_team_pool`` makes only such teams); a pool built by hand
+        with another move would give wrong turns without a word. Called on the host by paritygym's
+        vector env, and by the step when it is traced with a concrete pool (params closed over); a
+        traced pool cannot be read there."""
+        pool = params.game.team_pool
+        if pool is None:
+            return
+        try:
+            moves = np.asarray(pool.teams.moves)
+        except jax.errors.TracerArrayConversionError:
+            return
+        missing = batched.unbatched_moves(moves)
+        if missing:
+            raise ValueError(f"the team pool holds moves the env's batched step does not run: {', '.join(missing)}; "
+                             "build pools with make_team_pool (Showdown's random-battle sets), or step the two-player "
+                             "game with move_step_batch(..., engine_fallback=True)")
 
     def _batch_move(self, keys_step, states: SingleAgentState, actions, params: SingleAgentParams):
         """Both players' choices, and the move turn (``engine.move_step``, batched: ``move_step_batch``) of every env: the joint
