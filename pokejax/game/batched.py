@@ -138,6 +138,34 @@ def _select(pick_first, x: dict, y: dict) -> dict:
     return out
 
 
+def _rarely(on, fn, dicts: tuple) -> None:
+    """``fn(*dicts)`` (updating the field dicts in place) under ``lax.cond(any(on))``: a rare
+    mechanic's selects cost nothing in the calls where no battle of the batch needs it. Only the
+    fields ``fn`` writes go through the cond (found by tracing ``fn`` once beforehand), so the call
+    that skips copies those and no more. ``fn`` may read closed-over values but must not draw."""
+    written = []
+
+    def probe(ds):
+        new = [dict(x) for x in ds]
+        fn(*new)
+        written[:] = [[k for k in x if y[k] is not x[k]] for x, y in zip(ds, new)]
+        return 0
+
+    jax.eval_shape(probe, [dict(x) for x in dicts])
+
+    def run(ds):
+        new = [dict(x) for x in ds]
+        fn(*new)
+        return [{k: y[k] for k in keys} for y, keys in zip(new, written)]
+
+    def skip(ds):
+        return [{k: x[k] for k in keys} for x, keys in zip(ds, written)]
+
+    out = jax.lax.cond(jnp.any(on), run, skip, [dict(x) for x in dicts])
+    for x, changed in zip(dicts, out):
+        x.update(changed)
+
+
 class _Turn:
     """The mutable state of one batched turn: ``act[s]`` / ``side[s]`` field dicts, the battle
     fields, the generator (two [B] words) and the read-only team facts of each side's active."""
@@ -635,7 +663,7 @@ def _hit_self(turn: _Turn, a, d, sa, sd, ta, move, on):
     haze_on = live & (effect == E.HAZE)
     toxic_to_poison = haze_on & (a["status"] == T.TOX)
     by_foe = a["status_by_foe"] & ~rest
-    _haze(a, d, sd, haze_on)
+    _rarely(haze_on, lambda a, d, sd: _haze(a, d, sd, haze_on), (a, d, sd))
     # Rest's sleep, or Haze turning the user's Toxic into poison: one setStatus
     set_ok = _set_status(turn, a, ta, _w(rest, T.SLP, T.PSN), rest_try | toxic_to_poison, by_foe=by_foe,
                          ignore_immunity=True)
