@@ -170,6 +170,9 @@ SYSTEMS = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    from paritygym.memory import keep_freed_memory
+
+    keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batches", default="1,32,128,512,1024,2048,8192")
     parser.add_argument("--systems", default="ours,mjx,brax,mujoco")

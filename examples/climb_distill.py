@@ -287,6 +287,9 @@ def record_gif(env, env_params, network, student, path: pathlib.Path, steps: int
 
 
 def main(argv=None) -> dict:
+    from paritygym.memory import keep_freed_memory
+
+    keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     args = parse_args(argv)
     out = pathlib.Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)

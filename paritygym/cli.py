@@ -178,6 +178,9 @@ def use_host_devices(count: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from paritygym.memory import keep_freed_memory
+
+    keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     if getattr(args, "devices", None):
         use_host_devices(args.devices)
     return int(args.func(args) or 0)

@@ -169,5 +169,8 @@ if __name__ == "__main__":
     ap.add_argument("--env", default="PokemonGen1RandomPool-v0")
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--calls", type=int, default=10)
+    from paritygym.memory import keep_freed_memory
+
+    keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     args = ap.parse_args()
     piece_costs(args.env, args.batch, calls=args.calls)

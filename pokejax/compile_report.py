@@ -460,6 +460,9 @@ def copies(batch: int, env_id: str = ENV_ID, top: int = 40) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from paritygym.memory import keep_freed_memory
+
+    keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--programs", default="env_step,engine_step")
     ap.add_argument("--batch", type=int, default=64)

@@ -123,6 +123,9 @@ def spaces_of(env_id: str) -> tuple[int, int, bool]:
 
 
 def main(argv=None) -> int:
+    from paritygym.memory import keep_freed_memory
+
+    keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--envs", default=None, help="comma-separated env ids (default: all with a reference hook)")
     parser.add_argument("--batch", type=int, default=1024, help="env batch (and model batch for 2M/20M)")

@@ -496,6 +496,9 @@ def bench_reference_core(num_actions: int = 20_000, num_procs: int = 1) -> float
 
 
 def main(argv=None) -> None:
+    from paritygym.memory import keep_freed_memory
+
+    keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, nargs="+", default=[1024])
     parser.add_argument("--seconds", type=float, default=2.0)

@@ -10,12 +10,16 @@ from collections import OrderedDict
 import pytest
 
 from paritygym.cache import enable_compilation_cache
+from paritygym.memory import keep_freed_memory
 
 TESTS = pathlib.Path(__file__).resolve().parent
 
 # Compile each program once per machine, not once per test session: JAX's persistent cache.
 _CACHE_DIR = pathlib.Path(os.environ.get("PARITYGYM_JAX_CACHE", TESTS.parent / ".jax_cache"))
 enable_compilation_cache(_CACHE_DIR)
+
+# The test processes run many XLA:CPU programs: keep their freed buffers (paritygym.memory).
+keep_freed_memory()
 
 
 def _write_cache_entries_atomically() -> None:

@@ -44,6 +44,9 @@ def parse_config(defaults: PPOConfig, description: str, argv: Sequence[str] | No
     from paritygym.cache import enable_compilation_cache
 
     enable_compilation_cache()  # a rerun of the same example loads its compiled programs
+    from paritygym.memory import keep_freed_memory
+
+    keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     names = {f.name for f in dataclasses.fields(PPOConfig)}
     config = PPOConfig(**{k: v for k, v in vars(args).items() if k in names})
     return config, args
