@@ -36,7 +36,9 @@ _FAULTS = textwrap.dedent("""
 
 
 def _faults_per_call(keep: bool) -> tuple[bool, float]:
-    env = dict(os.environ, PARITYGYM_KEEP_FREED_MEMORY="1" if keep else "0", JAX_PLATFORMS="cpu")
+    # one CPU device whatever the calling process set (other tests' CLIs add a device count to XLA_FLAGS):
+    # with several, XLA runs the program on its worker threads, outside the main arena
+    env = dict(os.environ, PARITYGYM_KEEP_FREED_MEMORY="1" if keep else "0", JAX_PLATFORMS="cpu", XLA_FLAGS="")
     out = subprocess.run([sys.executable, "-c", _FAULTS], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = dict(line.split(" ", 1) for line in out.stdout.splitlines() if " " in line)
