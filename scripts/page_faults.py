@@ -13,7 +13,6 @@ with glibc's default malloc settings (see paritygym/memory.py).
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import time
 
@@ -30,7 +29,9 @@ def main(argv=None) -> int:
 
     kept = keep_freed_memory()  # a no-op (False) with PARITYGYM_KEEP_FREED_MEMORY=0
     if args.devices > 1:
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={args.devices}"
+        from paritygym.cli import use_host_devices
+
+        use_host_devices(args.devices)
     import jax
 
     import paritygym
