@@ -105,7 +105,7 @@ def _pack(cls, sides: list[dict]) -> tuple:
         for name, (_, length) in cls._layout.items():
             value = side[name]
             cols.extend([value] if length == 1 else value)
-        rows.append(jnp.stack([c.astype(STORE) for c in cols], axis=1))
+        rows.append(jnp.stack([c.astype(I32) for c in cols], axis=1).astype(STORE))
     return tuple(rows)
 
 
@@ -262,6 +262,29 @@ class _Turn:
         for old, new in zip(dicts, ds):
             old.update(new)
         return loop
+
+    _STATE = ("act", "side", "hi", "lo", "count", "last_damage", "request", "winner", "turn", "team", "team_facts")
+
+    def twice(self, fn, extra):
+        """``extra = fn(extra)`` twice, as a ``lax.while_loop`` of two passes over the whole turn state:
+        the body is traced and compiled once (the two movers of a turn run the same code; unrolled, the
+        move turn was two thirds of the env program's XLA kernels)."""
+        def body(carry):
+            k, values, extra = carry
+            saved = [getattr(self, n) for n in self._STATE]
+            for n, v in zip(self._STATE, values):
+                setattr(self, n, v)
+            extra = fn(extra)
+            out = (k + 1, [getattr(self, n) for n in self._STATE], extra)
+            for n, v in zip(self._STATE, saved):
+                setattr(self, n, v)
+            return out
+
+        start = (jnp.zeros((), I32), [getattr(self, n) for n in self._STATE], extra)
+        _, values, extra = jax.lax.while_loop(lambda carry: carry[0] < 2, body, start)
+        for n, v in zip(self._STATE, values):
+            setattr(self, n, v)
+        return extra
 
     # ---- randomness -------------------------------------------------------------------------
     def draw(self, low, high, on):
@@ -945,9 +968,9 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
     first = _w(tie, _w(on & swapped, 1, 0), _w(key[0] < key[1], 0, 1))
     _speed_tie_event(turn, on)
     _speed_tie_event(turn, on)
-    going = on
-    for k in range(2):
-        s = first if k == 0 else 1 - first
+    def mover(carry):
+        """One side's action (``s``: first the faster side, then the other), then the faint check."""
+        going, s = carry
         mine = lambda pair: _w(s == 0, pair[0], pair[1])
         switching = going & ~mine(is_move)
         _switch_in(turn, s, mine([actions[:, 0], actions[:, 1]]) - G.ACTION_SWITCH_BASE, switching)
@@ -962,7 +985,9 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
         turn.store(s, a, d, sa, sd)
         fainted = _process_faints(turn, going)
         _speed_tie_event(turn, going & ~fainted)
-        going = going & ~fainted
+        return going & ~fainted, 1 - s
+
+    going, _ = turn.twice(mover, (on, first))
     going = turn.barrier(going)
     _residual(turn, going)
     _speed_tie_event(turn, going)
