@@ -182,18 +182,19 @@ class _Turn:
         self.team = st.team.wide()
         self.refresh_team_facts()
 
-    def refresh_team_facts(self):
-        """Read-only facts of each side's team for the rules (after a switch, again)."""
+    def refresh_team_facts(self, sides=(0, 1)):
+        """Read-only facts of each side's team for the rules (after a switch, again: only ``sides``)."""
         team = self.team
         six = jnp.arange(6)[None, :]
-        self.team_facts = []
-        for s in range(2):
+        if not hasattr(self, "team_facts"):
+            self.team_facts = [None, None]
+        for s in sides:
             slot = self.act[s]["slot"]
             here = six == slot[:, None]
             pick = lambda x: jnp.sum(_w(here, x, 0), axis=1)
             exists = six < team.size[:, s, None]
             stats = team.stats[:, s]
-            self.team_facts.append(dict(
+            self.team_facts[s] = (dict(
                 max_hp=pick(stats[..., 0]), own=[pick(stats[..., 1 + j]) for j in range(5)],
                 level=pick(team.level[:, s]), species=pick(team.species[:, s]),
                 speed_iv=pick(team.ivs[:, s, :, T.SPE + 1]), speed_ev=pick(team.evs[:, s, :, T.SPE + 1]),
@@ -303,22 +304,23 @@ class _Turn:
         return self.draw(0, denominator, on) < numerator
 
     # ---- the acting order ------------------------------------------------------------------
-    def view(self, first):
-        """(attacker, defender, attacker's side, defender's side, attacker's team facts, defender's)
-        with side ``first`` ([B]) acting."""
-        pick = first == 0
-        a = _select(pick, self.act[0], self.act[1])
-        d = _select(pick, self.act[1], self.act[0])
-        sa = _select(pick, self.side[0], self.side[1])
-        sd = _select(pick, self.side[1], self.side[0])
-        ta = _select(pick, self.team_facts[0], self.team_facts[1])
-        td = _select(pick, self.team_facts[1], self.team_facts[0])
-        return a, d, sa, sd, ta, td
+    # While the two movers act, the turn state is kept in the acting frame: side 0 of ``act``,
+    # ``side``, ``team`` and ``team_facts`` is the side that acts now. ``orient`` puts the real sides
+    # in that order (and back: it is its own inverse) with one select per field; ``flip`` hands the
+    # turn to the other side by swapping the two halves, which costs no select.
+    def orient(self, swap):
+        """Swap the two sides where ``swap`` ([B] bool)."""
+        keep = ~swap
+        self.act = [_select(keep, self.act[0], self.act[1]), _select(keep, self.act[1], self.act[0])]
+        self.side = [_select(keep, self.side[0], self.side[1]), _select(keep, self.side[1], self.side[0])]
+        self.team_facts = [_select(keep, self.team_facts[0], self.team_facts[1]),
+                           _select(keep, self.team_facts[1], self.team_facts[0])]
+        self.team = jax.tree_util.tree_map(
+            lambda x: _w(keep.reshape((-1,) + (1,) * (x.ndim - 1)), x, x[:, ::-1]), self.team)
 
-    def store(self, first, a, d, sa, sd):
-        pick = first == 0
-        self.act = [_select(pick, a, d), _select(pick, d, a)]
-        self.side = [_select(pick, sa, sd), _select(pick, sd, sa)]
+    def flip(self):
+        self.act, self.side, self.team_facts = self.act[::-1], self.side[::-1], self.team_facts[::-1]
+        self.team = jax.tree_util.tree_map(lambda x: x[:, ::-1], self.team)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -854,56 +856,52 @@ def _reset_volatiles(a: dict, tf: dict, on):
         _set(a, on, **{name: value})
 
 
-def _switch_in(turn: _Turn, side_index, new_slot, on):
-    """``engine.switch_in`` of side ``side_index`` ([B]) to team slot ``new_slot`` where ``on``. The
-    outgoing Pokémon's persistent fields go back to the team; ``turn.team_facts`` are refreshed."""
+def _switch_in(turn: _Turn, new_slot, on):
+    """``engine.switch_in`` of the acting side (side 0 of the turn's frame) to team slot ``new_slot``
+    where ``on``. The outgoing Pokémon's persistent fields go back to the team; its team facts are
+    refreshed."""
     team = turn.team
     six = jnp.arange(6)[None, :]
-    columns = {name: [getattr(team, name)[:, 0], getattr(team, name)[:, 1]]
+    columns = {name: getattr(team, name)[:, 0]
                for name in ("hp", "status", "sleep_turns", "status_by_foe", "fainted", "pp", "revealed_moves",
                             "revealed")}
-    for s in range(2):
-        on_s = on & (side_index == s)
-        a = turn.act[s]
-        at_old = (six == a["slot"][:, None]) & on_s[:, None]
-        for name, value in (("hp", a["hp"]), ("status", a["status"]), ("sleep_turns", a["sleep_turns"]),
-                            ("status_by_foe", a["status_by_foe"]), ("fainted", a["fainted"])):
-            columns[name][s] = _w(at_old, value[:, None], columns[name][s])
-        for name, value in (("pp", a["base_pp"]), ("revealed_moves", a["base_revealed"])):
-            columns[name][s] = _w(at_old[..., None], jnp.stack(value, -1)[:, None, :], columns[name][s])
-        at_new = (six == new_slot[:, None]) & on_s[:, None]
-        columns["revealed"][s] = columns["revealed"][s] | at_new
-        pick = lambda x: jnp.sum(_w(six == new_slot[:, None], x, 0), axis=1)
-        pick4 = lambda x: [jnp.sum(_w(six == new_slot[:, None], x[..., j], 0), axis=1) for j in range(4)]
-        _set(a, on_s, slot=new_slot, hp=pick(columns["hp"][s]), status=pick(columns["status"][s]),
-             sleep_turns=pick(columns["sleep_turns"][s]), status_by_foe=pick(columns["status_by_foe"][s]) != 0,
-             fainted=False, base_moves=pick4(team.moves[:, s]), base_pp=pick4(columns["pp"][s]),
-             base_revealed=[x != 0 for x in pick4(columns["revealed_moves"][s])])
-    turn.team = team.replace(**{name: jnp.stack(pair, axis=1) for name, pair in columns.items()})
-    turn.refresh_team_facts()
-    for s in range(2):
-        on_s = on & (side_index == s)
-        a = turn.act[s]
-        _reset_volatiles(a, turn.team_facts[s], on_s)
-        _set(a, on_s, speed=a["modified"][T.SPE])
+    a = turn.act[0]
+    at_old = (six == a["slot"][:, None]) & on[:, None]
+    for name, value in (("hp", a["hp"]), ("status", a["status"]), ("sleep_turns", a["sleep_turns"]),
+                        ("status_by_foe", a["status_by_foe"]), ("fainted", a["fainted"])):
+        columns[name] = _w(at_old, value[:, None], columns[name])
+    for name, value in (("pp", a["base_pp"]), ("revealed_moves", a["base_revealed"])):
+        columns[name] = _w(at_old[..., None], jnp.stack(value, -1)[:, None, :], columns[name])
+    at_new = (six == new_slot[:, None]) & on[:, None]
+    columns["revealed"] = columns["revealed"] | at_new
+    pick = lambda x: jnp.sum(_w(six == new_slot[:, None], x, 0), axis=1)
+    pick4 = lambda x: [jnp.sum(_w(six == new_slot[:, None], x[..., j], 0), axis=1) for j in range(4)]
+    _set(a, on, slot=new_slot, hp=pick(columns["hp"]), status=pick(columns["status"]),
+         sleep_turns=pick(columns["sleep_turns"]), status_by_foe=pick(columns["status_by_foe"]) != 0,
+         fainted=False, base_moves=pick4(team.moves[:, 0]), base_pp=pick4(columns["pp"]),
+         base_revealed=[x != 0 for x in pick4(columns["revealed_moves"])])
+    turn.team = team.replace(**{name: jnp.stack([column, getattr(team, name)[:, 1]], axis=1)
+                                for name, column in columns.items()})
+    turn.refresh_team_facts(sides=(0,))
+    _reset_volatiles(a, turn.team_facts[0], on)
+    _set(a, on, speed=a["modified"][T.SPE])
 
 
-def _run_switch(turn: _Turn, side_index, on):
-    """``engine.run_switch`` of side ``side_index``'s new active (no Wrap-family lock in the common turn)."""
-    for s in range(2):
-        on_s = on & (side_index == s)
-        a = turn.act[s]
-        _set(a, on_s & (a["status"] == T.TOX), status=T.PSN)
-        for x in turn.act:
-            _set(x, on_s & ~x["fainted"], last_move=0)
-        _set(turn.side[s], on_s, last_selected_slot=0)
-        status = a["status"]
-        hurt = on_s & ~turn.side[s]["fainted_this_turn"] & ((status == T.PSN) | (status == T.BRN))
-        _damage_hp(turn, a, jnp.maximum(turn.team_facts[s]["max_hp"] // 16, 1), hurt, sets_last_damage=False)
+def _run_switch(turn: _Turn, on):
+    """``engine.run_switch`` of the acting side's new active (no Wrap-family lock in the common turn)."""
+    a = turn.act[0]
+    _set(a, on & (a["status"] == T.TOX), status=T.PSN)
+    for x in turn.act:
+        _set(x, on & ~x["fainted"], last_move=0)
+    _set(turn.side[0], on, last_selected_slot=0)
+    status = a["status"]
+    hurt = on & ~turn.side[0]["fainted_this_turn"] & ((status == T.PSN) | (status == T.BRN))
+    _damage_hp(turn, a, jnp.maximum(turn.team_facts[0]["max_hp"] // 16, 1), hurt, sets_last_damage=False)
 
 
-def _process_faints(turn: _Turn, on):
-    """``engine.process_faints``. Returns any_faint."""
+def _process_faints(turn: _Turn, on, real_of_0):
+    """``engine.process_faints``, in the acting frame (``real_of_0``: the real side index of frame
+    side 0, for the winner). Returns any_faint."""
     any_faint = jnp.zeros_like(on)
     for s in range(2):
         a, sd, tf = turn.act[s], turn.side[s], turn.team_facts[s]
@@ -913,8 +911,8 @@ def _process_faints(turn: _Turn, on):
         _set(sd, newly, pokemon_left=jnp.maximum(sd["pokemon_left"] - 1, 0), fainted_this_turn=True)
         any_faint = any_faint | newly
     left0, left1 = turn.side[0]["pokemon_left"], turn.side[1]["pokemon_left"]
-    winner = _w((left0 == 0) & (left1 == 0), WINNER_TIE,
-                _w(left1 == 0, WINNER_P1, _w(left0 == 0, WINNER_P2, WINNER_NONE)))
+    p0, p1 = _w(real_of_0 == 0, WINNER_P1, WINNER_P2), _w(real_of_0 == 0, WINNER_P2, WINNER_P1)
+    winner = _w((left0 == 0) & (left1 == 0), WINNER_TIE, _w(left1 == 0, p0, _w(left0 == 0, p1, WINNER_NONE)))
     ended = any_faint & (winner != WINNER_NONE)
     turn.winner = _w(ended, winner, turn.winner)
     turn.request = _w(ended, REQUEST_ENDED, turn.request)
@@ -968,26 +966,31 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
     first = _w(tie, _w(on & swapped, 1, 0), _w(key[0] < key[1], 0, 1))
     _speed_tie_event(turn, on)
     _speed_tie_event(turn, on)
+    # the two movers in the acting frame (side 0 acts), one loop body for both
+    swap = first == 1
+    turn.orient(swap)
+    in_order = lambda pair: [_w(swap, pair[1], pair[0]), _w(swap, pair[0], pair[1])]
+
     def mover(carry):
-        """One side's action (``s``: first the faster side, then the other), then the faint check."""
-        going, s = carry
-        mine = lambda pair: _w(s == 0, pair[0], pair[1])
-        switching = going & ~mine(is_move)
-        _switch_in(turn, s, mine([actions[:, 0], actions[:, 1]]) - G.ACTION_SWITCH_BASE, switching)
+        """The acting side's action, then the faint check; then the other side's turn to act."""
+        going, real_of_0, is_move_, action = carry
+        switching = going & ~is_move_[0]
+        _switch_in(turn, action[0] - G.ACTION_SWITCH_BASE, switching)
         _speed_tie_event(turn, switching)
-        _run_switch(turn, s, switching)
-        going, s, switching = turn.barrier(going, s, switching, team=True)
-        moving = going & mine(is_move)
-        a, d, sa, sd, ta, td = turn.view(s)
+        _run_switch(turn, switching)
+        going, switching = turn.barrier(going, switching, team=True)
+        moving = going & is_move_[0]
+        (a, d), (sa, sd), (ta, td) = turn.act, turn.side, turn.team_facts
         move = sa["queued_move"]   # the second mover's may have become "cannot move" (Haze)
         _set(sa, moving, queued_move=0)
         _run_move(turn, a, d, sa, sd, ta, td, move, moving)
-        turn.store(s, a, d, sa, sd)
-        fainted = _process_faints(turn, going)
+        fainted = _process_faints(turn, going, real_of_0)
         _speed_tie_event(turn, going & ~fainted)
-        return going & ~fainted, 1 - s
+        turn.flip()
+        return going & ~fainted, 1 - real_of_0, is_move_[::-1], action[::-1]
 
-    going, _ = turn.twice(mover, (on, first))
+    going = turn.twice(mover, (on, first, in_order(is_move), in_order([actions[:, 0], actions[:, 1]])))[0]
+    turn.orient(swap)
     going = turn.barrier(going)
     _residual(turn, going)
     _speed_tie_event(turn, going)
