@@ -132,11 +132,12 @@ def random_set(state, pool_index):
     base_hp = M.SPECIES_BASE[species, 0]
     has_sub = jnp.any(moves == _SUBSTITUTE)
 
-    def lower_hp(_, hp_ev):
-        hp = (2 * base_hp + 30 + hp_ev // 4 + 100) * level // 100 + 10
-        return jnp.where(has_sub & (hp_ev > 3) & (hp % 4 == 0), hp_ev - 4, hp_ev)
-
-    evs = evs.at[0].set(jax.lax.fori_loop(0, 64, lower_hp, jnp.asarray(255, jnp.int32)))
+    # (Showdown lowers it by 4 while the HP is a multiple of 4 and the stat experience > 3: the first
+    # of 255, 251, ..., 3 where that fails, found at once rather than in a 64-step loop)
+    candidates = 255 - 4 * jnp.arange(64, dtype=jnp.int32)
+    hp = (2 * base_hp + 30 + candidates // 4 + 100) * level // 100 + 10
+    lowered = has_sub & (candidates > 3) & (hp % 4 == 0)
+    evs = evs.at[0].set(candidates[jnp.argmin(lowered)])
     real = jnp.arange(4) < count
     no_attack = jnp.all(~real | ~t["physical"][moves])
     keeps_attack = jnp.any(real & ((moves == _MIMIC) | (moves == _TRANSFORM)))

@@ -84,3 +84,25 @@ def test_pool_draws_cover_the_pool_with_one_ditto_per_battle():
     rows = {tuple(r): n for n, r in enumerate(np.asarray(pool.teams.species))}
     hit = {rows[tuple(t)] for t in species.reshape(-1, 6)}
     assert len(hit) > 280
+
+
+def test_battle_teams_are_p1_then_p2_on_one_generator(generate):
+    """``random_teams`` (one loop for both teams) must give p1's team, then p2's team drawn with p1's
+    Ditto flag (Showdown's shared generator object), as the one-team generator (checked against
+    Showdown above) makes them one after the other. Enough battles that p1 has Ditto and p2's
+    generator draws Ditto in several of them (the flag changes p2's team)."""
+    n = 6000
+    keys = jax.random.split(jax.random.key(5), n)
+    both = jax.jit(jax.vmap(teams.random_teams))(keys)
+    k1, k2 = jax.vmap(jax.random.split)(keys).transpose(1, 0)   # [n, 2] keys -> two [n]
+    seeds1 = jax.vmap(prng.seed_from_key)(k1)
+    seeds2 = jax.vmap(prng.seed_from_key)(k2)
+    _, first, p1_ditto = generate(seeds1, jnp.zeros(n, bool))
+    _, second_free, _ = generate(seeds2, jnp.zeros(n, bool))
+    _, second, _ = generate(seeds2, p1_ditto)
+    for name in ("species", "level", "moves", "ivs", "evs", "size"):
+        got = np.asarray(getattr(both, name))
+        assert np.array_equal(got[:, 0], np.asarray(getattr(first, name))), name
+        assert np.array_equal(got[:, 1], np.asarray(getattr(second, name))), name
+    redrawn = np.asarray(p1_ditto) & np.any(np.asarray(second.species) != np.asarray(second_free.species), axis=1)
+    assert redrawn.sum() >= 3, f"only {redrawn.sum()} battles where the Ditto flag changes p2's team"
