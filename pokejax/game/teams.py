@@ -154,36 +154,44 @@ def random_set(state, pool_index):
     return state, species, level, moves, ivs, evs
 
 
-def _empty_team():
-    return dict(species=jnp.zeros(6, jnp.int32), level=jnp.zeros(6, jnp.int32), moves=jnp.zeros((6, 4), jnp.int32),
-                ivs=jnp.zeros((6, 6), jnp.int32), evs=jnp.zeros((6, 6), jnp.int32))
+_NO_SLOT = POOL_SIZE   # an out-of-range index: the scatters below drop a write there (the masked-off rows)
 
 
-def _team_gen_start(state, battle_has_ditto):
-    state, _ = prng.random_int(state, 15)   # the type draw (unused outside monotype)
-    return dict(state=state, out=_empty_team(), size=jnp.zeros((), jnp.int32),
+def _generator_start(states, battle_has_ditto):
+    """The generator before its first pick, for ``len(states)`` teams drawn one after the other
+    (``states``: each team's generator seed; p2's on the same generator object as p1's)."""
+    n_teams = states.shape[0]
+    # each team's type draw (unused outside monotype), made when that team starts
+    after_type_draw = jax.vmap(lambda st: prng.random_int(st, 15)[0])(states)
+    return dict(state=after_type_draw[0], next_states=after_type_draw, team=jnp.zeros((), jnp.int32),
+                done=jnp.zeros((), bool),
+                species=jnp.zeros((n_teams, 6), jnp.int32), level=jnp.zeros((n_teams, 6), jnp.int32),
+                moves=jnp.zeros((n_teams, 6, 4), jnp.int32), ivs=jnp.zeros((n_teams, 6, 6), jnp.int32),
+                evs=jnp.zeros((n_teams, 6, 6), jnp.int32), size=jnp.zeros(n_teams, jnp.int32),
                 pool=jnp.arange(POOL_SIZE, dtype=jnp.int32), n_left=jnp.asarray(POOL_SIZE, jnp.int32),
                 rejected=jnp.zeros(POOL_SIZE, jnp.int32), n_rejected=jnp.zeros((), jnp.int32),
                 type_count=jnp.zeros(15, jnp.int32), weak_count=jnp.zeros(6, jnp.int32),
                 max_level=jnp.zeros((), jnp.int32), has_ditto=jnp.asarray(battle_has_ditto))
 
 
-def _team_gen_running(c):
-    return (c["size"] < 6) & ((c["n_left"] > 0) | (c["n_rejected"] > 0))
-
-
-def _team_gen_pick(c):
-    """One draw of the generator: from the species pool while it lasts (with the checks), then
-    from the rejects (no checks). A single ``random_set`` serves both."""
+def _generator_pick(c):
+    """One draw of the generator for the current team: from the species pool while it lasts (with
+    the checks), then from the rejects (no checks); a single ``random_set`` serves both. When the
+    team is complete the next team starts (fresh pool and counts; the Ditto flag carries over);
+    after the last team nothing changes any more (``done``). Every write is masked by its index (a
+    dropped scatter), not by a select of the whole array: under ``vmap`` this loop runs as many
+    passes as the batch's slowest battle, so what a pass writes is what it costs."""
     t = _TAB
-    from_pool = c["n_left"] > 0
-    n = jnp.where(from_pool, c["n_left"], c["n_rejected"])
-    state, idx = prng.random_int(c["state"], jnp.maximum(n, 1))
+    on = ~c["done"]
+    team, n_left, n_rejected = c["team"], c["n_left"], c["n_rejected"]
+    from_pool = n_left > 0
+    state, idx = prng.random_int(c["state"], jnp.maximum(jnp.where(from_pool, n_left, n_rejected), 1), on)
     pool, rejected = c["pool"], c["rejected"]
     p = jnp.where(from_pool, pool[idx], rejected[idx])
-    pool = jnp.where(from_pool, pool.at[idx].set(pool[c["n_left"] - 1]), pool)
-    rejected = jnp.where(from_pool, rejected, rejected.at[idx].set(rejected[c["n_rejected"] - 1]))
-    n_rejected = c["n_rejected"] - (~from_pool).astype(jnp.int32)
+    # swap-remove the drawn species from the list it came from
+    pool = pool.at[jnp.where(on & from_pool, idx, _NO_SLOT)].set(pool[n_left - 1], mode="drop")
+    rejected = rejected.at[jnp.where(on & ~from_pool, idx, _NO_SLOT)].set(rejected[n_rejected - 1], mode="drop")
+    n_rejected = n_rejected - (on & ~from_pool).astype(jnp.int32)
     species = t["species"][p]
     types = M.SPECIES_TYPES[species]
     real_type = types != T.TYPE_NONE
@@ -193,38 +201,50 @@ def _team_gen_pick(c):
     weak = t["weak"][p]
     weak_skip = jnp.any(weak & (weak_count >= 2))
     level_skip = (t["levels"][p] == 100) & (c["max_level"] >= 1)
-    reject = from_pool & ~ditto_skip & (type_skip | weak_skip | level_skip)
-    accept = ~from_pool | (~ditto_skip & ~reject)
-    rejected = rejected.at[n_rejected].set(jnp.where(reject, p, rejected[n_rejected]))
+    reject = on & from_pool & ~ditto_skip & (type_skip | weak_skip | level_skip)
+    accept = on & (~from_pool | (~ditto_skip & ~reject))
+    rejected = rejected.at[jnp.where(reject, n_rejected, _NO_SLOT)].set(p, mode="drop")
     n_rejected = n_rejected + reject.astype(jnp.int32)
     # randomSet's draws happen only for an accepted species
     new_state, species_, level, moves, ivs, evs = random_set(state, p)
     state = jnp.where(accept, new_state, state)
-    k = c["size"]
-    out = c["out"]
-    upd = dict(species=out["species"].at[k].set(species_), level=out["level"].at[k].set(level),
-               moves=out["moves"].at[k].set(moves), ivs=out["ivs"].at[k].set(ivs), evs=out["evs"].at[k].set(evs))
-    out = jax.tree_util.tree_map(lambda a, b: jnp.where(accept, a, b), upd, out)
+    slot = jnp.where(accept, c["size"][team], _NO_SLOT)
+    out = {name: c[name].at[team, slot].set(value, mode="drop")
+           for name, value in (("species", species_), ("level", level), ("moves", moves), ("ivs", ivs), ("evs", evs))}
+    size = c["size"].at[team].add(accept.astype(jnp.int32))
     counted = accept & from_pool
     for j in range(2):
         type_count = type_count.at[jnp.clip(types[j], 0, 14)].add((counted & real_type[j]).astype(jnp.int32))
-    return dict(state=state, out=out, size=k + accept.astype(jnp.int32), pool=pool,
-                n_left=c["n_left"] - from_pool.astype(jnp.int32), rejected=rejected, n_rejected=n_rejected,
-                type_count=type_count, weak_count=weak_count + (counted & weak).astype(jnp.int32),
-                max_level=c["max_level"] + (counted & (t["levels"][p] == 100)).astype(jnp.int32),
-                has_ditto=c["has_ditto"] | (counted & (species == _DITTO)))
+    weak_count = weak_count + (counted & weak).astype(jnp.int32)
+    max_level = c["max_level"] + (counted & (t["levels"][p] == 100)).astype(jnp.int32)
+    has_ditto = c["has_ditto"] | (counted & (species == _DITTO))
+    n_left = n_left - (on & from_pool).astype(jnp.int32)
+    # the team is complete (six, or no species left): start the next one, or stop
+    complete = on & ~((size[team] < 6) & ((n_left > 0) | (n_rejected > 0)))
+    last = c["species"].shape[0] - 1
+    next_team = complete & (team < last)
+    fresh = lambda value, old: jnp.where(next_team, value, old)
+    return dict(out, state=fresh(c["next_states"][jnp.minimum(team + 1, last)], state),
+                next_states=c["next_states"], team=team + next_team.astype(jnp.int32),
+                done=c["done"] | (complete & (team == last)), size=size,
+                pool=fresh(jnp.arange(POOL_SIZE, dtype=jnp.int32), pool), n_left=fresh(POOL_SIZE, n_left),
+                rejected=rejected, n_rejected=fresh(0, n_rejected), type_count=fresh(0, type_count),
+                weak_count=fresh(0, weak_count), max_level=fresh(0, max_level), has_ditto=has_ditto)
 
 
-def _finish(c):
-    return c["state"], TeamArrays(size=c["size"], **c["out"]), c["has_ditto"]
+def _generate(states, battle_has_ditto):
+    c = jax.lax.while_loop(lambda c: ~c["done"], _generator_pick, _generator_start(states, battle_has_ditto))
+    teams_ = TeamArrays(species=c["species"], level=c["level"], moves=c["moves"], ivs=c["ivs"], evs=c["evs"],
+                        size=c["size"])
+    return c["state"], teams_, c["has_ditto"]
 
 
 def random_team(state, battle_has_ditto=False):
     """Showdown's gen-1 ``randomTeam`` on a team-generator PRNG state. Returns
     (state, TeamArrays, battle_has_ditto): pass the flag on to the second player's team, as
     Showdown's shared generator object does (only one Ditto per battle)."""
-    c = jax.lax.while_loop(_team_gen_running, _team_gen_pick, _team_gen_start(state, battle_has_ditto))
-    return _finish(c)
+    state, team, has_ditto = _generate(jnp.asarray(state)[None], battle_has_ditto)
+    return state, jax.tree_util.tree_map(lambda x: x[0], team), has_ditto
 
 
 def random_teams(key):
@@ -232,28 +252,7 @@ def random_teams(key):
     generator object (the Ditto flag carries over), as Showdown does. Stacked TeamArrays
     ([2, 6, ...]). One loop generates both, so ``random_set`` is compiled once."""
     k1, k2 = jax.random.split(key)
-    second_seed = prng.seed_from_key(k2)
-
-    def cond(carry):
-        c, team, _ = carry
-        return (team == 0) | _team_gen_running(c)
-
-    def body(carry):
-        c, team, first = carry
-        done_first = (team == 0) & ~_team_gen_running(c)
-        # switch to the second team: keep the Ditto flag, reseed, restart the pool
-        restarted = _team_gen_start(second_seed, c["has_ditto"])
-        first = jax.tree_util.tree_map(lambda a, b: jnp.where(done_first, a, b), c["out"] | {"size": c["size"]}, first)
-        c = jax.tree_util.tree_map(lambda a, b: jnp.where(done_first, a, b), restarted, c)
-        team = jnp.where(done_first, 1, team)
-        c = jax.tree_util.tree_map(lambda a, b: jnp.where(_team_gen_running(c), a, b), _team_gen_pick(c), c)
-        return c, team, first
-
-    first0 = _empty_team() | {"size": jnp.zeros((), jnp.int32)}
-    c, _, first = jax.lax.while_loop(cond, body, (_team_gen_start(prng.seed_from_key(k1), False), jnp.asarray(0), first0))
-    team1 = TeamArrays(**first)
-    team2 = TeamArrays(size=c["size"], **c["out"])
-    return jax.tree_util.tree_map(lambda a, b: jnp.stack([a, b]), team1, team2)
+    return _generate(jnp.stack([prng.seed_from_key(k1), prng.seed_from_key(k2)]), False)[1]
 
 
 # ---------------------------------------------------------------------------------------------
