@@ -228,10 +228,10 @@ class _Turn:
         return jax.lax.cond(always, lambda f: f, lambda f: jax.tree_util.tree_map(jnp.zeros_like, f), fields)
 
     def checkpoint(self, dicts: tuple, *values):
-        """``barrier`` inside a move: the generator, ``last_damage``, the field dicts ``dicts`` (the
-        acting sides', updated in place) and ``values``. The turn's own side dicts are stale while a
-        move runs (``view`` copied them out; ``store`` replaces them), so they stay out of the cond:
-        fewer buffers through it, fewer copies."""
+        """``barrier`` inside a move: the generator, ``last_damage``, the field dicts ``dicts`` (those
+        the move writes: the turn's own ``act`` / ``side`` dicts, updated in place) and ``values``. The
+        rest of the turn state (the other dicts, the team and its facts) stays out of the cond: fewer
+        buffers through it, fewer copies."""
         fields = self._materialise([self.hi, self.lo, self.count, self.last_damage, dicts, values])
         self.hi, self.lo, self.count, self.last_damage, new_dicts, values = fields
         for old, new in zip(dicts, new_dicts):
