@@ -9,10 +9,12 @@ faults and system time per call). With mmap and heap trimming off, freed blocks 
 and the next call reuses them: no faults (the same program: 17.3-17.8 -> 11.8 CPU us per env step;
 ``python scripts/page_faults.py PokemonGen1RandomPool-v0 --batch 2048``).
 
-Limits: blocks are kept by the arena that allocated them. XLA's worker threads (asynchronous dispatch,
-several devices) allocate from glibc's per-thread arenas, which still unmap a heap that becomes empty
-and still map a block over 64 MiB on its own, so there the faults drop (pokejax on 2 devices: hundreds
-per call to a few) but are not guaranteed to vanish.
+XLA's worker threads (asynchronous dispatch, several devices) allocate from glibc's per-thread arenas,
+whose memory comes in heaps of 64 MiB; a heap that becomes empty is unmapped unless the top padding
+(``M_TOP_PAD``) is at least a heap's size, so that is set too (pokejax on 2 devices at batch 4,096, a
+32.8 MiB temporary block per device: 3,900-16,800 faults per call without it, 0-1,300 with it).
+Limits: a block over 64 MiB cannot fit a thread arena's heap and is still mapped on its own (pokejax at
+batch 8,192 on 2 devices), so there the faults remain.
 
 The cost is the usual one of such allocator settings (PyTorch and TensorFlow recommend jemalloc or
 tcmalloc for the same reason): memory freed by the process is kept for reuse rather than returned to
@@ -33,15 +35,17 @@ import sys
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 _M_MMAP_MAX = -4
+_M_TOP_PAD = -2
 _MAX_MMAP_THRESHOLD = 32 * 1024 * 1024   # glibc's upper limit on 64-bit
 _NO_TRIM = 2**31 - 1
+_HEAP_MAX = 64 * 1024 * 1024              # the size of a per-thread arena's heap on 64-bit
 
 _applied: bool | None = None
 
 
 def keep_freed_memory() -> bool:
     """Sets glibc's malloc to keep freed blocks for reuse (no mmap of large blocks, no trimming of the
-    heap). Returns True if the settings are in force (now or from an earlier call), False where they
+    heap, a heap's worth of top padding). Returns True if the settings are in force (now or from an earlier call), False where they
     cannot apply (not Linux with glibc) or ``PARITYGYM_KEEP_FREED_MEMORY=0`` is set. Idempotent."""
     global _applied
     if _applied is not None:
@@ -56,9 +60,11 @@ def keep_freed_memory() -> bool:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
-    # All three are needed: with mmap off and trimming off but the default threshold, pokejax's step
-    # still faulted ~3,000-4,000 pages per call (measured with getrusage's minor faults).
+    # The first three are all needed: with mmap off and trimming off but the default threshold,
+    # pokejax's step still faulted ~3,000-4,000 pages per call (getrusage's minor faults); the top
+    # padding keeps the per-thread arenas' emptied heaps (see the module docstring).
     ok = (mallopt(_M_MMAP_THRESHOLD, _MAX_MMAP_THRESHOLD) == 1 and mallopt(_M_MMAP_MAX, 0) == 1
-          and mallopt(_M_TRIM_THRESHOLD, _NO_TRIM) == 1)
+          and mallopt(_M_TRIM_THRESHOLD, _NO_TRIM) == 1
+          and mallopt(_M_TOP_PAD, _HEAP_MAX) == 1)
     _applied = bool(ok)
     return _applied
