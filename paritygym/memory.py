@@ -10,9 +10,13 @@ and the next call reuses them: no faults (the same program: 17.3-17.8 -> 11.8 CP
 ``python scripts/page_faults.py PokemonGen1RandomPool-v0 --batch 2048``).
 
 XLA's worker threads (asynchronous dispatch, several devices) allocate from glibc's per-thread arenas,
-whose memory comes in heaps of 64 MiB; a heap that becomes empty is unmapped unless the top padding
-(``M_TOP_PAD``) is at least a heap's size, so that is set too (pokejax on 2 devices at batch 4,096, a
-32.8 MiB temporary block per device: 3,900-16,800 faults per call without it, 0-1,300 with it).
+whose memory comes in heaps of 64 MiB; a heap that becomes empty is unmapped and mapped afresh at the
+next call unless malloc keeps top padding (``M_TOP_PAD``) about as large as the blocks, so 32 MiB of it
+is set too (pokejax on 2 devices at batch 4,096, a 32.8 MiB temporary block per device: 3,900-16,800
+faults per call without it, 0-1,300 with it; ``paritygym bench PokemonGen1RandomPool-v0 --batch 4096``
+124,180 -> 186,889 steps/s). Its price: in the first calls (up to ~10 seen), and in a rare later one
+(~2 in 100 seen), a large block may land in fresh heap and fault its pages in once more, so the
+resident size grows by a few such blocks.
 Limits: a block over 64 MiB cannot fit a thread arena's heap and is still mapped on its own (pokejax at
 batch 8,192 on 2 devices), so there the faults remain.
 
@@ -38,14 +42,13 @@ _M_MMAP_MAX = -4
 _M_TOP_PAD = -2
 _MAX_MMAP_THRESHOLD = 32 * 1024 * 1024   # glibc's upper limit on 64-bit
 _NO_TRIM = 2**31 - 1
-_HEAP_MAX = 64 * 1024 * 1024              # the size of a per-thread arena's heap on 64-bit
 
 _applied: bool | None = None
 
 
 def keep_freed_memory() -> bool:
     """Sets glibc's malloc to keep freed blocks for reuse (no mmap of large blocks, no trimming of the
-    heap, a heap's worth of top padding). Returns True if the settings are in force (now or from an earlier call), False where they
+    heap, 32 MiB of top padding). Returns True if the settings are in force (now or from an earlier call), False where they
     cannot apply (not Linux with glibc) or ``PARITYGYM_KEEP_FREED_MEMORY=0`` is set. Idempotent."""
     global _applied
     if _applied is not None:
@@ -65,6 +68,6 @@ def keep_freed_memory() -> bool:
     # padding keeps the per-thread arenas' emptied heaps (see the module docstring).
     ok = (mallopt(_M_MMAP_THRESHOLD, _MAX_MMAP_THRESHOLD) == 1 and mallopt(_M_MMAP_MAX, 0) == 1
           and mallopt(_M_TRIM_THRESHOLD, _NO_TRIM) == 1
-          and mallopt(_M_TOP_PAD, _HEAP_MAX) == 1)
+          and mallopt(_M_TOP_PAD, _MAX_MMAP_THRESHOLD) == 1)
     _applied = bool(ok)
     return _applied
