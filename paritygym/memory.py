@@ -48,8 +48,9 @@ _applied: bool | None = None
 
 def keep_freed_memory() -> bool:
     """Sets glibc's malloc to keep freed blocks for reuse (no mmap of large blocks, no trimming of the
-    heap, 32 MiB of top padding). Returns True if the settings are in force (now or from an earlier call), False where they
-    cannot apply (not Linux with glibc) or ``PARITYGYM_KEEP_FREED_MEMORY=0`` is set. Idempotent."""
+    heap, 32 MiB of top padding). Returns True if the settings are in force (now or from an earlier
+    call), False where they cannot apply (not Linux with glibc) or ``PARITYGYM_KEEP_FREED_MEMORY=0`` is
+    set. Idempotent."""
     global _applied
     if _applied is not None:
         return _applied

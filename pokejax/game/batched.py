@@ -180,21 +180,20 @@ class _Turn:
         self.winner = st.winner
         self.turn = st.turn
         self.team = st.team.wide()
+        self.team_facts = [None, None]
         self.refresh_team_facts()
 
     def refresh_team_facts(self, sides=(0, 1)):
         """Read-only facts of each side's team for the rules (after a switch, again: only ``sides``)."""
         team = self.team
         six = jnp.arange(6)[None, :]
-        if not hasattr(self, "team_facts"):
-            self.team_facts = [None, None]
         for s in sides:
             slot = self.act[s]["slot"]
             here = six == slot[:, None]
             pick = lambda x: jnp.sum(_w(here, x, 0), axis=1)
             exists = six < team.size[:, s, None]
             stats = team.stats[:, s]
-            self.team_facts[s] = (dict(
+            self.team_facts[s] = dict(
                 max_hp=pick(stats[..., 0]), own=[pick(stats[..., 1 + j]) for j in range(5)],
                 level=pick(team.level[:, s]), species=pick(team.species[:, s]),
                 speed_iv=pick(team.ivs[:, s, :, T.SPE + 1]), speed_ev=pick(team.evs[:, s, :, T.SPE + 1]),
@@ -202,7 +201,7 @@ class _Turn:
                 bench_asleep=jnp.any(~here & (team.hp[:, s] > 0) & (team.status[:, s] == T.SLP)
                                      & team.status_by_foe[:, s], axis=1),
                 bench_frozen=jnp.any(~here & (team.status[:, s] == T.FRZ), axis=1),
-                has_bench=jnp.any(exists & ~here & ~team.fainted[:, s], axis=1)))
+                has_bench=jnp.any(exists & ~here & ~team.fainted[:, s], axis=1))
 
     def barrier(self, *extra, team: bool = False):
         """Materialise the turn state (and ``extra``; the team and its facts too where ``team``):

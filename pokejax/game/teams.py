@@ -161,7 +161,7 @@ def _generator_start(states, battle_has_ditto):
     """The generator before its first pick, for ``len(states)`` teams drawn one after the other
     (``states``: each team's generator seed; p2's on the same generator object as p1's)."""
     n_teams = states.shape[0]
-    # each team's type draw (unused outside monotype), made when that team starts
+    # each team's generator after its type draw (unused outside monotype); each team has its own seed
     after_type_draw = jax.vmap(lambda st: prng.random_int(st, 15)[0])(states)
     return dict(state=after_type_draw[0], next_states=after_type_draw, team=jnp.zeros((), jnp.int32),
                 done=jnp.zeros((), bool),
