@@ -228,6 +228,7 @@ def _generator_pick(c):
                 next_states=c["next_states"], team=team + next_team.astype(jnp.int32),
                 done=c["done"] | (complete & (team == last)), size=size,
                 pool=fresh(jnp.arange(POOL_SIZE, dtype=jnp.int32), pool), n_left=fresh(POOL_SIZE, n_left),
+                # the rejects need no reset: only their first n_rejected entries are ever read
                 rejected=rejected, n_rejected=fresh(0, n_rejected), type_count=fresh(0, type_count),
                 weak_count=fresh(0, weak_count), max_level=fresh(0, max_level), has_ditto=has_ditto)
 
