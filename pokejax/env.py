@@ -34,7 +34,7 @@ import numpy as np
 from flax import struct
 from gymnax.environments import spaces
 
-from paritygym.batching import where_needed
+from paritygym.batching import update_where_needed, where_needed
 from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentParams, SingleAgentState,
                                  TwoPlayerGame, first_legal_action, random_legal_action)
 from pokejax import prng
@@ -436,12 +436,13 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         """``jax.vmap(self.step, in_axes=(0, 0, 0, None))`` with the same results, cheaper: the
         work only some envs need runs on those envs alone (``paritygym.batching.where_needed``).
         The joint battle step is ``engine.move_step`` (no switch turn) for every env. The
-        switch-only battle steps run in chunks of ``switch_chunk`` envs (default B/4): the joint
-        step of the envs in a switch request (the agent replaces a fainted Pokémon, ~8% of states)
-        and, after the joint step, the opponent's lone replacement or the next battle's start
-        (``_batch_switch_steps``). The next battle's first observation is computed for the envs
-        whose episode ended, in chunks of ``restart_chunk`` (default B/16). More needing envs than
-        a chunk holds run in more chunks (same results).
+        switch-only battle steps run in chunks of ``switch_chunk`` envs (default B/8), in two
+        passes: the joint step of the envs in a switch request (the agent replaces a fainted
+        Pokémon, ~8% of states), then, after the joint step, the opponent's lone replacement or the
+        next battle's start (``_batch_switch_steps``). The next battles (~1% of envs per step) are
+        drawn, and their first observation computed, for the envs whose episode ended, in chunks of
+        ``restart_chunk`` (default B/64). More needing envs than a chunk holds run in more chunks
+        (same results).
         ``paritygym.batched_step(env)`` returns this method (vector env, bench, PPO)."""
         if params is None:
             params = self.default_params
@@ -462,10 +463,10 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
 
     @staticmethod
     def _chunks(inputs: dict, switch_chunk: int | None = None, restart_chunk: int | None = None) -> tuple[int, int]:
-        """The chunk sizes, given or by default (None): switch-only steps B/4, new episodes B/16."""
+        """The chunk sizes, given or by default (None): switch-only steps B/8, new episodes B/64."""
         batch = jnp.shape(inputs["actions"])[0]
-        sizes = (max(1, batch // 4) if switch_chunk is None else switch_chunk,
-                 max(1, batch // 16) if restart_chunk is None else restart_chunk)
+        sizes = (max(1, batch // 8) if switch_chunk is None else switch_chunk,
+                 max(1, batch // 64) if restart_chunk is None else restart_chunk)
         for name, size in zip(("switch_chunk", "restart_chunk"), sizes):
             if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
                 raise ValueError(f"{name} must be a positive int or None, got {size!r}")
@@ -524,56 +525,49 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
 
     def _batch_switch_steps(self, states: SingleAgentState, choices: "_Choices", moved: BattleState, move_rewards,
                             keys_reset, params: SingleAgentParams, switch_chunk: int, restart_chunk: int):
-        """Every switch-only battle step of the batch, through one ``switch_step`` in the program:
-        (1) the joint step of the envs in a switch request or an unstarted battle, where ``step``
-        does what ``switch_step`` does; (2) after the joint step, ``_switch_after`` (the opponent's
-        lone replacement, or the next battle's start) where it is due. An env needs both only when
-        its episode ends in its (1), so each needing env runs a loop of one switch-only step, a
-        second one where its (1) made (2) due (time limit, turn cap: rare). The next episodes are
-        drawn beforehand, in chunks of ``restart_chunk``, only for the envs that may start one here:
-        those whose joint step ended the episode, and those in a switch request (their own
-        replacement may end it: no cheap test tells in advance, e.g. the Endless Battle Clause
-        depends on the Pokémon switched in). Returns (_JointStep, _AfterJoint) of every env."""
+        """Every switch-only battle step of the batch, in two passes of one loop (one ``switch_step``
+        in the program): pass 0, the joint step of the envs in a switch request or an unstarted
+        battle, where ``step`` does what ``switch_step`` does; pass 1, after the joint step,
+        ``_switch_after`` (the opponent's lone replacement, or the next battle's start) where it is
+        due. Each pass runs on its needing envs only, in chunks of ``switch_chunk``. Between the
+        passes the next episodes are drawn, in chunks of ``restart_chunk``, for the envs whose
+        episode ended (Showdown's team generator, the default env's, costs more than the rest of a
+        step: drawn before pass 0 it would have to run for every env in a switch request, as its own
+        replacement may end the episode, ~8x the envs that need one). Returns (_JointStep,
+        _AfterJoint) of every env."""
         agents = states.agent
         request = states.game.request
         deciding = (request == REQUEST_SWITCH) | (request == REQUEST_START)
         outcome = functools.partial(self._joint_outcome, params=params, autoreset=True)
         joint = jax.vmap(outcome)(states, choices, moved, move_rewards)
-        settling = ~deciding & (joint.lone | joint.restarted)
-        # Showdown's team generator (the default env) is costly: run it on these rows only, not on
-        # every row of the switch chunks; the other rows' episodes are never read
-        may_restart = deciding | joint.restarted
         unused_episode = jax.tree_util.tree_map(lambda x: jnp.zeros((agents.shape[0],) + x.shape, x.dtype),
                                                 jax.eval_shape(self._new_episode, keys_reset[0], params))
-        fresh_episodes = where_needed(may_restart, restart_chunk, lambda k: self._new_episode(k, params),
-                                      (keys_reset,), otherwise=unused_episode)
 
-        def one_env(deciding, settling, state, choices, joint, fresh):
-            """(1) where ``deciding``, then (2) where due, for one env: its joint and after steps.
-            ``fresh``: the next episode, drawn where it may be needed."""
-            agent = state.agent
+        def one_pass(settle, joint_and_after):
+            """Pass 0 (``settle`` False) or pass 1 of every env that needs it."""
+            joint, _ = joint_and_after
+            need = jnp.where(settle, joint.lone | joint.restarted, deciding)
+            fresh_episodes = where_needed(settle & joint.restarted, restart_chunk,
+                                          lambda k: self._new_episode(k, params), (keys_reset,),
+                                          otherwise=unused_episode)
 
-            def switch_once(carry):
-                deciding, _, joint, after = carry
-                second, replacement, second_masks = self._settle_input(joint, agent, fresh, params)
-                pick = lambda a, b: jax.tree_util.tree_map(lambda x, y: jnp.where(deciding, x, y), a, b)
+            def one_env(joint_and_after, state, choices, fresh):
+                joint, after = joint_and_after
+                second, replacement, second_masks = self._settle_input(joint, state.agent, fresh, params)
+                pick = lambda a, b: jax.tree_util.tree_map(lambda x, y: jnp.where(settle, y, x), a, b)
                 game, rewards, _, _ = self.game.switch_step(
                     pick(choices.k_step, joint.k_switch), pick(state.game, second),
                     pick(choices.actions, replacement), params.game, pick(choices.masks, second_masks))
                 decided = outcome(state, choices, game, rewards)
-                settled = self._settle_result(joint, agent, fresh.agent, game, rewards)
-                return (jnp.zeros_like(deciding), deciding & (decided.lone | decided.restarted),
-                        pick(decided, joint), pick(self._nothing_after(decided, agent), settled))
+                settled = self._settle_result(joint, state.agent, fresh.agent, game, rewards)
+                return pick(decided, joint), pick(self._nothing_after(decided, state.agent), settled)
 
-            # one turn of the loop, two for an env whose own replacement ended its episode (under
-            # vmap the chunk runs as many turns as its slowest env)
-            _, _, joint, after = jax.lax.while_loop(lambda c: c[0] | c[1], switch_once,
-                                                    (deciding, settling, joint, self._nothing_after(joint, agent)))
-            return joint, after
+            return update_where_needed(need, switch_chunk, one_env, joint_and_after,
+                                       (states, choices, fresh_episodes))
 
-        return where_needed(deciding | settling, switch_chunk, one_env,
-                            (deciding, settling, states, choices, joint, fresh_episodes),
-                            otherwise=(joint, jax.vmap(self._nothing_after)(joint, agents)))
+        # a loop of two passes: the pass's body (with its switch_step) is compiled once
+        return jax.lax.fori_loop(0, 2, lambda k, carry: one_pass(k == 1, carry),
+                                 (joint, jax.vmap(self._nothing_after)(joint, agents)))
 
     def _batch_new_observations(self, states: SingleAgentState, joint: "_JointStep", after: "_AfterJoint",
                                 params: SingleAgentParams, restart_chunk: int) -> tuple[jax.Array, jax.Array]:

@@ -72,7 +72,7 @@ def _play(batched, params, steps, seed):
 @pytest.fixture(scope="session")
 def step_batch():
     """The env's own batched step (``paritygym.batched_step``) over BATCH envs, jitted once. Its
-    default chunks at this batch (4 envs for the switch-only steps, 1 for new battles' observation)
+    default chunks at this batch (2 envs for the switch-only steps, 1 for new battles and their observation)
     are smaller than the number of envs that need them in many steps: the overflow path runs often."""
     env, _ = paritygym.make(ENV_ID)
     assert paritygym.batched_step(env) == env.step_batch
@@ -146,7 +146,7 @@ def test_step_batch_rejects_bad_chunk_sizes(chunks):
 def test_step_batch_default_and_given_chunk_sizes():
     env, _ = paritygym.make(POOL_ENV_ID)
     inputs = {"actions": jnp.zeros(64, jnp.int32)}
-    assert env._chunks(inputs) == (16, 4)
+    assert env._chunks(inputs) == (8, 1)
     assert env._chunks(inputs, 1, 64) == (1, 64)
     assert env._chunks({"actions": jnp.zeros(3, jnp.int32)}) == (1, 1)
 
