@@ -18,26 +18,28 @@ AVERAGE_TURNS_PER_BATTLE = 60   # measured on random play; sizes the work, not t
 WARMUP_BATTLES = 20             # lets V8 optimise the battle code before the timed run
 
 
-def _turns_per_second(battles: int, seed: int) -> tuple[int, float]:
+def _turns_per_second(battles: int, seed: int, driver: str = "engine") -> tuple[int, float]:
     with ShowdownBridge(timeout=600.0) as bridge:
-        bridge.speed(WARMUP_BATTLES, seed=(seed, 1, 2, 3))
-        reply = bridge.speed(battles, seed=(seed, 4, 5, 6))
+        bridge.speed(WARMUP_BATTLES, seed=(seed, 1, 2, 3), driver=driver)
+        reply = bridge.speed(battles, seed=(seed, 4, 5, 6), driver=driver)
     return int(reply["turns"]), float(reply["seconds"])
 
 
-def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
+def reference_bench(batch_size: int, num_steps: int, num_procs: int, driver: str = "engine") -> float:
     """Showdown random-play turns/s over ``num_procs`` node processes run side by side.
 
     The reference has no batch: about ``batch_size * num_steps`` turns (at least 6,000, at most
     60,000) are split over the processes. Each process times only its own battles; the result is
-    the total turns over the slowest process's time."""
+    the total turns over the slowest process's time. ``driver`` (``ShowdownBridge.speed``):
+    "engine", the battle called directly (the fastest Showdown can go: what ``paritygym bench
+    --reference`` compares with), or "stream", Showdown's battle streams and RandomPlayerAI."""
     if num_procs < 1:
         raise ValueError(f"num_procs must be >= 1, got {num_procs}")
     total_turns = min(max(batch_size * num_steps, 6_000), 60_000)
     battles = max(1, total_turns // AVERAGE_TURNS_PER_BATTLE // num_procs)
     # threads suffice: each waits on its own node process
     with concurrent.futures.ThreadPoolExecutor(num_procs) as pool:
-        results = list(pool.map(lambda k: _turns_per_second(battles, 100 + k), range(num_procs)))
+        results = list(pool.map(lambda k: _turns_per_second(battles, 100 + k, driver), range(num_procs)))
     return sum(t for t, _ in results) / max(s for _, s in results)
 
 
@@ -157,20 +159,31 @@ def step_batch_stages(env, params, keys, states, actions) -> list[tuple[str, Cal
     in_switch = (states.game.request == REQUEST_START) | (states.game.request == REQUEST_SWITCH)
     print(f"  envs in a switch request: {int(in_switch.sum())}, with a lone replacement or a new battle after "
           f"the joint step: {int((joint.lone | joint.restarted).sum())}, a new battle: {int(joint.restarted.sum())} "
-          f"(of {actions.shape[0]}); new episodes drawn: {int((in_switch | joint.restarted).sum())}", flush=True)
+          f"(of {actions.shape[0]}; the new battles are the new episodes drawn)", flush=True)
     return out
 
 
 if __name__ == "__main__":
     import argparse
+    import os
 
-    ap = argparse.ArgumentParser(description="pokejax env step: CPU cost of its pieces")
-    ap.add_argument("--pieces", action="store_true", required=True)
+    ap = argparse.ArgumentParser(description="pokejax env step: CPU cost of its pieces (--pieces), or Showdown's "
+                                             "random-play speed by how it is driven (--drivers)")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--pieces", action="store_true")
+    what.add_argument("--drivers", action="store_true",
+                      help="Showdown turns/s called directly and through its battle streams, 1 process and 1 per core")
     ap.add_argument("--env", default="PokemonGen1RandomPool-v0")
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--calls", type=int, default=10)
-    from paritygym.memory import keep_freed_memory
-
-    keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     args = ap.parse_args()
-    piece_costs(args.env, args.batch, calls=args.calls)
+    if args.drivers:
+        for procs in sorted({1, os.cpu_count() or 1}):
+            for driver in ("engine", "stream"):
+                turns = reference_bench(64, 2000, procs, driver=driver)
+                print(f"  Showdown, {driver:<6} driver, {procs} process(es): {turns:10,.0f} turns/s", flush=True)
+    else:
+        from paritygym.memory import keep_freed_memory
+
+        keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
+        piece_costs(args.env, args.batch, calls=args.calls)

@@ -168,8 +168,15 @@ class ShowdownBridge:
                           seeds=[list(map(int, s)) for s in seeds], patterns=list(patterns), limit=limit)
         return reply["matches"]
 
-    def speed(self, battles: int, seed: Seed = (1, 2, 3, 4), format: str = "gen1randombattle") -> dict[str, Any]:
-        return self.call("speed", battles=battles, seed=list(seed), format=format)
+    def speed(self, battles: int, seed: Seed = (1, 2, 3, 4), format: str = "gen1randombattle",
+              driver: str = "engine") -> dict[str, Any]:
+        """Random-play battles inside Showdown: ``{"turns", "seconds"}``. ``driver``: "engine" (the
+        battle called directly, uniformly random legal choices) or "stream" (Showdown's battle
+        streams and its RandomPlayerAI, as its own test runner drives a battle)."""
+        if driver not in ("engine", "stream"):
+            raise ValueError(f"driver must be 'engine' or 'stream', got {driver!r}")
+        return self.call("speed" if driver == "engine" else "speed_stream", battles=battles, seed=list(seed),
+                         format=format)
 
 
 # =============================================================================================

@@ -15,6 +15,9 @@
 //   generate  {format, seed} -> {packed, sets}
 //   damage    {p1: set, p2: set, attacker: 0|1, move, seed, setup?} -> {damage, seed, crit}
 //   speed     {battles, turns?, format, seed} random-play benchmark -> {turns, seconds}
+//   speed_stream {battles, format, seed} the same through Showdown's own battle streams: its
+//             test Runner with two RandomPlayerAI players (the protocol text, requests as JSON,
+//             choices parsed back) -> {turns, seconds}
 //   scan      {format, teams: [p1, p2], script: [[a1, a2], ...], seeds: [[4 words], ...], patterns,
 //             limit?} -> {matches: [[seed index, ...] per pattern]}  plays a scripted battle at each
 //             battle seed (actions 0-3 move slot, 4+k switch to team index k; an action that is not
@@ -347,6 +350,29 @@ function cmdSpeed(msg) {
   return {turns, seconds};
 }
 
+// The same benchmark driven the way Showdown's own tools and most RL wrappers drive it: battle
+// streams (protocol text out, JSON requests, choice strings in), here Showdown's test Runner with its
+// RandomPlayerAI on both sides, all in this process. A turn is one commitChoices, as above.
+async function cmdSpeedStream(msg) {
+  const {Runner} = require(path.join(__dirname, 'node_modules', 'pokemon-showdown', 'dist', 'sim', 'tools',
+    'runner'));
+  const prng = new PRNG(msg.seed || [1, 2, 3, 4]);
+  let turns = 0;
+  const commit = Battle.prototype.commitChoices;
+  Battle.prototype.commitChoices = function (...args) { turns++; return commit.apply(this, args); };
+  const t0 = process.hrtime.bigint();
+  try {
+    for (let b = 0; b < msg.battles; b++) {
+      const seed = [prng.random(65536), prng.random(65536), prng.random(65536), prng.random(65536)];
+      await new Runner({format: msg.format || 'gen1randombattle', prng: seed}).run();
+    }
+  } finally {
+    Battle.prototype.commitChoices = commit;
+  }
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  return {turns, seconds};
+}
+
 // Scripted battles at many seeds, Showdown only: which seeds make each protocol pattern happen.
 // The fallback for an illegal scripted action (the first legal one) is parity.py's scripted policies'.
 function cmdScan(msg) {
@@ -387,20 +413,29 @@ Battle.prototype.setPlayer = function (slot, options) {
 };
 
 const COMMANDS = {start: cmdStart, choose: cmdChoose, destroy: cmdDestroy, prng: cmdPrng,
-  generate: cmdGenerate, damage: cmdDamage, speed: cmdSpeed, scan: cmdScan,
+  generate: cmdGenerate, damage: cmdDamage, speed: cmdSpeed, speed_stream: cmdSpeedStream, scan: cmdScan,
   ping: () => ({version: require(path.join(__dirname, 'node_modules', 'pokemon-showdown', 'package.json')).version})};
 
 const rl = readline.createInterface({input: process.stdin, terminal: false});
+const failed = err => ({ok: false, error: String(err && err.stack || err)});
+const send = reply => process.stdout.write(JSON.stringify(reply) + '\n');
 rl.on('line', line => {
   if (!line.trim()) return;
-  let reply;
+  let result;
   try {
     const msg = JSON.parse(line);
     const fn = COMMANDS[msg.cmd];
     if (!fn) throw new Error(`unknown command ${msg.cmd}`);
-    reply = Object.assign({ok: true}, fn(msg));
+    result = fn(msg);
   } catch (err) {
-    reply = {ok: false, error: String(err && err.stack || err)};
+    send(failed(err));
+    return;
   }
-  process.stdout.write(JSON.stringify(reply) + '\n');
+  // the caller waits for each reply before its next request, so an asynchronous command
+  // (speed_stream) is answered in order too
+  if (result && typeof result.then === 'function') {
+    result.then(r => send(Object.assign({ok: true}, r)), err => send(failed(err)));
+  } else {
+    send(Object.assign({ok: true}, result));
+  }
 });

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 
 def test_pinned_version(showdown):
     assert showdown.call("ping")["version"] == "0.11.11"
@@ -38,3 +40,16 @@ def test_switch_choices_use_original_team_slots(showdown):
     assert side["team"][4]["active"] and not side["team"][0]["active"]
     assert side["order"][0] == 4
     showdown.destroy(b["id"])
+
+
+def test_speed_benchmark_drivers_count_decisions(showdown):
+    """Both random-play benchmarks (the battle called directly, and Showdown's battle streams with
+    its RandomPlayerAI) play whole battles and count one turn per commitChoices: at least one
+    decision per battle, and a gen-1 battle of 6 vs 6 lasts more than six of them."""
+    for driver in ("engine", "stream"):
+        reply = showdown.speed(3, seed=(1, 2, 3, 4), driver=driver)
+        assert reply["turns"] > 3 * 6 and reply["seconds"] > 0, (driver, reply)
+    # the stream driver restores commitChoices: a later direct benchmark counts as before
+    assert showdown.speed(3, seed=(1, 2, 3, 4))["turns"] == showdown.speed(3, seed=(1, 2, 3, 4))["turns"]
+    with pytest.raises(ValueError, match="driver"):
+        showdown.speed(1, driver="websocket")
