@@ -164,6 +164,7 @@ def _active_features(st: BattleState, side, visible_all):
     return jnp.concatenate([head, moves.reshape(-1)])
 
 
+@jax.jit   # traced once for its calls of the same shapes in an env step (less tracing, same program)
 def observe(st: BattleState, player, full: bool | jax.Array = False) -> jax.Array:
     """float32[OBS_SIZE]: what ``player`` (0 or 1, may be traced) may know of the battle."""
     player = jnp.asarray(player, jnp.int32)
@@ -185,6 +186,7 @@ def must_act(st: BattleState) -> jax.Array:
     return live & ((st.request == REQUEST_MOVE) | ((st.request == REQUEST_SWITCH) & st.side.switch_flag))
 
 
+@jax.jit   # the same: five calls in the env step
 def legal_masks(st: BattleState) -> jax.Array:
     """bool[2, NUM_ACTIONS]: both players' legal actions (a row is all False when that player does
     not act this step). The env step computes it once per state it needs masks of and passes it on."""
@@ -540,8 +542,8 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         deciding = (request == REQUEST_SWITCH) | (request == REQUEST_START)
         outcome = functools.partial(self._joint_outcome, params=params, autoreset=True)
         joint = jax.vmap(outcome)(states, choices, moved, move_rewards)
-        unused_episode = jax.tree_util.tree_map(lambda x: jnp.zeros((agents.shape[0],) + x.shape, x.dtype),
-                                                jax.eval_shape(self._new_episode, keys_reset[0], params))
+        # where no next episode is drawn (a new episode has the env state's shapes: no trace to learn them)
+        unused_episode = jax.tree_util.tree_map(jnp.zeros_like, states)
 
         def one_pass(settle, joint_and_after):
             """Pass 0 (``settle`` False) or pass 1 of every env that needs it."""
