@@ -180,7 +180,7 @@ def state_from_showdown(reply: dict, seen: RevealTracker) -> BattleState:
     words = rec["rng"].astype(np.uint32)
     rng = np.asarray([(words[0] << 16) | words[1], (words[2] << 16) | words[3]], np.uint32)
     return BattleState(team=team.narrow(), active=Active.from_rows(active), side=Side.from_rows(side), rng=rng,
-                       draw_pool=np.zeros(prng.POOL_SIZE, np.uint32), turn=np.asarray(rec["turn"], i32),
+                       draw_pool=np.zeros(0, np.uint32), turn=np.asarray(rec["turn"], i32),
                        last_damage=np.asarray(rec["last_damage"], i32), request=np.asarray(rec["request"], i32),
                        winner=np.asarray(rec["winner"], i32), draw_log=np.zeros((0, 3), i32),
                        draw_count=np.zeros((), i32))

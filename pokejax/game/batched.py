@@ -1003,7 +1003,7 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
                      side=Side(data=_pack(Side, turn.side)),
                      last_damage=turn.last_damage, turn=turn.turn, winner=turn.winner, request=turn.request,
                      rng=jnp.stack([turn.hi, turn.lo], axis=1), draw_count=turn.count,
-                     draw_pool=jnp.zeros_like(st.draw_pool))
+                     draw_pool=jnp.zeros(st.draw_pool.shape[:-1] + (0,), jnp.uint32))
     stuck = jax.vmap(G.no_progress_possible)(out)
     tie_end = going & (stuck | (out.turn > 1000))
     return out.replace(winner=_w(tie_end, WINNER_TIE, out.winner),

@@ -163,9 +163,9 @@ def begin_step(st: BattleState) -> BattleState:
 
 
 def end_step(st: BattleState) -> BattleState:
-    """The generator advanced past the step's draws; the pool is scratch of the step, left zeroed
-    (so that every way of running a step, ``batched.move_step_batch`` included, gives the same state)."""
-    return st.replace(rng=prng.advance_by(st.rng, st.draw_count), draw_pool=jnp.zeros_like(st.draw_pool))
+    """The generator advanced past the step's draws; the pool is scratch of the step, dropped (empty
+    between steps, in every way of running a step, ``batched.move_step_batch`` included)."""
+    return st.replace(rng=prng.advance_by(st.rng, st.draw_count), draw_pool=jnp.zeros(0, jnp.uint32))
 
 
 def chance(st: BattleState, numerator, denominator, on):

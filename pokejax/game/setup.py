@@ -120,7 +120,7 @@ def initial_state(teams: TeamArrays, rng_state, trace_capacity: int = 0) -> Batt
         side = side.with_fields(i, True, last_selected_move=T.NOMOVE, last_enemy_selected_move=T.NOMOVE,
                                 pokemon_left=size[i])
     return BattleState(team=team.narrow(), active=active, side=side, rng=jnp.asarray(rng_state, jnp.uint32),
-                       draw_pool=jnp.zeros(prng.POOL_SIZE, jnp.uint32),
+                       draw_pool=jnp.zeros(0, jnp.uint32),
                        turn=jnp.zeros((), jnp.int32), last_damage=jnp.zeros((), jnp.int32),
                        request=jnp.asarray(REQUEST_START, jnp.int32), winner=jnp.asarray(WINNER_NONE, jnp.int32),
                        draw_log=jnp.zeros((trace_capacity, 3), jnp.int32), draw_count=jnp.zeros((), jnp.int32))

@@ -291,7 +291,9 @@ class BattleState:
     active: Active
     side: Side
     rng: jnp.ndarray          # uint32[2] Showdown's battle PRNG (Gen 5 LCG) at the start of the step
-    draw_pool: jnp.ndarray    # uint32[POOL_SIZE] its next outputs (filled at the start of each step)
+    # uint32[POOL_SIZE] the generator's next outputs within a step (``engine.begin_step``); between steps
+    # uint32[0]: scratch carried by every copy of the state would cost a quarter of its bytes
+    draw_pool: jnp.ndarray
     turn: jnp.ndarray
     last_damage: jnp.ndarray  # battle.lastDamage
     request: jnp.ndarray      # REQUEST_*
