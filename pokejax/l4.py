@@ -34,7 +34,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM, random_legal_action
-from pokejax import prng
 from pokejax.data import tables as T
 from pokejax.env import NUM_ACTIONS, OBS_SIZE, legal_mask, max_damage_action, observe
 from pokejax.game.state import NUM_MOVE_SLOTS, TEAM_SIZE, Active, BattleState, Side, Team

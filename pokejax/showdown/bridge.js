@@ -330,10 +330,9 @@ function cmdSpeed(msg) {
   let turns = 0;
   const t0 = process.hrtime.bigint();
   for (let b = 0; b < msg.battles; b++) {
-    const s = () => drawSeed(prng);
-    const battle = new Battle({formatid: msg.format || 'gen1randombattle', seed: s()});
-    battle.setPlayer('p1', {name: 'P1', seed: s()});
-    battle.setPlayer('p2', {name: 'P2', seed: s()});
+    const battle = new Battle({formatid: msg.format || 'gen1randombattle', seed: drawSeed(prng)});
+    battle.setPlayer('p1', {name: 'P1', seed: drawSeed(prng)});
+    battle.setPlayer('p2', {name: 'P2', seed: drawSeed(prng)});
     while (!battle.ended) {
       for (const side of battle.sides) {
         const c = legalChoices(side);
