@@ -105,16 +105,25 @@ _MOVE_PRIORITY = jnp.asarray(_T.move_priority)
 _F = jnp.float32
 
 
+def _unit(x) -> jax.Array:
+    """float32 ``x`` clipped to [-1, 1]: PP underflow (63), long Toxic counters, custom levels and the
+    turn past 1,000 saturate. Each computed feature is clipped where it is made; the table features
+    (one-hots, base stats, power, accuracy, priority) lie in [-1, 1] already
+    (``test_observation_table_features_lie_in_unit_range``). A clip of the whole vector would be one
+    more pass over it: a kernel of its own in the env step (~3% of its kernel time)."""
+    return jnp.clip(jnp.asarray(x, _F), -1.0, 1.0)
+
+
 def _move_features(moves, pp, known, show_pp):
     """[..., 4] moves -> [..., 4, MOVE_SIZE]."""
     known = known & (moves != 0)
     acc = _MOVE_ACCURACY[moves]
     feats = [
-        known[..., None].astype(_F), (moves / 165.0)[..., None].astype(_F),
+        known[..., None].astype(_F), _unit(moves / 165.0)[..., None],
         jax.nn.one_hot(_MOVE_TYPE[moves], 16, dtype=_F), jax.nn.one_hot(_MOVE_CATEGORY[moves], 3, dtype=_F),
         (_MOVE_POWER[moves] / 255.0)[..., None].astype(_F),
         jnp.where(acc < 0, 1.0, acc / 255.0)[..., None].astype(_F),
-        jnp.where(show_pp, pp / jnp.maximum(_MOVE_MAXPP[moves], 1), 0.0)[..., None].astype(_F),
+        _unit(jnp.where(show_pp, pp / jnp.maximum(_MOVE_MAXPP[moves], 1), 0.0))[..., None],
         _MOVE_PRIORITY[moves][..., None].astype(_F),
     ]
     return jnp.where(known[..., None], jnp.concatenate(feats, axis=-1), 0.0)
@@ -136,12 +145,12 @@ def _team_features(st: BattleState, side, visible_all):
     types = M.SPECIES_TYPES[species]
     mon = jnp.concatenate([
         seen[:, None].astype(_F), (is_active & seen)[:, None].astype(_F), (fainted & seen)[:, None].astype(_F),
-        (species / 151.0)[:, None], (level / 100.0)[:, None],
-        jnp.where(visible_all, exact, percent)[:, None],
+        _unit(species / 151.0)[:, None], _unit(level / 100.0)[:, None],
+        _unit(jnp.where(visible_all, exact, percent))[:, None],
         jax.nn.one_hot(jnp.where(fainted, 0, status), 7, dtype=_F),
         M.SPECIES_BASE[species] / 255.0,
         jnp.clip(jax.nn.one_hot(types[:, 0], 16, dtype=_F) + jax.nn.one_hot(types[:, 1], 16, dtype=_F), 0, 1),
-        jnp.where(visible_all, stats / 999.0, 0.0),
+        _unit(jnp.where(visible_all, stats / 999.0, 0.0)),
     ], axis=-1).astype(_F)
     mon = jnp.where(seen[:, None], mon, 0.0)
     moves = _move_features(pick(team.moves), pick(team.pp), visible_all | pick(team.revealed_moves), visible_all)
@@ -156,8 +165,8 @@ def _active_features(st: BattleState, side, visible_all):
              a.trapped > 0, a.transformed]
     disabled = jnp.where(a.disable_move != 0, jax.nn.one_hot(a.disable_slot, 4, dtype=_F), 0.0)
     head = jnp.concatenate([
-        a.boosts / 6.0, jnp.where(visible_all, a.modified / 999.0, 0.0),
-        jnp.stack(flags).astype(_F), disabled, (a.toxic_counter / 16.0)[None],
+        _unit(a.boosts / 6.0), _unit(jnp.where(visible_all, a.modified / 999.0, 0.0)),
+        jnp.stack(flags).astype(_F), disabled, _unit(a.toxic_counter / 16.0)[None],
     ]).astype(_F)
     # the active's current move slots (Transform, Mimic) are shown to its own player only
     moves = _move_features(a.moves, a.pp, jnp.broadcast_to(visible_all, (4,)), visible_all)
@@ -174,10 +183,9 @@ def observe(st: BattleState, player, full: bool | jax.Array = False) -> jax.Arra
     foe_team = _team_features(st, foe, full)
     acting = must_act(st)
     glob = jnp.stack([st.request == REQUEST_MOVE, st.request == REQUEST_SWITCH, acting[player], acting[foe],
-                      jnp.asarray(False)]).astype(_F).at[4].set(st.turn / 1000.0)
-    obs = jnp.concatenate([own_team.reshape(-1), foe_team.reshape(-1),
-                           _active_features(st, player, jnp.asarray(True)), _active_features(st, foe, full), glob])
-    return jnp.clip(obs, -1.0, 1.0)   # PP underflow (63), long Toxic counters and custom levels saturate
+                      jnp.asarray(False)]).astype(_F).at[4].set(_unit(st.turn / 1000.0))
+    return jnp.concatenate([own_team.reshape(-1), foe_team.reshape(-1),
+                            _active_features(st, player, jnp.asarray(True)), _active_features(st, foe, full), glob])
 
 
 def must_act(st: BattleState) -> jax.Array:

@@ -169,6 +169,16 @@ def test_observation_layout_covers_the_vector():
     assert len({name for name, _, _ in layout}) == len(layout)
 
 
+def test_observation_table_features_lie_in_unit_range():
+    """The observation clips only the features it computes (``penv._unit``); those it reads from the
+    data tables must lie in [-1, 1] as they are: base stats, power and accuracy over 255, priority."""
+    tables = penv._T
+    assert 0 <= np.min(tables.species_base) and np.max(tables.species_base) <= 255
+    assert 0 <= np.min(tables.move_power) and np.max(tables.move_power) <= 255
+    assert np.max(tables.move_accuracy) <= 255   # negative: never misses (shown as 1)
+    assert -1 <= np.min(tables.move_priority) and np.max(tables.move_priority) <= 1
+
+
 @pytest.mark.parametrize("opponent", [OPPONENT_RANDOM, OPPONENT_HEURISTIC])
 def test_random_play(batched, opponent):
     """Whole battles: finite in-bounds observations, legal actions accepted, rewards +1/-1 only when
