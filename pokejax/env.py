@@ -35,6 +35,7 @@ from flax import struct
 from gymnax.environments import spaces
 
 from paritygym.batching import update_where_needed, where_needed
+from paritygym.random import batch_keys
 from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentParams, SingleAgentState,
                                  TwoPlayerGame, first_legal_action, random_legal_action)
 from pokejax import prng
@@ -426,7 +427,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         battle start."""
         if params is None:
             params = self.default_params
-        key_step, key_reset = jax.random.split(key)
+        key_step, key_reset = batch_keys(key, 2)   # hashed, not a Threefry split (paritygym.random)
         joint = self._joint_step(key_step, state, action, params, autoreset=True)
         after = self._switch_after(joint, state.agent, self._new_episode(key_reset, params), params)
         return self._finish(state, joint, after, params)
@@ -468,7 +469,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
     @staticmethod
     def _batch_inputs(keys, states: SingleAgentState, actions) -> dict:
         """``step_batch``'s inputs, each env's key split as ``step`` splits it."""
-        split = jax.vmap(jax.random.split)(keys)
+        split = jax.vmap(lambda k: batch_keys(k, 2))(keys)
         return {"keys_step": split[:, 0], "keys_reset": split[:, 1], "states": states, "actions": actions}
 
     @staticmethod
@@ -641,7 +642,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         action = jnp.asarray(action, jnp.int32)
         legal = (action >= 0) & (action < NUM_ACTIONS) & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
         action = jnp.where(legal, action, first_legal_action(mask))
-        k_opp, k_step, k_replace, k_switch = jax.random.split(key, 4)
+        k_opp, k_step, k_replace, k_switch = batch_keys(key, 4)
 
         acting = self.game.acting(state.game, params.game)
         opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, state.game, opp, params, masks[opp]), 0)

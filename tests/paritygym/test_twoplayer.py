@@ -71,3 +71,22 @@ def test_vector_api_refuses_illegal_actions_and_reports_masks():
     with pytest.raises(ValueError, match="illegal"):
         venv.step(np.array([2, 0], np.int32))
     venv.step(np.array([0, 0], np.int32))
+
+
+def test_random_legal_action_is_legal_and_uniform():
+    """The built-in random opponent: only legal actions, each about equally often (an off-by-one in
+    the k-th legal action would skew or break this), also from consecutive keys ``key(t)`` (hashed
+    words, not Threefry), and action 0 where nothing is legal."""
+    from paritygym.twoplayer import random_legal_action
+
+    legal = [1, 4, 5, 9]
+    mask = jnp.zeros(10, bool).at[jnp.asarray(legal)].set(True)
+    draw = jax.jit(jax.vmap(random_legal_action, in_axes=(0, None)))
+    for keys in (jax.random.split(jax.random.key(3), 4000), jax.vmap(jax.random.key)(jnp.arange(4000))):
+        actions = np.asarray(draw(keys, mask))
+        assert set(np.unique(actions)) == set(legal)
+        counts = np.bincount(actions, minlength=10)[legal]
+        assert np.abs(counts - 1000).max() < 150, counts   # 4,000 draws over 4 actions; ~5.5 sigma
+    assert int(random_legal_action(jax.random.key(0), jnp.zeros(10, bool))) == 0
+    # the same key draws the same action
+    assert int(random_legal_action(jax.random.key(7), mask)) == int(random_legal_action(jax.random.key(7), mask))
