@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
