@@ -49,3 +49,19 @@ def batch_keys(key: jax.Array, batch: int) -> jax.Array:
     (two uint32 words), so anything may still draw from them with ``jax.random``.
     """
     return jax.random.wrap_key_data(batch_words(key, batch))
+
+
+def uniform_legal_actions(words: jax.Array, mask: jax.Array) -> jax.Array:
+    """For each row of ``mask`` (bool[B, A], or one env's bool[A]), a uniformly random legal action:
+    the k-th True column, k = ``words`` (uint32[B], or one word; random) mod the row's number of legal
+    actions (bias below A / 2^32). A row without a legal action draws from all A actions. Not ``jax.random.categorical``: its
+    Gumbel value per action is a Threefry hash each, which XLA:CPU runs as a loop of small kernels
+    (1.5-1.9 ms per call at [1024, 58] against ~0.4 ms for this, about 8% of a TCG env call)."""
+    usable = jnp.where(mask.any(axis=-1, keepdims=True), mask, True)
+    count = usable.sum(axis=-1, dtype=jnp.uint32)
+    k = (words % count).astype(jnp.float32)
+    # legal actions up to and including each column, as one small matmul (a cumsum along a short
+    # axis becomes a slower reduce-window on XLA:CPU); exact in float32 for A < 2^24
+    num_actions = mask.shape[-1]
+    rank = usable.astype(jnp.float32) @ jnp.triu(jnp.ones((num_actions, num_actions), jnp.float32))
+    return jnp.argmax(rank > k[..., None], axis=-1).astype(jnp.int32)

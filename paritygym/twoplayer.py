@@ -26,7 +26,7 @@ import jax.numpy as jnp
 from flax import struct
 from gymnax.environments import environment, spaces
 
-from paritygym.random import key_word
+from paritygym.random import key_word, uniform_legal_actions
 
 GameState = TypeVar("GameState")
 GameParams = TypeVar("GameParams")
@@ -92,15 +92,14 @@ class TwoPlayerGame(abc.ABC, Generic[GameState, GameParams]):
 
 
 def random_legal_action(key: jax.Array, mask: jax.Array) -> jax.Array:
-    """A uniformly random legal action (action 0 if nothing is legal): the k-th legal action, k a
-    word hashed from ``key`` (``paritygym.random.key_word``) modulo the number of legal actions (bias
-    below A / 2^32). Not ``jax.random.categorical``: its Threefry draw per action is a loop of small
-    kernels, a few percent of a cheap env step when vmapped over thousands of envs."""
+    """A uniformly random legal action (action 0 if nothing is legal): ``uniform_legal_actions`` of a
+    word hashed from ``key`` (``paritygym.random.key_word``), not ``jax.random.categorical``, whose
+    Threefry draw per action is a loop of small kernels, a few percent of a cheap env step when vmapped
+    over thousands of envs. One env: ``mask`` is bool[A] (``jax.vmap`` it for a batch)."""
     mask = jnp.asarray(mask, bool)
-    count = mask.sum(dtype=jnp.uint32)
-    k = key_word(key) % jnp.maximum(count, jnp.uint32(1))
-    rank = jnp.cumsum(mask, dtype=jnp.uint32)   # legal actions up to and including each one
-    return jnp.where(count > 0, jnp.argmax(mask & (rank > k)), 0).astype(jnp.int32)
+    if mask.ndim != 1:
+        raise ValueError(f"random_legal_action takes one env's mask, bool[A], got shape {mask.shape}; vmap it for a batch")
+    return jnp.where(mask.any(), uniform_legal_actions(key_word(key), mask), 0).astype(jnp.int32)
 
 
 def first_legal_action(mask: jax.Array) -> jax.Array:

@@ -88,5 +88,7 @@ def test_random_legal_action_is_legal_and_uniform():
         counts = np.bincount(actions, minlength=10)[legal]
         assert np.abs(counts - 1000).max() < 150, counts   # 4,000 draws over 4 actions; ~5.5 sigma
     assert int(random_legal_action(jax.random.key(0), jnp.zeros(10, bool))) == 0
+    with pytest.raises(ValueError, match="one env"):
+        random_legal_action(jax.random.key(0), jnp.ones((3, 10), bool))
     # the same key draws the same action
     assert int(random_legal_action(jax.random.key(7), mask)) == int(random_legal_action(jax.random.key(7), mask))
