@@ -25,6 +25,11 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
   profile       the throughput program's run time: ``--calls`` calls inside a ``jax.profiler`` trace,
                 kernel time summed by kernel and mapped to its origin like ``kernels`` (stage and part,
                 innermost function), plus the top kernels.
+  ablations     the throughput program compiled whole, then once per part of the env step with that
+                part replaced by a stub of the same output shapes (the move turn, the switch-only
+                battle step, the observation, the team generator, the max-damage opponent): lowering
+                and XLA compile seconds and kernel count of each, and what each part costs by
+                difference (so a change's target is known before it is made; the parts overlap little).
   copies        the throughput program's copies of the packed ``Active`` array (XLA copies it where a
                 version of it is read after a later in-place write): the write and the stale reader, as
                 source lines.
@@ -459,6 +464,61 @@ def copies(batch: int, env_id: str = ENV_ID, top: int = 40) -> None:
         print(f"  {n:3d}  {write}  <-  {reader}")
 
 
+def _stub_parts() -> dict[str, Callable[[Any], None]]:
+    """Name -> a function that replaces that part of a ``PokemonGen1RandomEnv``'s step (on the instance
+    given) by a stub with the same output shapes: what ``ablations`` compiles without."""
+    from paritygym.twoplayer import random_legal_action
+
+    def no_move_turn(e):
+        e.game.move_step_batch = lambda s, a, p, m, engine_fallback=True: (s, jnp.zeros(a.shape, jnp.float32))
+
+    def no_switch_step(e):
+        e.game.switch_step = lambda k, s, a, p, m=None: (s, jnp.zeros(2, jnp.float32), jnp.bool_(False),
+                                                         jnp.bool_(False))
+
+    def no_observation(e):
+        e.game.observe = lambda g, player, p: jnp.zeros(penv.OBS_SIZE, jnp.float32) + g.turn.astype(jnp.float32)
+
+    def no_team_generator(e):
+        key = jax.random.key(0)
+        shapes = jax.eval_shape(e._new_episode, key, e.default_params)
+        e._new_episode = lambda k, p: jax.tree_util.tree_map(
+            lambda x: jnp.zeros(x.shape, x.dtype) + jax.random.key_data(k)[0].astype(x.dtype), shapes)
+
+    def random_opponent_only(e):   # the max-damage policy (and user policies) left out
+        e._opponent_action = lambda key, g, side, p, mask=None: random_legal_action(key, mask)
+
+    return {"move turn": no_move_turn, "switch-only step": no_switch_step, "observation": no_observation,
+            "team generator": no_team_generator, "max-damage opponent": random_opponent_only}
+
+
+def ablations(batch: int, env_id: str = ENV_ID) -> None:
+    """Compile time of the bench program whole and without each part (``_stub_parts``)."""
+    from paritygym.bench.runner import jax_programs
+
+    def compile_once(stub=None):
+        env, params = paritygym.make(env_id)
+        if stub is not None:
+            stub(env)
+        reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
+        key = jax.random.key(0)
+        shapes = jax.eval_shape(reset, key)
+        lowered, lower_s, _ = _timed(lambda: loop_step.lower(key, jnp.int32(0), shapes))
+        compiled, compile_s, _ = _timed(lowered.compile)
+        return lower_s, compile_s, compiled.as_text().count(" fusion(")
+
+    print(f"bench program ({env_id}), batch {batch}: lower + XLA compile, without each part")
+    compile_once()   # warm-up: the process's first trace and compile pay one-time costs (~2 s)
+    base = compile_once()
+    print(f"  {'whole program':<32} lower {base[0]:5.1f} s  compile {base[1]:5.1f} s  total {base[0] + base[1]:5.1f} s"
+          f"  kernels {base[2]:,}", flush=True)
+    for name, stub in _stub_parts().items():
+        lower_s, compile_s, fusions = compile_once(stub)
+        print(f"  {'without ' + name:<32} lower {lower_s:5.1f} s  compile {compile_s:5.1f} s  total "
+              f"{lower_s + compile_s:5.1f} s  kernels {fusions:,}   (the part: {base[0] + base[1] - lower_s - compile_s:+.1f} s, "
+              f"{base[2] - fusions:+,} kernels)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     from paritygym.memory import keep_freed_memory
 
@@ -476,6 +536,7 @@ def main(argv: list[str] | None = None) -> None:
     jax.config.update("jax_enable_compilation_cache", False)
     programs = args.programs.split(",")
     reports = {  # each prints its own table; the remaining names are compiled programs, below
+        "ablations": lambda: ablations(args.batch, args.env),
         "copies": lambda: copies(args.batch, args.env),
         "profile": lambda: profile(args.batch, args.env, args.calls),
         "kernels": lambda: kernels(args.batch, args.env),

@@ -461,3 +461,28 @@ def test_compile_report_stale_reads_names_the_readers_of_a_copied_version():
     largest, count, total, pairs = stale_reads(text)
     assert (largest, count, total) == ("s32[8,4]", 1, 2)
     assert pairs == {("?", "?"): 1}, pairs
+
+
+def test_compile_report_ablation_stubs_keep_the_step_shapes():
+    """``compile_report --programs ablations`` times the bench program without one part at a time: each
+    stub must leave the batched env step's outputs with the same shapes and dtypes (else it would time
+    another program) and must really take its part out (the step's StableHLO shrinks)."""
+    from pokejax.compile_report import _stub_parts
+
+    def outputs_and_lines(stub=None):
+        env, params = paritygym.make(ENV_ID)
+        if stub is not None:
+            stub(env)
+        keys = jax.random.split(jax.random.key(0), 8)
+        states = jax.eval_shape(lambda k: jax.vmap(env.reset, in_axes=(0, None))(k, params)[1], keys)
+        actions = jax.ShapeDtypeStruct((8,), jnp.int32)
+        step = jax.jit(lambda k, s, a: env.step_batch(k, s, a, params))
+        return jax.eval_shape(step, keys, states, actions), len(step.lower(keys, states, actions).as_text().splitlines())
+
+    whole, whole_lines = outputs_and_lines()
+    for name, stub in _stub_parts().items():
+        outputs, lines = outputs_and_lines(stub)
+        assert jax.tree_util.tree_structure(outputs) == jax.tree_util.tree_structure(whole), name
+        assert all(a.shape == b.shape and a.dtype == b.dtype
+                   for a, b in zip(jax.tree_util.tree_leaves(outputs), jax.tree_util.tree_leaves(whole))), name
+        assert lines < whole_lines, (name, lines, whole_lines)
