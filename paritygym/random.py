@@ -54,9 +54,10 @@ def batch_keys(key: jax.Array, batch: int) -> jax.Array:
 def uniform_legal_actions(words: jax.Array, mask: jax.Array) -> jax.Array:
     """For each row of ``mask`` (bool[B, A], or one env's bool[A]), a uniformly random legal action:
     the k-th True column, k = ``words`` (uint32[B], or one word; random) mod the row's number of legal
-    actions (bias below A / 2^32). A row without a legal action draws from all A actions. Not ``jax.random.categorical``: its
-    Gumbel value per action is a Threefry hash each, which XLA:CPU runs as a loop of small kernels
-    (1.5-1.9 ms per call at [1024, 58] against ~0.4 ms for this, about 8% of a TCG env call)."""
+    actions (bias below A / 2^32). A row without a legal action draws from all A actions. Not
+    ``jax.random.categorical``: its Gumbel value per action is a Threefry hash each, which XLA:CPU
+    runs as a loop of small kernels (1.5-1.9 ms per call at [1024, 58] against ~0.4 ms for this,
+    about 8% of a TCG env call)."""
     usable = jnp.where(mask.any(axis=-1, keepdims=True), mask, True)
     count = usable.sum(axis=-1, dtype=jnp.uint32)
     k = (words % count).astype(jnp.float32)

@@ -98,7 +98,8 @@ def random_legal_action(key: jax.Array, mask: jax.Array) -> jax.Array:
     over thousands of envs. One env: ``mask`` is bool[A] (``jax.vmap`` it for a batch)."""
     mask = jnp.asarray(mask, bool)
     if mask.ndim != 1:
-        raise ValueError(f"random_legal_action takes one env's mask, bool[A], got shape {mask.shape}; vmap it for a batch")
+        raise ValueError(f"random_legal_action takes one env's mask, bool[A], got shape {mask.shape}; "
+                         "vmap it for a batch")
     return jnp.where(mask.any(), uniform_legal_actions(key_word(key), mask), 0).astype(jnp.int32)
 
 

@@ -514,8 +514,9 @@ def ablations(batch: int, env_id: str = ENV_ID) -> None:
           f"  kernels {base[2]:,}", flush=True)
     for name, stub in _stub_parts().items():
         lower_s, compile_s, fusions = compile_once(stub)
+        part_s = base[0] + base[1] - lower_s - compile_s
         print(f"  {'without ' + name:<32} lower {lower_s:5.1f} s  compile {compile_s:5.1f} s  total "
-              f"{lower_s + compile_s:5.1f} s  kernels {fusions:,}   (the part: {base[0] + base[1] - lower_s - compile_s:+.1f} s, "
+              f"{lower_s + compile_s:5.1f} s  kernels {fusions:,}   (the part: {part_s:+.1f} s, "
               f"{base[2] - fusions:+,} kernels)", flush=True)
 
 

@@ -477,7 +477,8 @@ def test_compile_report_ablation_stubs_keep_the_step_shapes():
         states = jax.eval_shape(lambda k: jax.vmap(env.reset, in_axes=(0, None))(k, params)[1], keys)
         actions = jax.ShapeDtypeStruct((8,), jnp.int32)
         step = jax.jit(lambda k, s, a: env.step_batch(k, s, a, params))
-        return jax.eval_shape(step, keys, states, actions), len(step.lower(keys, states, actions).as_text().splitlines())
+        lines = len(step.lower(keys, states, actions).as_text().splitlines())
+        return jax.eval_shape(step, keys, states, actions), lines
 
     whole, whole_lines = outputs_and_lines()
     for name, stub in _stub_parts().items():
