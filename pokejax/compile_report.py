@@ -30,6 +30,12 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
                 battle step, the observation, the team generator, the max-damage opponent): lowering
                 and XLA compile seconds and kernel count of each, and what each part costs by
                 difference (so a change's target is known before it is made; the parts overlap little).
+  run_ablations the throughput program's run time whole, without each part (the same stubs as
+                ``ablations``) and without all of the four largest at once: CPU microseconds per env
+                step on one JAX device, ``--rounds`` rounds of ``--calls`` calls each (the median), after
+                as many warm-up steps from reset. A stub also changes what follows it (without the move
+                turn no battle ends), so each row bounds from below what that part's removal could leave,
+                i.e. bounds the speed-up from above.
   copies        the throughput program's copies of the packed ``Active`` array (XLA copies it where a
                 version of it is read after a later in-place write): the write and the stale reader, as
                 source lines.
@@ -520,6 +526,52 @@ def ablations(batch: int, env_id: str = ENV_ID) -> None:
               f"{base[2] - fusions:+,} kernels)", flush=True)
 
 
+def run_ablations(batch: int, calls: int, rounds: int, env_id: str = ENV_ID, only: str | None = None) -> None:
+    """CPU microseconds per env step of the bench program whole and without each part (``_stub_parts``).
+    ``only``: the cases to run instead of the default ones, ``;``-separated, each a ``+``-joined set of
+    part names (e.g. ``"move turn;move turn+observation"``); the whole program runs first and last."""
+    from paritygym.bench.runner import jax_programs
+
+    stubs = _stub_parts()
+    if only is None:
+        largest = ("move turn", "observation", "switch-only step", "team generator")
+        sets = [[name] for name in stubs] + [list(largest)]
+    else:
+        sets = [[name.strip() for name in case.split("+")] for case in only.split(";")]
+        unknown = sorted({name for names in sets for name in names} - set(stubs))
+        if unknown:
+            raise ValueError(f"unknown parts {unknown}; the parts are {sorted(stubs)}")
+    cases = [("whole program", [])] + [("without " + " + ".join(names), names) for names in sets]
+    cases += [("whole program (again)", [])]
+
+    def cpu_us_per_step(names: list[str]) -> float:
+        env, params = paritygym.make(env_id)
+        for name in names:
+            stubs[name](env)
+        reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
+        key = jax.random.key(0)
+        states = reset(key)
+        for i in range(calls):   # compile, then warm up: battles under way, as in the bench
+            states, out = loop_step(key, jnp.int32(i), states)
+        jax.block_until_ready(out)
+        samples = []
+        for r in range(rounds):
+            start = time.process_time()
+            for i in range(calls):
+                states, out = loop_step(key, jnp.int32(calls * (r + 1) + i), states)
+            jax.block_until_ready(out)
+            samples.append((time.process_time() - start) / calls / batch * 1e6)
+        return float(np.median(samples))
+
+    print(f"bench program ({env_id}), batch {batch}, one device: CPU us per env step (median of {rounds} rounds "
+          f"of {calls} calls), without each part")
+    base = None
+    for label, names in cases:
+        us = cpu_us_per_step(names)
+        base = us if base is None else base
+        print(f"  {label:<72} {us:7.2f} us   ({us / base:5.1%} of the whole)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     from paritygym.memory import keep_freed_memory
 
@@ -533,12 +585,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--barrier", help="throughput: a directory shared with the processes run side by side; "
                     "each waits after compiling until --barrier-count of them have compiled")
     ap.add_argument("--barrier-count", type=int, default=2)
+    ap.add_argument("--stubs", help="run_ablations: the cases instead of the default ones, ';'-separated, each a "
+                    "'+'-joined set of parts (e.g. 'move turn;move turn+observation')")
     args = ap.parse_args(argv)
     jax.config.update("jax_enable_compilation_cache", False)
     programs = args.programs.split(",")
     reports = {  # each prints its own table; the remaining names are compiled programs, below
         "ablations": lambda: ablations(args.batch, args.env),
         "copies": lambda: copies(args.batch, args.env),
+        "run_ablations": lambda: run_ablations(args.batch, args.calls, args.rounds, args.env, args.stubs),
         "profile": lambda: profile(args.batch, args.env, args.calls),
         "kernels": lambda: kernels(args.batch, args.env),
         "throughput": lambda: throughput(args.batch, args.calls, args.rounds, args.env, args.barrier,

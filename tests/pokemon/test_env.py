@@ -487,3 +487,11 @@ def test_compile_report_ablation_stubs_keep_the_step_shapes():
         assert all(a.shape == b.shape and a.dtype == b.dtype
                    for a, b in zip(jax.tree_util.tree_leaves(outputs), jax.tree_util.tree_leaves(whole))), name
         assert lines < whole_lines, (name, lines, whole_lines)
+
+
+def test_compile_report_run_ablations_refuses_an_unknown_part():
+    """``--programs run_ablations --stubs``: a misspelt part is refused by name before anything compiles."""
+    from pokejax.compile_report import run_ablations
+
+    with pytest.raises(ValueError, match="unknown parts \\['move trun'\\]"):
+        run_ablations(8, 1, 1, only="observation;move trun+observation")
