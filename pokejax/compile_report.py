@@ -31,9 +31,9 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
                 and XLA compile seconds and kernel count of each, and what each part costs by
                 difference (so a change's target is known before it is made; the parts overlap little).
   run_ablations the throughput program's run time whole, without each part (the same stubs as
-                ``ablations``) and without all of the four largest at once: CPU microseconds per env
-                step on one JAX device, ``--rounds`` rounds of ``--calls`` calls each (the median), after
-                as many warm-up steps from reset. A stub also changes what follows it (without the move
+                ``ablations``) and without all of the four largest at once (or the sets ``--stubs``
+                names): CPU microseconds per env step on one JAX device, ``--rounds`` rounds of
+                ``--calls`` calls each (the median), after as many warm-up steps from reset. A stub also changes what follows it (without the move
                 turn no battle ends), so each row bounds from below what that part's removal could leave,
                 i.e. bounds the speed-up from above.
   copies        the throughput program's copies of the packed ``Active`` array (XLA copies it where a
@@ -151,16 +151,22 @@ def throughput(batch: int, calls: int, rounds: int, env_id: str = ENV_ID, barrie
     if barrier:
         _wait_for_peers(barrier, barrier_count)
     per_cpu_s = []
-    for r in range(rounds):
-        wall, cpu = time.perf_counter(), time.process_time()
-        for i in range(calls):
-            states, reward = compiled(key, jnp.int32(1 + r * calls + i), states)
-        jax.block_until_ready(states)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    for r, (wall, cpu) in enumerate(_timed_rounds(compiled, key, states, calls, rounds, first_step=1)):
         per_cpu_s.append(batch * calls / cpu)
         print(f"  round {r}: {batch * calls / cpu:,.0f} steps per CPU s, {batch * calls / wall:,.0f} steps/s wall",
               flush=True)
     print(f"  median of {rounds} rounds: {float(np.median(per_cpu_s)):,.0f} steps per CPU s", flush=True)
+
+
+def _timed_rounds(step: Callable, key, states, calls: int, rounds: int, first_step: int):
+    """Yields (wall s, CPU s of this process) of each of ``rounds`` rounds of ``calls`` calls of the bench
+    program ``step(key, i, states) -> (states, out)``, the step index counting from ``first_step``."""
+    for r in range(rounds):
+        wall, cpu = time.perf_counter(), time.process_time()
+        for i in range(calls):
+            states, out = step(key, jnp.int32(first_step + r * calls + i), states)
+        jax.block_until_ready(states)
+        yield time.perf_counter() - wall, time.process_time() - cpu
 
 
 # where a kernel comes from: the first function of its call stack (outermost first) named in
@@ -554,14 +560,8 @@ def run_ablations(batch: int, calls: int, rounds: int, env_id: str = ENV_ID, onl
         for i in range(calls):   # compile, then warm up: battles under way, as in the bench
             states, out = loop_step(key, jnp.int32(i), states)
         jax.block_until_ready(out)
-        samples = []
-        for r in range(rounds):
-            start = time.process_time()
-            for i in range(calls):
-                states, out = loop_step(key, jnp.int32(calls * (r + 1) + i), states)
-            jax.block_until_ready(out)
-            samples.append((time.process_time() - start) / calls / batch * 1e6)
-        return float(np.median(samples))
+        rounds_s = _timed_rounds(loop_step, key, states, calls, rounds, first_step=calls)
+        return float(np.median([cpu / calls / batch * 1e6 for _, cpu in rounds_s]))
 
     print(f"bench program ({env_id}), batch {batch}, one device: CPU us per env step (median of {rounds} rounds "
           f"of {calls} calls), without each part")
