@@ -33,9 +33,10 @@ Programs (``--programs``, comma-separated; default ``env_step,engine_step``):
   run_ablations the throughput program's run time whole, without each part (the same stubs as
                 ``ablations``) and without all of the four largest at once (or the sets ``--stubs``
                 names): CPU microseconds per env step on one JAX device, ``--rounds`` rounds of
-                ``--calls`` calls each (the median), after as many warm-up steps from reset. A stub also changes what follows it (without the move
-                turn no battle ends), so each row bounds from below what that part's removal could leave,
-                i.e. bounds the speed-up from above.
+                ``--calls`` calls each (the median), after as many warm-up steps from reset. A stub
+                also changes what follows it (without the move turn no battle ends), so each row
+                bounds from below what that part's removal could leave, i.e. bounds the speed-up from
+                above.
   copies        the throughput program's copies of the packed ``Active`` array (XLA copies it where a
                 version of it is read after a later in-place write): the write and the stale reader, as
                 source lines.
@@ -504,15 +505,22 @@ def _stub_parts() -> dict[str, Callable[[Any], None]]:
             "team generator": no_team_generator, "max-damage opponent": random_opponent_only}
 
 
-def ablations(batch: int, env_id: str = ENV_ID) -> None:
-    """Compile time of the bench program whole and without each part (``_stub_parts``)."""
+def _stubbed_programs(env_id: str, batch: int, stubs: list[Callable[[Any], None]]) -> tuple[Callable, Callable]:
+    """The bench's reset and loop-step programs (``paritygym.bench.runner.jax_programs``) of a fresh env
+    with ``stubs`` (from ``_stub_parts``) applied to it."""
     from paritygym.bench.runner import jax_programs
 
+    env, params = paritygym.make(env_id)
+    for stub in stubs:
+        stub(env)
+    reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
+    return reset, loop_step
+
+
+def ablations(batch: int, env_id: str = ENV_ID) -> None:
+    """Compile time of the bench program whole and without each part (``_stub_parts``)."""
     def compile_once(stub=None):
-        env, params = paritygym.make(env_id)
-        if stub is not None:
-            stub(env)
-        reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
+        reset, loop_step = _stubbed_programs(env_id, batch, [] if stub is None else [stub])
         key = jax.random.key(0)
         shapes = jax.eval_shape(reset, key)
         lowered, lower_s, _ = _timed(lambda: loop_step.lower(key, jnp.int32(0), shapes))
@@ -536,8 +544,6 @@ def run_ablations(batch: int, calls: int, rounds: int, env_id: str = ENV_ID, onl
     """CPU microseconds per env step of the bench program whole and without each part (``_stub_parts``).
     ``only``: the cases to run instead of the default ones, ``;``-separated, each a ``+``-joined set of
     part names (e.g. ``"move turn;move turn+observation"``); the whole program runs first and last."""
-    from paritygym.bench.runner import jax_programs
-
     stubs = _stub_parts()
     if only is None:
         largest = ("move turn", "observation", "switch-only step", "team generator")
@@ -551,10 +557,7 @@ def run_ablations(batch: int, calls: int, rounds: int, env_id: str = ENV_ID, onl
     cases += [("whole program (again)", [])]
 
     def cpu_us_per_step(names: list[str]) -> float:
-        env, params = paritygym.make(env_id)
-        for name in names:
-            stubs[name](env)
-        reset, loop_step, _ = jax_programs(env, params, batch, scan_length=1)
+        reset, loop_step = _stubbed_programs(env_id, batch, [stubs[name] for name in names])
         key = jax.random.key(0)
         states = reset(key)
         for i in range(calls):   # compile, then warm up: battles under way, as in the bench
