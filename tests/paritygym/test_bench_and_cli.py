@@ -114,8 +114,7 @@ def test_uniform_legal_actions_draws_each_legal_action_equally_often():
     import jax.numpy as jnp
     import numpy as np
 
-    from paritygym.random import uniform_legal_actions
-    from paritygym.random import batch_words
+    from paritygym.random import batch_words, uniform_legal_actions
 
     legal_columns = [0, 3, 17, 40, 57]
     mask = np.zeros((6000, 58), bool)
