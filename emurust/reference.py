@@ -1,7 +1,7 @@
 """PyBoy 2.8.1 as the reference for emurust, and the records both sides are compared on.
 
 PyBoy is used only as the installed package (it is LGPL; nothing of it is copied here). Settings follow
-`/work/shared/gameboy-facts.md` section 0: the ROM is passed as a file object (so no `.ram`/`.rtc`
+the Game Boy facts notes (section 0): the ROM is passed as a file object (so no `.ram`/`.rtc`
 files are read or written), DMG mode, sound off, null window, and `stop(save=False)`.
 
 Both sides boot the same boot program: emurust's own (`emurust.DEFAULT_BOOT_ROM`, given to PyBoy

@@ -20,8 +20,8 @@ ENV_ID = "GameBoy-v0"
 
 
 def _blargg_dir() -> pathlib.Path:
-    repo = pathlib.Path(__file__).resolve().parents[1]
-    return pathlib.Path(os.environ.get("EMURUST_TEST_ROMS", repo.parent / "shared" / "gb-test-roms"))
+    """Blargg's ROMs, shipped in the package (emurust/roms/blargg); EMURUST_TEST_ROMS overrides."""
+    return pathlib.Path(os.environ.get("EMURUST_TEST_ROMS", pathlib.Path(__file__).resolve().parent / "roms" / "blargg"))
 
 
 def _level1() -> list[ParityReport]:

@@ -1,5 +1,5 @@
-//! Blargg's DMG test ROMs. They live outside the repository: `../shared/gb-test-roms` relative to
-//! the repository root, or the folder named by `EMURUST_TEST_ROMS`.
+//! Blargg's DMG test ROMs, kept in `emurust/roms/blargg` (source and licence in its SOURCE.md), or
+//! the folder named by `EMURUST_TEST_ROMS`.
 //!
 //! cpu_instrs, instr_timing and mem_timing print their result on the serial port; mem_timing-2 and
 //! halt_bug report in cartridge RAM (signature DE B0 61 at A001, status at A000: 0x80 running,
@@ -12,13 +12,13 @@ fn rom_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("EMURUST_TEST_ROMS") {
         return PathBuf::from(dir);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/gb-test-roms")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("roms/blargg")
 }
 
 fn load(rel: &str) -> Vec<u8> {
     let path = rom_dir().join(rel);
     std::fs::read(&path).unwrap_or_else(|e| {
-        panic!("cannot read {} ({e}); set EMURUST_TEST_ROMS to the gb-test-roms folder", path.display())
+        panic!("cannot read {} ({e}); Blargg's ROMs belong in emurust/roms/blargg", path.display())
     })
 }
 

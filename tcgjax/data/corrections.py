@@ -1,4 +1,4 @@
-"""Documented corrections to the starting card facts (/work/shared/tcg-pocket-data).
+"""Documented corrections to the starting card facts (the `--facts` folder of build_cards.py).
 
 Every entry was found by `tcgjax/data/crosscheck.py`, which compares the starting file with three
 public databases read for facts only:

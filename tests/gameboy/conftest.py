@@ -1,7 +1,7 @@
 """Fixtures for the Game Boy (emurust) tests.
 
-Blargg's ROMs are test data outside the repository: `../shared/gb-test-roms` next to the clone, or
-the folder named by EMURUST_TEST_ROMS. Our own ROMs are built from `emurust/roms/` with sdcc on demand.
+Blargg's ROMs are test data in the repository (`emurust/roms/blargg`, see its SOURCE.md), or the
+folder named by EMURUST_TEST_ROMS. Our own ROMs are built from `emurust/roms/` with sdcc on demand.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def blargg_dir() -> pathlib.Path:
-    return pathlib.Path(os.environ.get("EMURUST_TEST_ROMS", REPO.parent / "shared" / "gb-test-roms"))
+    return pathlib.Path(os.environ.get("EMURUST_TEST_ROMS", REPO / "emurust" / "roms" / "blargg"))
 
 
 @pytest.fixture(scope="session")
 def blargg() -> pathlib.Path:
     path = blargg_dir()
     if not (path / "cpu_instrs").is_dir():
-        pytest.fail(f"Blargg's test ROMs not found at {path}; set EMURUST_TEST_ROMS to the gb-test-roms folder")
+        pytest.fail(f"Blargg's test ROMs not found at {path} (they belong in emurust/roms/blargg; EMURUST_TEST_ROMS overrides)")
     return path
 
 
