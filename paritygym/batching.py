@@ -5,6 +5,11 @@ its own ``step_batch(keys, states, actions, params)``: an env whose step has wor
 few envs of a batch need (a new battle, a lone replacement) can then gather those envs into a
 smaller sub-batch instead of paying for that work in every env, as vmap must. Such a method
 must return exactly what the vmapped ``step`` returns (same arrays, same ``info`` keys).
+
+The sub-batch helpers (``where_needed`` and its kin) can instead run ``fn`` on the whole batch in
+the accelerator form (``paritygym.backend``), where a caller says the work is cheap per env
+(``whole_batch_on_accelerator``): the same results, without the gathers and loop trips that cost an
+accelerator more than width.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.backend import accelerator_form
 from paritygym.random import batch_keys
 
 
@@ -63,7 +69,8 @@ def batched_step_on_devices(env: Any, params: Any, num_envs: int, sharding: Any 
                          out_specs=spec(axis), check_vma=False)
 
 
-def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any) -> Any:
+def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any,
+                 whole_batch_on_accelerator: bool = False) -> Any:
     """Runs ``fn`` only on the envs of a batch that need it, in sub-batches of ``chunk`` envs.
 
     ``need``: bool[B]; ``args``: a pytree of arrays with leading axis B, ``fn``'s arguments for one
@@ -76,22 +83,31 @@ def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise
     more envs need the work than one chunk holds still gets exact results, at the cost of more
     chunks. Each row's result is that of ``fn`` on that row alone (the unused rows of the last
     chunk run env 0's row and are dropped), so the outputs equal the vmapped ``fn`` wherever
-    ``need`` holds."""
+    ``need`` holds.
+
+    ``whole_batch_on_accelerator``: in the accelerator form (``paritygym.backend``) run ``fn`` on
+    every env and keep the needing rows, with no gather and no loop. Right for work that is cheap
+    per env; wrong for costly work few envs need (a new episode's team generator, whose own loops
+    run as long as the slowest env of the batch needs)."""
     run = jax.vmap(fn)
-    return where_needed_batched(need, chunk, lambda valid, *rows: run(*rows), args, otherwise)
+    return where_needed_batched(need, chunk, lambda valid, *rows: run(*rows), args, otherwise,
+                                whole_batch_on_accelerator)
 
 
-def where_needed_batched(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any) -> Any:
+def where_needed_batched(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any,
+                         whole_batch_on_accelerator: bool = False) -> Any:
     """``where_needed`` for a ``fn`` that takes a whole sub-batch: ``fn(valid, *rows)``, where
     ``rows`` are ``args`` gathered to leading axis ``chunk`` and ``valid`` (bool[chunk]) is False
     on the padding rows of the last sub-batch (copies of env 0, whose results are dropped). Use it
     when ``fn`` is itself batched (it compacts again inside) and padding rows should do no work:
     ``fn`` may give them inputs that make its own inner work skip them. Rows where ``valid`` holds
     must get what ``fn`` gives each row of the sub-batch."""
-    return _chunked(need, chunk, lambda valid, out_rows, *rows: fn(valid, *rows), otherwise, args)
+    return _chunked(need, chunk, lambda valid, out_rows, *rows: fn(valid, *rows), otherwise, args,
+                    whole_batch_on_accelerator)
 
 
-def update_where_needed(need: jax.Array, chunk: int, fn: Callable, carry: Any, args: Any = ()) -> Any:
+def update_where_needed(need: jax.Array, chunk: int, fn: Callable, carry: Any, args: Any = (),
+                        whole_batch_on_accelerator: bool = False) -> Any:
     """``where_needed`` for a ``fn`` that updates ``carry``'s rows: returns ``out`` with
     ``out[i] = fn(carry[i], *args[i])`` where ``need[i]`` and ``carry[i]`` elsewhere.
 
@@ -100,16 +116,19 @@ def update_where_needed(need: jax.Array, chunk: int, fn: Callable, carry: Any, a
     before it is written), so XLA updates ``carry`` in place instead of copying every array of it
     before the loop (the copy it needs while a second reference to the input is still read)."""
     run = jax.vmap(fn)
-    return _chunked(need, chunk, lambda valid, out_rows, *rows: run(out_rows, *rows), carry, args)
+    return _chunked(need, chunk, lambda valid, out_rows, *rows: run(out_rows, *rows), carry, args,
+                    whole_batch_on_accelerator)
 
 
-def update_where_needed_batched(need: jax.Array, chunk: int, fn: Callable, carry: Any, args: Any = ()) -> Any:
+def update_where_needed_batched(need: jax.Array, chunk: int, fn: Callable, carry: Any, args: Any = (),
+                                whole_batch_on_accelerator: bool = False) -> Any:
     """``update_where_needed`` for a ``fn`` that takes a whole sub-batch: ``fn(valid, carry_rows,
     *rows)`` (``valid`` as in ``where_needed_batched``)."""
-    return _chunked(need, chunk, fn, carry, args)
+    return _chunked(need, chunk, fn, carry, args, whole_batch_on_accelerator)
 
 
-def _chunked(need: jax.Array, chunk: int, fn: Callable, out: Any, args: Any) -> Any:
+def _chunked(need: jax.Array, chunk: int, fn: Callable, out: Any, args: Any,
+             whole_batch_on_accelerator: bool = False) -> Any:
     """The loop of the helpers above: ``fn(valid, out_rows, *arg_rows)`` on the needing rows, in
     chunks, scattered into ``out``."""
     need = jnp.asarray(need, bool)
@@ -117,6 +136,12 @@ def _chunked(need: jax.Array, chunk: int, fn: Callable, out: Any, args: Any) -> 
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be a positive int, got {chunk!r}")
     chunk = min(int(chunk), batch)
+    if whole_batch_on_accelerator and accelerator_form():
+        # the accelerator form: ``fn`` on every row at once (the rows that need nothing are the
+        # padding, ``valid`` False), kept where needed; no gather, no loop (paritygym.backend)
+        results = fn(need, out, *args)
+        return jax.tree.map(lambda r, o: jnp.where(need.reshape(need.shape + (1,) * (o.ndim - 1)), r.astype(o.dtype), o),
+                            results, out)
     num_chunks_max = -(-batch // chunk)
     count = need.sum(dtype=jnp.int32)
     position = jnp.cumsum(need, dtype=jnp.int32) - 1

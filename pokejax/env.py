@@ -573,8 +573,9 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
                 settled = self._settle_result(joint, state.agent, fresh.agent, game, rewards)
                 return pick(decided, joint), pick(self._nothing_after(decided, state.agent), settled)
 
+            # a switch-only step is cheap per battle: on an accelerator it runs on the whole batch
             return update_where_needed(need, switch_chunk, one_env, joint_and_after,
-                                       (states, choices, fresh_episodes))
+                                       (states, choices, fresh_episodes), whole_batch_on_accelerator=True)
 
         # a loop of two passes: the pass's body (with its switch_step) is compiled once
         return jax.lax.fori_loop(0, 2, lambda k, carry: one_pass(k == 1, carry),
@@ -589,7 +590,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         observe = lambda g, p: self.game.observe(g, p, params.game)
         obs_final = jax.vmap(observe)(after.final, states.agent)
         obs_next = where_needed(joint.restarted, restart_chunk, observe, (after.game, after.next_agent),
-                                otherwise=obs_final)
+                                otherwise=obs_final, whole_batch_on_accelerator=True)
         return obs_final, obs_next
 
     def _batch_finish(self, states: SingleAgentState, joint: "_JointStep", after: "_AfterJoint", obs_new,

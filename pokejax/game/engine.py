@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.backend import accelerator_form
 from pokejax import prng
 from pokejax.data import tables as T
 from pokejax.game import mechanics as M
@@ -215,7 +216,11 @@ def max_hp_of(st: BattleState, i: int):
 
 def own_stats_of(st: BattleState, i: int):
     """baseStoredStats (the set's own stats, ignoring Transform)."""
-    return st.team.wide().stats[i, st.active.slot[i], 1:]
+    stats, slot = st.team.wide().stats, st.active.slot[i]
+    if accelerator_form():
+        # a one-hot pick: the TPU runs a vmapped gather of this row window as a loop over battles
+        return jnp.sum(jnp.where(jnp.arange(stats.shape[1])[:, None] == slot, stats[i], 0), axis=0)[1:]
+    return stats[i, slot, 1:]
 
 
 def level_of(st: BattleState, i: int):
@@ -342,7 +347,7 @@ def reset_volatiles(st: BattleState, i: int, on) -> BattleState:
     slot = st.active.slot[i]
     team = st.team.wide()
     species = team.species[i, slot]
-    own = team.stats[i, slot, 1:]
+    own = own_stats_of(st, i)
     active = st.active.with_reset(
         i, on, VOLATILE_START, species=species, types=M.SPECIES_TYPES[species], stored=own,
         modified=M.apply_status_penalties(own, st.active.status[i]), speed=own[T.SPE],

@@ -18,6 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from paritygym.backend import accelerator_form
+
 NUM_SIDES = 2
 TEAM_SIZE = 6
 NUM_MOVE_SLOTS = 4
@@ -141,13 +143,36 @@ class _Packed:
         where ``on`` is false (dropped): the write needs no read of the old columns. A select
         against the old columns made XLA read older versions of the array after later in-place
         writes, and copy the whole array before each such write."""
-        target = jnp.where(jnp.asarray(on, bool), columns, type(self).WIDTH)
+        on = jnp.asarray(on, bool)
+        if accelerator_form():
+            return self._with_row(i, self._select_columns(self.data[i], on, columns, values))
+        target = jnp.where(on, columns, type(self).WIDTH)
         return self._with_row(i, self.data[i].at[target].set(values, mode="drop"))
+
+    @classmethod
+    def _select_columns(cls, row, on, columns, values):
+        """``_scatter``'s write in the accelerator form (``paritygym.backend``): selects, no scatter
+        (a vmapped scatter becomes a loop over the battles on the TPU). Static columns: a splice of
+        contiguous runs; a traced column: a one-hot select over the row."""
+        values = jnp.asarray(values).astype(STORE)
+        if not isinstance(columns, (np.ndarray, np.integer, int)):
+            return jnp.where(on & (jnp.arange(cls.WIDTH) == columns), values, row)
+        columns = np.atleast_1d(np.asarray(columns))
+        values = jnp.broadcast_to(values, columns.shape)
+        pieces, start = [], 0
+        for end in [k + 1 for k in np.nonzero(np.diff(columns) != 1)[0]] + [columns.shape[0]]:
+            offset, length = int(columns[start]), end - start
+            pieces.append((offset, length, jnp.where(on, values[start:end], row[offset:offset + length])))
+            start = end
+        return cls._splice(row, sorted(pieces, key=lambda piece: piece[0]))
 
     def _scatter_block(self, i: int, on, start: int, values):
         """``data[i][start:start + len(values)] = values`` where ``on``: one scatter of a contiguous
         window (its start past the row where ``on`` is false, so dropped); one index per write instead
         of one per column."""
+        if accelerator_form():
+            return self._with_row(i, self._select_columns(self.data[i], jnp.asarray(on, bool),
+                                                          np.arange(start, start + values.shape[0]), values))
         begin = jnp.where(jnp.asarray(on, bool), start, type(self).WIDTH)
         numbers = jax.lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(),
                                                   scatter_dims_to_operand_dims=(0,))

@@ -1,7 +1,9 @@
 """``paritygym.batching``: ``batched_step`` picks an env's own batched step or the vmapped one;
 ``where_needed`` equals the vmapped function where needed (every chunk size, overflowing chunks
 included) and leaves the other rows untouched; ``where_needed_batched`` does the same for a
-function of a whole sub-batch and tells it which rows are padding."""
+function of a whole sub-batch and tells it which rows are padding. Each holds in both forms
+(``paritygym.backend``): the CPU's gathered sub-batches and, where a caller allows it, the
+accelerator's whole-batch run under a mask."""
 
 from __future__ import annotations
 
@@ -10,8 +12,22 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from paritygym.backend import forced_form
 from paritygym.batching import (batched_step, update_where_needed, update_where_needed_batched, where_needed,
                                 where_needed_batched)
+
+FORMS = pytest.mark.parametrize("form", ["cpu", "accelerator"])
+
+
+def _jit_in_form(form, fn):
+    """``fn`` jitted and traced in ``form`` (the form is read at trace time): returns a function of
+    the traced one's arguments."""
+    jitted = jax.jit(fn)
+
+    def run(*args):
+        with forced_form(form):
+            return jitted.lower(*args).compile()(*args)
+    return run
 
 
 def _work(x, y):
@@ -33,12 +49,14 @@ def _inputs(seed: int, batch: int = 16):
     return x, y, jax.vmap(_work)(x, y), needs
 
 
+@FORMS
 @pytest.mark.parametrize("chunk", [1, 3, 4, 16, 40])
-def test_where_needed_equals_vmap_where_needed(chunk):
+def test_where_needed_equals_vmap_where_needed(chunk, form):
     batch = 16
     x, y, full, needs = _inputs(chunk, batch)
     otherwise = {"v": jnp.full(batch, -1, jnp.int32), "y2": jnp.full(batch, -1.0, jnp.float32)}
-    run = jax.jit(lambda need: where_needed(need, chunk, _work, (x, y), otherwise))
+    run = _jit_in_form(form, lambda need: where_needed(need, chunk, _work, (x, y), otherwise,
+                                                       whole_batch_on_accelerator=True))
     for need in needs:
         out = run(jnp.asarray(need))
         for k in full:
@@ -46,8 +64,9 @@ def test_where_needed_equals_vmap_where_needed(chunk):
             assert np.array_equal(np.asarray(out[k]), expected), (chunk, need, k)
 
 
+@FORMS
 @pytest.mark.parametrize("chunk", [1, 3, 16, 40])
-def test_where_needed_batched_equals_vmap_where_needed(chunk):
+def test_where_needed_batched_equals_vmap_where_needed(chunk, form):
     batch = 16
     x, y, full, needs = _inputs(100 + chunk, batch)
     otherwise = {"v": jnp.full(batch, -1, jnp.int32), "y2": jnp.full(batch, -1.0, jnp.float32),
@@ -56,7 +75,8 @@ def test_where_needed_batched_equals_vmap_where_needed(chunk):
     def batched_work(valid, xs, ys):
         return {**jax.vmap(_work)(xs, ys), "valid": valid}   # valid comes back, to check it
 
-    run = jax.jit(lambda need: where_needed_batched(need, chunk, batched_work, (x, y), otherwise))
+    run = _jit_in_form(form, lambda need: where_needed_batched(need, chunk, batched_work, (x, y), otherwise,
+                                                               whole_batch_on_accelerator=True))
     for need in needs:
         out = run(jnp.asarray(need))
         for k in full:
@@ -91,8 +111,9 @@ def test_where_needed_batched_valid_is_false_exactly_on_padding_rows(chunk):
     assert np.array_equal(np.asarray(out), np.where(np.asarray(need), np.asarray(x), 0))
 
 
+@FORMS
 @pytest.mark.parametrize("chunk", [1, 3, 4, 16, 40])
-def test_update_where_needed_equals_vmap_where_needed(chunk):
+def test_update_where_needed_equals_vmap_where_needed(chunk, form):
     """The carry's rows come from the output being written: each needing row is updated once,
     from its own input row (an earlier chunk's writes never reach a later row)."""
     batch = 16
@@ -103,13 +124,43 @@ def test_update_where_needed_equals_vmap_where_needed(chunk):
     def batched_work(valid, rows, ys):
         return {**jax.vmap(lambda c, y: _work(c["v"], y))(rows, ys)}
 
-    run = jax.jit(lambda need: update_where_needed(need, chunk, lambda c, y: _work(c["v"], y), carry, (y,)))
-    run_batched = jax.jit(lambda need: update_where_needed_batched(need, chunk, batched_work, carry, (y,)))
+    run = _jit_in_form(form, lambda need: update_where_needed(need, chunk, lambda c, y: _work(c["v"], y), carry,
+                                                              (y,), whole_batch_on_accelerator=True))
+    run_batched = _jit_in_form(form, lambda need: update_where_needed_batched(need, chunk, batched_work, carry, (y,),
+                                                                              whole_batch_on_accelerator=True))
     for need in needs:
         for out in (run(jnp.asarray(need)), run_batched(jnp.asarray(need))):
             for k in full:
                 expected = np.where(need, np.asarray(full[k]), np.asarray(carry[k]))
                 assert np.array_equal(np.asarray(out[k]), expected), (chunk, need, k)
+
+
+def test_accelerator_form_runs_the_whole_batch_once_and_only_where_allowed():
+    """In the accelerator form an allowing caller's ``fn`` sees every row once (``valid`` = need, no
+    gather); a caller that does not allow it keeps the gathered sub-batches in either form."""
+    batch, chunk = 16, 5
+    need = jnp.asarray(np.arange(batch) % 3 == 0)
+    x = jnp.arange(batch, dtype=jnp.int32) + 100
+    for allow, calls in ((True, 1), (False, 2)):
+        seen = []
+
+        def batched_work(valid, xs):
+            jax.debug.callback(lambda v, r: seen.append((np.asarray(v), np.asarray(r))), valid, xs)
+            return jnp.where(valid, xs, -7)
+
+        out = _jit_in_form("accelerator", lambda: where_needed_batched(need, chunk, batched_work, (x,),
+                                                                       jnp.zeros(batch, jnp.int32), allow))()
+        out.block_until_ready()
+        assert len(seen) == calls, allow
+        if allow:
+            assert np.array_equal(seen[0][0], np.asarray(need)) and np.array_equal(seen[0][1], np.asarray(x))
+        assert np.array_equal(np.asarray(out), np.where(np.asarray(need), np.asarray(x), 0))
+
+
+def test_forced_form_refuses_an_unknown_form():
+    with pytest.raises(ValueError, match="form"):
+        with forced_form("gpu"):
+            pass
 
 
 def test_where_needed_refuses_a_bad_chunk():

@@ -1,0 +1,51 @@
+"""Which form of a batched env step the backend gets: the CPU form or the accelerator form.
+
+XLA:CPU and an accelerator reward different programs for the same rules:
+
+- On the CPU, work skipped is time saved: running a rare mechanic only on the few envs that need it
+  (gathered into a sub-batch), and writing a packed row with one scatter, are the fast forms.
+- On an accelerator (TPU, GPU) width is nearly free and every kernel launch, loop trip and gather
+  is latency while the vector units idle. The TPU backend also turns a scatter or gather whose
+  indices differ per env into a sequential loop over the envs. There, the fast form runs the work
+  on the whole batch under a mask and writes with selects.
+
+Code that has two forms asks ``accelerator_form()`` when it is traced. Both forms give bit-identical
+results; the tests force each one on the CPU with ``forced_form`` and compare them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator, Literal
+
+import jax
+
+Form = Literal["cpu", "accelerator"]
+_forced: Form | None = None
+
+
+def step_form() -> Form:
+    """The form for programs traced now: "cpu" on the CPU backend, "accelerator" on any other
+    (TPU, GPU), unless ``forced_form`` says otherwise."""
+    if _forced is not None:
+        return _forced
+    return "cpu" if jax.default_backend() == "cpu" else "accelerator"
+
+
+def accelerator_form() -> bool:
+    return step_form() == "accelerator"
+
+
+@contextlib.contextmanager
+def forced_form(form: Form) -> Iterator[None]:
+    """Trace with ``form`` whatever the backend. Read at trace time only: a function jitted and
+    traced before keeps the form it was traced with, so build fresh jitted functions (and fresh
+    env objects, whose methods cache their traces) inside the block."""
+    global _forced
+    if form not in ("cpu", "accelerator"):
+        raise ValueError(f"form must be 'cpu' or 'accelerator', got {form!r}")
+    previous, _forced = _forced, form
+    try:
+        yield
+    finally:
+        _forced = previous
