@@ -370,7 +370,7 @@ class TCGPocketA1(SingleAgentEnv):
         carry = (zeros, game_states, jnp.zeros(agents.shape, jnp.float32), zeros)
         # the first action (the agent's in most games; the only one in interleaved mode) is played
         # on the whole batch, without gathering it into chunks: interleaved mode 1.10x agent
-        # decisions per CPU s, default mode within noise (`python -m tcgjax.bench --env`, 2026-12-02)
+        # decisions per CPU s, default mode within noise (`python -m benchmarks.tcg --env`, 2026-12-02)
         playing = going(zeros, game_states, zeros, agents, has_agent_action)
         played = play(playing, carry, words, agents, agent_actions, has_agent_action, first_masks)
         carry = jax.tree_util.tree_map(

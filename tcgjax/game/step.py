@@ -236,15 +236,15 @@ def _resolve_attack(T: CardTables, state: GameState, r: HandlerRequests) -> Game
 # light part of the action left. The chunks cover what random legal play asks for at batch 1,024
 # (per game action: Trainers 18% of the games, at most 22%; attacks 4.7%, at most 5.7%; Abilities
 # 1.7%, at most 3.2%), so that one chunk nearly always holds them
-# (`python -m tcgjax.bench --requests --batch 1024` measures these rates).
+# (`python -m benchmarks.tcg --requests --batch 1024` measures these rates).
 HANDLERS = ((_play_trainer, "trainer", 1 / 4), (_use_ability, "ability", 1 / 16), (_resolve_attack, "attack", 1 / 8))
 
 
 # default chunk of the games whose `settle` has work (random legal play at batch 1,024: 29% of the
-# games, at most 33%, `python -m tcgjax.bench --requests`; see core.settle_has_work)
+# games, at most 33%, `python -m benchmarks.tcg --requests`; see core.settle_has_work)
 SETTLE_SHARE = 3 / 8
 # default chunk of the games that answer a pending choice (`answers_choice`; random legal play at
-# batch 1,024: 13% of the games, at most 17%, `python -m tcgjax.bench --requests`)
+# batch 1,024: 13% of the games, at most 17%, `python -m benchmarks.tcg --requests`)
 ANSWER_SHARE = 3 / 16
 
 
