@@ -1,6 +1,6 @@
 """Rules of the JAX engine that are not card effects: zones, damage, Knock Outs, winning, the turn
-cycle and the Checkup. Each function mirrors the method of the same name in
-tcgjax.reference.engine and names the same rule ids.
+cycle, the Checkup and the end of an attack. Each function mirrors the method of the same name in
+tcgjax.reference.core (the reference engine's `GameCore`) and names the same rule ids.
 
 Conventions: `p` is a player seat (traced int32), `gate` a traced bool; a gated function returns the
 state unchanged where the gate is False. `merge(gate, new, old)` selects only the fields a
@@ -389,6 +389,14 @@ def checkup(state: GameState, gate=TRUE) -> GameState:
     return advance(state.replace(damage=damage, burned=burned, special=special), used)
 
 
+def finish_attack(state: GameState, gate) -> GameState:
+    """Counterattack, then the turn ends. In the turn player's frame (seat 0)."""
+    p = 0
+    hit = state.counter_damage * (state.card[p, 0] >= 0)
+    new = add_damage(state, p, 0, hit).replace(counter_damage=jnp.int32(0), in_attack=jnp.bool_(False))
+    return merge(gate, end_turn(new), state)
+
+
 def settle_has_work(T: CardTables, state: GameState):
     """Whether `settle` may change more than who decides: an attack to finish, a turn to end, a
     Pokémon at or past its HP, an empty Active spot (a promotion, or a player without Pokémon in
@@ -407,7 +415,6 @@ def settle(T: CardTables, state: GameState, max_turns, gate=TRUE) -> GameState:
     """Mirror of Game.settle: end of an attack, Knock Outs, end of turn (Checkup, turn limit),
     promotions, the next turn. Runs where `gate` (the phase is MAIN after the action). In the turn
     player's frame: the turn player is seat 0."""
-    from tcgjax.game.effects import finish_attack
     old = state
     state = finish_attack(state, state.in_attack)
     state = resolve_knockouts(T, state)

@@ -530,11 +530,3 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
         rng_counter=state.rng_counter + used).flow
     return state.replace(flow=keep(flow, state.flow), seat=keep(seat, state.seat), zones=keep(zones_new, state.zones),
                          slots=keep(slots_new, state.slots), active=keep(active_new, state.active))
-
-
-def finish_attack(state: GameState, gate) -> GameState:
-    """Counterattack, then the turn ends. In the turn player's frame (seat 0)."""
-    p = 0
-    hit = state.counter_damage * (state.card[p, 0] >= 0)
-    new = core.add_damage(state, p, 0, hit).replace(counter_damage=jnp.int32(0), in_attack=jnp.bool_(False))
-    return merge(gate, core.end_turn(new), state)
