@@ -40,7 +40,7 @@ from pokejax.game.state import NUM_MOVE_SLOTS, TEAM_SIZE, Active, BattleState, S
 from pokejax.reference import VOLATILE_COLUMNS, ShowdownBridge, choice_actions, showdown_record
 
 ENV_ID = "PokemonGen1Random-v0"
-L4_MARGIN = 0.02  # win rate against the max-damage bot (issue 8)
+L4_MARGIN = 0.02  # equivalence margin of the TOST on the win rate against the max-damage bot
 #: The policy evaluated: `$PARITYGYM_POKEMON_POLICY`, else what `examples/ppo_pokemon.py` writes.
 DEFAULT_CHECKPOINT = "runs/ppo_pokemon/checkpoint.msgpack"
 TRAIN_COMMAND = "python examples/ppo_pokemon.py --time-budget-s 900"
