@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM, random_legal_action
-from pokejax.data import tables as T
+from pokejax.data import tables
 from pokejax.env import NUM_ACTIONS, OBS_SIZE, legal_mask, max_damage_action, observe
 from pokejax.game.state import NUM_MOVE_SLOTS, TEAM_SIZE, Active, BattleState, Side, Team
 from pokejax.reference import VOLATILE_COLUMNS, ShowdownBridge, choice_actions, showdown_record
@@ -46,7 +46,7 @@ DEFAULT_CHECKPOINT = "runs/ppo_pokemon/checkpoint.msgpack"
 TRAIN_COMMAND = "python examples/ppo_pokemon.py --time-budget-s 900"
 MAX_TURNS = 1000  # PokemonParams.max_turns: a battle still running after this turn is truncated
 
-_T = T.load()
+_T = tables.load()
 _ACTIVE_LAYOUT = {name: Active.indices(name) for name, _ in Active.FIELDS}
 
 

@@ -334,14 +334,14 @@ def test_hand_built_pool_with_an_unbatched_move_is_refused():
     not run (Metronome, built by hand) is refused when the step is traced with it, naming the move;
     the generator's pools pass."""
     from paritygym.batching import batched_step
-    from pokejax.data import tables as T
+    from pokejax.data import tables
     from pokejax.game import batched
 
     env, params = paritygym.make(ENV_ID, team_pool_size=64, team_pool_seed=5)
     pool = params.game.team_pool
     assert batched.unbatched_moves(pool.teams.moves) == []
     moves = np.array(pool.teams.moves)
-    moves[3, 0, 1] = T.load().move_by_id["metronome"]
+    moves[3, 0, 1] = tables.load().move_by_id["metronome"]
     bad = params.replace(game=params.game.replace(team_pool=pool.replace(teams=pool.teams.replace(moves=jnp.asarray(moves)))))
     keys = jax.random.split(jax.random.key(0), 2)
     states = jax.eval_shape(lambda k: jax.vmap(env.reset, in_axes=(0, None))(k, params)[1], keys)
