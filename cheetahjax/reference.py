@@ -7,6 +7,7 @@ Records use the env's names: ``obs`` (17,), ``reward``, ``qpos`` (9,), ``qvel`` 
 
 from __future__ import annotations
 
+import time
 import warnings
 from typing import Any
 
@@ -89,3 +90,40 @@ def rollout(seed: int, actions: np.ndarray, initial: Record | None = None) -> di
     finally:
         ref.close()
     return {k: np.stack([r[k] for r in records]) for k in records[0]}
+
+
+# `paritygym bench HalfCheetah-v0 --reference`: MuJoCo C through Gymnasium, one process or one per core
+
+def _gymnasium_worker(args: tuple) -> tuple[int, float]:
+    num_envs, steps, seed, barrier = args
+    envs = [make_gymnasium_env() for _ in range(num_envs)]
+    for i, env in enumerate(envs):
+        env.reset(seed=seed * 100_000 + i)
+    rng = np.random.default_rng(seed)
+    actions = rng.uniform(-1, 1, (64, 6)).astype(np.float32)
+    for env in envs:  # warm up
+        env.step(actions[0])
+    if barrier is not None:
+        barrier.wait()
+    start = time.perf_counter()
+    for t in range(steps):
+        a = actions[t % 64]
+        for env in envs:
+            _, _, terminated, truncated, _ = env.step(a)
+            if terminated or truncated:
+                env.reset()
+    return num_envs * steps, time.perf_counter() - start
+
+
+def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
+    """Gymnasium HalfCheetah-v5 env steps/s: ``batch_size`` envs stepped in turn with random
+    actions, split over ``num_procs`` processes. ``num_steps`` is capped so that a measurement
+    takes a few seconds (the per-env cost does not depend on the batch)."""
+    steps = max(2, min(num_steps, 40_000 // max(1, batch_size // max(1, num_procs))))
+    if num_procs <= 1:
+        done, elapsed = _gymnasium_worker((batch_size, steps, 0, None))
+        return done / elapsed
+    from paritygym.bench.processes import split_batch, steps_per_second_in_processes
+
+    jobs = [(n, steps, i) for i, n in enumerate(split_batch(batch_size, num_procs))]
+    return steps_per_second_in_processes(_gymnasium_worker, jobs)

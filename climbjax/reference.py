@@ -144,29 +144,3 @@ def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
 
     jobs = [(n, steps, i) for i, n in enumerate(split_batch(batch_size, num_procs))]
     return steps_per_second_in_processes(_mujoco_worker, jobs)
-
-
-def mjx_bench(batch_size: int, num_steps: int, num_procs: int = 1) -> float:
-    """Agent steps per second of MuJoCo XLA (mjx, float32) on the same course.xml: ``batch_size``
-    copies vmapped, 8 mjx.step per agent step, constant controls, compile time excluded.
-    (A reference_bench-shaped function; the registry's hook runs the C engine.)"""
-    from mujoco import mjx
-
-    m = mujoco.MjModel.from_xml_path(str(COURSE_XML))
-    d = mujoco.MjData(m)
-    d.qpos[:] = [0.0, 0.0, 0.0, *game.START_HAMMER]
-    d.ctrl[:] = action_to_ctrl(np.array([0.5, 0.5]), m.actuator_ctrlrange)
-    model, data = mjx.put_model(m), mjx.put_data(m, d)
-
-    def agent_step(x):
-        return jax.lax.fori_loop(0, SUBSTEPS, lambda _, y: mjx.step(model, y), x)
-
-    step = jax.jit(jax.vmap(agent_step))
-    batch = jax.tree.map(lambda x: jax.numpy.broadcast_to(x, (batch_size,) + x.shape), data)
-    batch = jax.block_until_ready(step(batch))
-    calls = max(1, num_steps // batch_size)
-    start = time.perf_counter()
-    for _ in range(calls):
-        batch = step(batch)
-    jax.block_until_ready(batch)
-    return calls * batch_size / (time.perf_counter() - start)

@@ -26,7 +26,7 @@ from cheetahjax.physics.step import PhysicsState
 from paritygym.verify import ParityReport, compare_trajectories
 
 DIVERGENCE_THRESHOLD = 1e-3
-ONE_STEP_TOLERANCE = 1e-5  # the target for float64
+ONE_STEP_TOLERANCE = 1e-5  # our one-step target for float64
 
 
 def smooth_actions(steps: int, seed: int) -> np.ndarray:

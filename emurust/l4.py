@@ -28,7 +28,7 @@ import numpy as np
 from emurust.env import GAMES, START, RamView, step_outcome
 
 ENV_ID = "GameBoy-v0"
-L4_MARGIN = 0.5  # episode return (issue 8: Game Boy 0.5 reward)
+L4_MARGIN = 0.5  # equivalence margin of the TOST on mean episode return (reward units)
 #: The policy evaluated: `$PARITYGYM_GAMEBOY_POLICY`, else what `examples/ppo_gameboy.py` writes.
 DEFAULT_CHECKPOINT = "runs/ppo_gameboy/checkpoint.msgpack"
 

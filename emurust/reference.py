@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import multiprocessing as mp
 import os
 import pathlib
 import tempfile
+import time
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
@@ -327,3 +329,92 @@ def compare_episode(
         screen_steps=screen_steps,
         snapshot_steps=snapshot_steps,
     )
+
+
+# =============================================================================================
+# `paritygym bench GameBoy-v0 --reference`: PyBoy's speed on CATCH, GameBoy-v0's default game
+# =============================================================================================
+#
+# PyBoy runs headless (`window="null"`), sound off, with `tick(frame_skip, render)` where `render`
+# is on only when the observation needs the screen; its screen is read and downscaled like ours.
+
+#: CATCH's action table in GameBoy-v0 (nothing, left, right, left fast, right fast).
+CATCH_ACTIONS = np.array([0x00, 0x20, 0x10, 0x21, 0x11], np.uint8)
+#: Default GameBoy-v0 configuration benchmarked by `reference_bench`.
+DEFAULT_FRAME_SKIP = 4
+
+
+def catch_start_state_pyboy(pb) -> bytes:
+    """A PyBoy state just after CATCH starts (same start-up as GameBoy-v0 with no title wait)."""
+    pb.tick(12, False)
+    pb.button_press("start")
+    pb.tick(2, False)
+    pb.button_release("start")
+    pb.tick(2, False)
+    buf = io.BytesIO()
+    pb.save_state(buf)
+    return buf.getvalue()
+
+
+def pyboy_loop(args: tuple) -> tuple[int, float, float]:
+    """Runs `num_envs` PyBoys round-robin for `num_steps` steps each; returns (frames, wall s, CPU s)."""
+    rom, num_envs, num_steps, frame_skip, screen, seed = args
+    from pyboy import PyBoy
+
+    boots = [PyBoyReference(rom) for _ in range(num_envs)]
+    start = catch_start_state_pyboy(boots[0].pyboy)
+    for r in boots:
+        r.pyboy.load_state(io.BytesIO(start))
+    rng = np.random.default_rng(seed)
+    actions = rng.integers(0, len(CATCH_ACTIONS), size=(num_steps, num_envs))
+    held = [0] * num_envs
+    names = emurust.BUTTON_NAMES
+    t0, c0 = time.perf_counter(), time.process_time()
+    for step in range(num_steps):
+        for i, r in enumerate(boots):
+            pb = r.pyboy
+            mask = int(CATCH_ACTIONS[actions[step, i]])
+            changed = mask ^ held[i]
+            for bit in range(8):
+                if changed >> bit & 1:
+                    (pb.button_press if mask >> bit & 1 else pb.button_release)(names[bit])
+            held[i] = mask
+            pb.tick(frame_skip, screen, False)
+            if screen:
+                # The observation: gray, 2x2 block mean (what GameBoy-v0 returns by default).
+                s = pb.screen.ndarray[:, :, 0].reshape(72, 2, 80, 2).mean(axis=(1, 3))
+            if pb.memory[0xC0A3] == 2:  # game over: next episode
+                pb.load_state(io.BytesIO(start))
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    for r in boots:
+        r.close()
+    del PyBoy
+    return num_envs * num_steps * frame_skip, elapsed, cpu
+
+
+def pyboy_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_skip: int, screen: bool,
+                            num_procs: int = 1, cpu_time: bool = False) -> float:
+    """PyBoy frames/s (per wall second, or per CPU second with `cpu_time`): `num_envs` emulators
+    split over `num_procs` processes running at once."""
+    per_proc = [num_envs // num_procs + (1 if i < num_envs % num_procs else 0) for i in range(num_procs)]
+    jobs = [(rom, n, num_steps, frame_skip, screen, i) for i, n in enumerate(per_proc) if n > 0]
+    if len(jobs) == 1:
+        results = [pyboy_loop(jobs[0])]
+    else:
+        with mp.get_context("spawn").Pool(len(jobs)) as pool:
+            results = pool.map(pyboy_loop, jobs)
+    frames = sum(f for f, _, _ in results)
+    if cpu_time:
+        return frames / sum(c for _, _, c in results)
+    # The processes run concurrently: total frames over the slowest process's time.
+    return frames / max(w for _, w, _ in results)
+
+
+def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
+    """paritygym bench hook: PyBoy steps/s for GameBoy-v0's default configuration (CATCH, frame
+    skip 4, gray screen downscaled 2x), `batch_size` emulators over `num_procs` processes."""
+    from emurust.roms import rom_bytes
+
+    steps = max(1, min(num_steps, 20_000 // max(1, batch_size)))
+    fps = pyboy_frames_per_second(rom_bytes("catch"), batch_size, steps, DEFAULT_FRAME_SKIP, True, num_procs)
+    return fps / DEFAULT_FRAME_SKIP

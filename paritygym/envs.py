@@ -22,7 +22,7 @@ register(
     parity="frame-exact vs PyBoy (screen every frame; cycles, registers, RAM at frame boundaries) on Blargg ROMs, "
     "timing probes and our games; all Blargg ROMs pass; see docs/envs/gameboy.md",
     docs="docs/envs/gameboy.md",
-    reference_bench="emurust.bench:reference_bench",
+    reference_bench="emurust.reference:reference_bench",
     verify="emurust.verify:verify",
     verify_l4="emurust.l4:verify_l4",
 )
@@ -33,7 +33,7 @@ register(
     reference="MuJoCo 4.0.0 C engine running Gymnasium's HalfCheetah-v5 (half_cheetah.xml, frame_skip 5)",
     parity="one step vs MuJoCo <=1e-10 (float64) / <=1e-3 (float32); L3 rollouts measured; see docs/envs/halfcheetah.md",
     docs="docs/envs/halfcheetah.md",
-    reference_bench="cheetahjax.bench:reference_bench",
+    reference_bench="cheetahjax.reference:reference_bench",
     verify="cheetahjax.verify:verify",
     render="cheetahjax.render:render_state",
 )
@@ -58,7 +58,7 @@ register(
     parity="L3 turn-for-turn identical (full state + PRNG state after every decision) on 100 random battles "
     "(1,000 slow); see docs/envs/pokemon.md",
     docs="docs/envs/pokemon.md",
-    reference_bench="pokejax.bench:reference_bench",
+    reference_bench="pokejax.reference:reference_bench",
     verify="pokejax.verify:verify",
     verify_l4="pokejax.l4:verify_l4",
 )
@@ -71,7 +71,7 @@ register(
     "generated once (each identical to Showdown's generator for its seed; pool battles L3-checked); "
     "see docs/envs/pokemon.md",
     docs="docs/envs/pokemon.md",
-    reference_bench="pokejax.bench:reference_bench",
+    reference_bench="pokejax.reference:reference_bench",
     default_kwargs={"team_pool_size": 4096},
 )
 

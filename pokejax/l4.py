@@ -34,19 +34,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM, random_legal_action
-from pokejax.data import tables as T
+from pokejax.data import tables
 from pokejax.env import NUM_ACTIONS, OBS_SIZE, legal_mask, max_damage_action, observe
 from pokejax.game.state import NUM_MOVE_SLOTS, TEAM_SIZE, Active, BattleState, Side, Team
 from pokejax.reference import VOLATILE_COLUMNS, ShowdownBridge, choice_actions, showdown_record
 
 ENV_ID = "PokemonGen1Random-v0"
-L4_MARGIN = 0.02  # win rate against the max-damage bot (issue 8)
+L4_MARGIN = 0.02  # equivalence margin of the TOST on the win rate against the max-damage bot
 #: The policy evaluated: `$PARITYGYM_POKEMON_POLICY`, else what `examples/ppo_pokemon.py` writes.
 DEFAULT_CHECKPOINT = "runs/ppo_pokemon/checkpoint.msgpack"
 TRAIN_COMMAND = "python examples/ppo_pokemon.py --time-budget-s 900"
 MAX_TURNS = 1000  # PokemonParams.max_turns: a battle still running after this turn is truncated
 
-_T = T.load()
+_T = tables.load()
 _ACTIVE_LAYOUT = {name: Active.indices(name) for name, _ in Active.FIELDS}
 
 

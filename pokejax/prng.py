@@ -40,7 +40,7 @@ def _mul_hi_lo(x: jnp.ndarray, y: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray
 def advance_words(hi: jnp.ndarray, lo: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
     """One LCG step on a state held as two uint32 arrays (hi, lo); the output is the new ``hi``.
     Batched code keeps the two words apart: an interleaved ``[B, 2]`` state ran ~3x slower on
-    XLA:CPU (``python -m pokejax.shape_probe``)."""
+    XLA:CPU (``python -m benchmarks.pokemon_shape_probe``)."""
     prod_hi, prod_lo = _mul_hi_lo(lo, _MUL_LO)
     new_lo = prod_lo + _INC
     carry = (new_lo < prod_lo).astype(jnp.uint32)

@@ -140,10 +140,10 @@ CONFIGS = [
 # L4 setup: PPO as in examples/ppo_pong.py, with a fixed step budget (no early stop) so that every
 # seed trains for the same number of steps on both backends.
 L4_ENV = {"frameskip": 4, "max_steps_in_episode": 20_000}
-L4_MARGIN = 1.0  # return (issue: Pong 1.0)
+L4_MARGIN = 1.0  # equivalence margin of the TOST on mean episode return
 # Per seed and backend. examples/ppo_pong.py needs about 8M steps to beat the opponent by 10 points;
-# 20 such runs do not fit a 2-core CPU session, so L4 trains each policy for 2M steps (about a minute
-# per run on either backend), which already learns a clearly non-random policy.
+# 20 such runs do not fit one verification run on a 2-core CPU, so L4 trains each policy for 2M steps
+# (about a minute per run on either backend), which already learns a clearly non-random policy.
 L4_TOTAL_TIMESTEPS = 2_000_000
 
 

@@ -123,7 +123,7 @@ class TCGGame(TwoPlayerGame):
 # batch), as a fraction of its games: only the games where the opponent decides keep going, and
 # their number falls fast (random play, batch 1,024: median 331, 233, 164, 112, 69, 39, 22, 9, 3, 1
 # games at the loop's iterations 1..10; agent decisions per CPU s, 2026-12-02: 1/8 over 1/4 1.09x,
-# 1/16 over 1/8 1.05x, medians of interleaved rounds, docs/dev/progress-tcg.md, session 8)
+# 1/16 over 1/8 1.05x, medians of interleaved rounds, docs/dev/progress-tcg.md)
 OPPONENT_LOOP_SHARE = 1 / 16
 # default sub-batch of the autoreset's new episodes in `step_batch`, as a fraction of the envs:
 # episodes last tens of agent decisions, so a few % of the envs end one in a step
@@ -370,7 +370,7 @@ class TCGPocketA1(SingleAgentEnv):
         carry = (zeros, game_states, jnp.zeros(agents.shape, jnp.float32), zeros)
         # the first action (the agent's in most games; the only one in interleaved mode) is played
         # on the whole batch, without gathering it into chunks: interleaved mode 1.10x agent
-        # decisions per CPU s, default mode within noise (`python -m tcgjax.bench --env`, 2026-12-02)
+        # decisions per CPU s, default mode within noise (`python -m benchmarks.tcg --env`, 2026-12-02)
         playing = going(zeros, game_states, zeros, agents, has_agent_action)
         played = play(playing, carry, words, agents, agent_actions, has_agent_action, first_masks)
         carry = jax.tree_util.tree_map(

@@ -31,7 +31,7 @@ from tcgjax.observation import OBS_SIZE
 from tcgjax.reference.env import ReferenceSingleAgentEnv
 
 ENV_ID = "TCGPocketA1-v0"
-L4_MARGIN = 0.05  # win rate against the heuristic bot (issue 8)
+L4_MARGIN = 0.05  # equivalence margin of the TOST on the win rate against the heuristic bot
 OPPONENT_HEURISTIC = 1
 #: The policy evaluated: `$PARITYGYM_TCG_POLICY`, else what `examples/ppo_tcg.py` writes.
 DEFAULT_CHECKPOINT = "runs/ppo_tcg/checkpoint.msgpack"

@@ -16,6 +16,7 @@ import numpy as np
 from flax import struct
 
 from cheetahjax.physics.kinematics import Kinematics
+from cheetahjax.physics.maps import tree_maps
 from cheetahjax.physics.model import GEOM_BOX, GEOM_CAPSULE, GEOM_PLANE, GEOM_SPHERE, PlanarModel
 from cheetahjax.physics.spatial import lead
 
@@ -37,7 +38,7 @@ class _GeomData:
     """The kinematics of a list of collision geoms as 3-vectors of (n, ...) arrays."""
 
     def __init__(self, model: PlanarModel, kin: Kinematics, geoms: np.ndarray):
-        index = np.searchsorted(model.maps.collision_geoms, geoms)
+        index = np.searchsorted(tree_maps(model).collision_geoms, geoms)
         dtype = kin.geom_center.dtype
         center, rel, axis = kin.geom_center[index], kin.geom_center_rel[index], kin.geom_axis[index]
         ndim = center.ndim - 1

@@ -28,6 +28,7 @@ from flax import struct
 from cheetahjax.physics import spatial, treeops
 from cheetahjax.physics.collision import Contacts, out_of_plane_tangent
 from cheetahjax.physics.kinematics import Kinematics, body_motion
+from cheetahjax.physics.maps import tree_maps
 from cheetahjax.physics.model import MAXIMP, MINIMP, MINVAL, PlanarModel
 from cheetahjax.physics.spatial import lead, sum_axis, unstack
 
@@ -101,7 +102,7 @@ class ConstraintRows:
         if n_dof:
             out = out + treeops.segment_sum(self.dof_row_sign * f[:n_dof], np.asarray(self.dof_row_dof), model.nv)
         if self.body_row_body:
-            maps = model.maps
+            maps = tree_maps(model)
             wrench = treeops.segment_sum(self.body_row_psi * f[n_dof:, None], np.asarray(self.body_row_body), model.nbody)
             subtree_wrench = treeops.subtree_sum(model, wrench)
             out = out + sum_axis(cdof * subtree_wrench[maps.dof_body], 1)

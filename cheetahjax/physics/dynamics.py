@@ -12,6 +12,7 @@ import numpy as np
 
 from cheetahjax.physics import spatial, treeops
 from cheetahjax.physics.kinematics import Kinematics
+from cheetahjax.physics.maps import tree_maps
 from cheetahjax.physics.model import PlanarModel
 from cheetahjax.physics.spatial import lead, sum_axis, unstack
 
@@ -25,7 +26,7 @@ def joint_space_values(model: PlanarModel, cdof: Array, body_sym: Array) -> Arra
     cdof_i . Wcomp_body(i) cdof_j. With W the body inertias this is the mass matrix; adding the
     constraint terms gives the Newton Hessian.
     """
-    maps = model.maps
+    maps = tree_maps(model)
     composite = treeops.subtree_sum(model, body_sym)                                 # (nbody, 6, ...)
     force = spatial.sym_times(unstack(composite[maps.dof_body]), unstack(cdof))       # 3 x (nv, ...)
     cdof_j = cdof[maps.pattern_j]
@@ -34,19 +35,19 @@ def joint_space_values(model: PlanarModel, cdof: Array, body_sym: Array) -> Arra
 
 def add_diagonal(model: PlanarModel, values: Array, diagonal: Array) -> Array:
     """Pattern entries plus a diagonal (nv, ...)."""
-    rows = np.array([model.maps.pattern_index[(i, i)] for i in range(model.nv)])
+    rows = np.array([tree_maps(model).pattern_index[(i, i)] for i in range(model.nv)])
     return values.at[rows].add(diagonal)
 
 
 def dense(model: PlanarModel, values: Array) -> Array:
     """(nv, nv, ...) dense symmetric matrix from pattern entries."""
     padded = jnp.concatenate([values, jnp.zeros((1,) + values.shape[1:], values.dtype)])
-    return padded[model.maps.dense_from_pattern]
+    return padded[tree_maps(model).dense_from_pattern]
 
 
 def pattern_matvec(model: PlanarModel, values: Array, x: Array) -> Array:
     """(symmetric pattern matrix) @ x for x (nv, ...)."""
-    maps = model.maps
+    maps = tree_maps(model)
     lower = values * x[maps.pattern_j]                                  # entry (i, j) times x_j -> row i
     off = maps.pattern_i != maps.pattern_j
     upper = values[off] * x[maps.pattern_i[off]]                        # entry (j, i) times x_i -> row j
@@ -64,7 +65,7 @@ def mass_values(model: PlanarModel, kin: Kinematics) -> Array:
 
 def bias_force(model: PlanarModel, kin: Kinematics, cvel: Array, cdof_dot: Array, qvel: Array) -> Array:
     """Coriolis, centrifugal and gravity forces (MuJoCo qfrc_bias): RNE with zero joint acceleration."""
-    maps = model.maps
+    maps = tree_maps(model)
     dtype = qvel.dtype
     # Gravity enters as a fictitious upward acceleration of the world.
     gravity_acc = lead(np.concatenate([[0.0], -model.gravity_xz]), cvel.ndim - 1, dtype)

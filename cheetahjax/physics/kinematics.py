@@ -12,6 +12,7 @@ import numpy as np
 from flax import struct
 
 from cheetahjax.physics import spatial, treeops
+from cheetahjax.physics.maps import tree_maps
 from cheetahjax.physics.model import PlanarModel
 from cheetahjax.physics.spatial import lead, matmul_const
 
@@ -47,7 +48,7 @@ class Poses:
 
 def features(model: PlanarModel, qpos: Array) -> Array:
     """The vector F (nfeat, ...) with points = point_map @ F."""
-    maps = model.maps
+    maps = tree_maps(model)
     angles = matmul_const(maps.angle_rows, qpos)
     cos, sin = jnp.cos(angles), jnp.sin(angles)
     parts = [jnp.ones((1,) + qpos.shape[1:], qpos.dtype), cos, sin, qpos[maps.const_slide_joints]]
@@ -59,14 +60,14 @@ def features(model: PlanarModel, qpos: Array) -> Array:
 
 def _points(model: PlanarModel, qpos: Array, groups: tuple[str, ...]) -> dict[str, Array]:
     """{group: (n, 2, ...) points}."""
-    matrix, index = model.maps.point_map(groups)
+    matrix, index = tree_maps(model).point_map(groups)
     values = matmul_const(matrix, features(model, qpos))
     n = matrix.shape[0] // 2
     return {g: jnp.stack([values[:n][s], values[n:][s]], 1) for g, s in index.items()}
 
 
 def forward_kinematics(model: PlanarModel, qpos: Array) -> Kinematics:
-    maps = model.maps
+    maps = tree_maps(model)
     dtype = qpos.dtype
     p = _points(model, qpos, _DYNAMICS_GROUPS)
     dx, dz = p["com_offset"][:, 0], p["com_offset"][:, 1]

@@ -145,6 +145,15 @@ class TreeMaps:
         return self._point_maps[groups]
 
 
+def tree_maps(model: PlanarModel) -> TreeMaps:
+    """The model's constant tables, built on first use and kept on the model (in its ``__dict__``, as
+    ``functools.cached_property`` keeps a value: the model is a frozen dataclass)."""
+    maps = model.__dict__.get("_tree_maps")
+    if maps is None:
+        maps = model.__dict__["_tree_maps"] = build_maps(model)
+    return maps
+
+
 def build_maps(model: PlanarModel) -> TreeMaps:
     nq, nb = model.nq, model.nbody
     feats = _Features(nq)

@@ -17,7 +17,6 @@ baked into the compiled program as constants (cast with ``PlanarModel.astype``).
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import pathlib
@@ -294,13 +293,6 @@ class PlanarModel:
     actuator_forcerange: np.ndarray  # (nu, 2)
     impratio: np.ndarray            # ()
     meaninertia: np.ndarray         # ()
-
-    @functools.cached_property
-    def maps(self):
-        """Constant tables for the vectorised tree recursions (see maps.py); built on first use."""
-        from cheetahjax.physics.maps import build_maps
-
-        return build_maps(self)
 
     @property
     def nq(self) -> int:

@@ -22,6 +22,7 @@ from flax import struct
 from cheetahjax.physics.constraint import ConstraintRows
 from cheetahjax.physics.dynamics import add_diagonal, joint_space_values, pattern_matvec
 from cheetahjax.physics.linalg import ltdl_factor, ltdl_solve
+from cheetahjax.physics.maps import tree_maps
 from cheetahjax.physics.model import PlanarModel
 
 Array = jnp.ndarray
@@ -109,7 +110,7 @@ def newton_solve(model: PlanarModel, mass: Array, cdof: Array, qfrc_smooth: Arra
         body_sym, dof_diag = rows.hessian_terms(model, jnp.where(active, weight, 0.0))
         # H = M + J^T D J over the active rows; the body-row part is a joint-space matrix too.
         hessian = add_diagonal(model, mass + joint_space_values(model, cdof, body_sym), dof_diag)
-        step = -ltdl_solve(ltdl_factor(hessian, model.maps.pattern_index, model.dof_parent), model.dof_parent, grad)
+        step = -ltdl_solve(ltdl_factor(hessian, tree_maps(model).pattern_index, model.dof_parent), model.dof_parent, grad)
         jac_step = rows.jac_times(model, cdof, step)
         mass_step = pattern_matvec(model, mass, step)
         alpha, exact = line_search(jnp.sum(step * (mass_acc - qfrc_smooth), 0), jnp.sum(step * mass_step, 0),

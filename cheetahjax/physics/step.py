@@ -15,6 +15,7 @@ from flax import struct
 
 from cheetahjax.physics import collision, constraint, dynamics, kinematics, solver
 from cheetahjax.physics.linalg import tree_solve
+from cheetahjax.physics.maps import tree_maps
 from cheetahjax.physics.model import PlanarModel
 from cheetahjax.physics.spatial import lead
 
@@ -59,7 +60,7 @@ def forward(model: PlanarModel, qpos: Array, qvel: Array, ctrl: Array, qacc_warm
     if model.warmstart:
         start = qacc_warmstart
     else:
-        start = tree_solve(mass, model.maps.pattern_index, model.dof_parent, smooth)
+        start = tree_solve(mass, tree_maps(model).pattern_index, model.dof_parent, smooth)
     result = solver.newton_solve(model, mass, kin.cdof, smooth, rows, start, max_iterations=max_iterations)
     return Forward(kin=kin, mass=mass, qfrc_bias=bias, qfrc_passive=passive, qfrc_actuator=actuation,
                    qfrc_smooth=smooth, contacts=contacts, rows=rows, result=result)
@@ -73,7 +74,7 @@ def euler(model: PlanarModel, state: PhysicsState, fwd: Forward) -> PhysicsState
         damping = jnp.broadcast_to(lead(float(model.timestep) * model.dof_damping, state.qvel.ndim, dtype),
                                    state.qvel.shape)
         damped_mass = dynamics.add_diagonal(model, fwd.mass, damping)
-        qacc = tree_solve(damped_mass, model.maps.pattern_index, model.dof_parent,
+        qacc = tree_solve(damped_mass, tree_maps(model).pattern_index, model.dof_parent,
                           fwd.qfrc_smooth + fwd.result.qfrc_constraint)
     else:
         qacc = fwd.result.qacc

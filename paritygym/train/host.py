@@ -1,5 +1,5 @@
-"""PPO driving a numpy vector env from Python: the same learner as `paritygym.train.ppo` (network,
-GAE, clipped update, all jitted), with the rollout stepping a `gymnasium.vector.VectorEnv` —
+"""PPO driving a numpy vector env from Python: the same learner as `paritygym.train.ppo`
+(`paritygym.train.learner`: network, GAE, clipped update, all jitted), with the rollout stepping a `gymnasium.vector.VectorEnv` —
 the Rust Game Boy (`GameBoy-v0`), or a reference system wrapped as a vector env (L4 training on
 the reference). Policy in JAX, env wherever it lives.
 
@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import paritygym
-from paritygym.train.ppo import Learner, PPOConfig, TrainResult, Transition, _progress, run_loop
+from paritygym.train.learner import Learner, PPOConfig, TrainResult, Transition, progress, run_loop
 
 # (reward [num_envs], info) -> per-step value, summed over an episode (numpy).
 HostEpisodeMetric = Callable[[np.ndarray, Mapping[str, Any]], np.ndarray]
@@ -106,7 +106,7 @@ def train_host(config: PPOConfig, make_venv: Callable[[PPOConfig], gymnasium.vec
                episode_metrics: Mapping[str, HostEpisodeMetric] | None = None, verbose: bool = True) -> TrainResult:  # fmt: skip
     """Trains PPO on a numpy vector env with the same stopping rules and outputs as `train`."""
     ppo = HostPPO(config, make_venv, episode_metrics)
-    say = _progress if verbose else (lambda msg: None)
+    say = progress if verbose else (lambda msg: None)
     key = jax.random.key(config.seed)
     key, k_init = jax.random.split(key)
     train_state, obs, info = ppo.initial_state(k_init)

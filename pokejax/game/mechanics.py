@@ -9,9 +9,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from pokejax.data import tables as T
+from pokejax.data import tables
 
-_TABLES = T.load()
+_TABLES = tables.load()
 TYPE_CHART = jnp.asarray(_TABLES.type_chart)          # [16,16] 0 neutral 1 super 2 resisted 3 immune
 SPECIES_BASE = jnp.asarray(_TABLES.species_base)      # [152,6]
 SPECIES_TYPES = jnp.asarray(_TABLES.species_types)    # [152,2]
@@ -41,9 +41,9 @@ def staged_stat(stored: jnp.ndarray, stage: jnp.ndarray) -> jnp.ndarray:
 
 def apply_status_penalties(modified: jnp.ndarray, status: jnp.ndarray) -> jnp.ndarray:
     """Paralysis quarters Speed, burn halves Attack (floor, at least 1), on [..., 5] stats."""
-    spe = jnp.where(status == T.PAR, jnp.maximum(modified[..., T.SPE] // 4, 1), modified[..., T.SPE])
-    atk = jnp.where(status == T.BRN, jnp.maximum(modified[..., T.ATK] // 2, 1), modified[..., T.ATK])
-    return modified.at[..., T.SPE].set(spe).at[..., T.ATK].set(atk)
+    spe = jnp.where(status == tables.PAR, jnp.maximum(modified[..., tables.SPE] // 4, 1), modified[..., tables.SPE])
+    atk = jnp.where(status == tables.BRN, jnp.maximum(modified[..., tables.ATK] // 2, 1), modified[..., tables.ATK])
+    return modified.at[..., tables.SPE].set(spe).at[..., tables.ATK].set(atk)
 
 
 def effectiveness(move_type: jnp.ndarray, defender_types: jnp.ndarray) -> jnp.ndarray:
@@ -82,7 +82,7 @@ def base_damage(level, power, attack, defense, crit, selfdestruct_physical):
 
 def modify_by_type(damage, move_type, attacker_types, defender_types):
     """STAB then each defending type in order (x20/10 or x5/10 with floors)."""
-    stab = (move_type != T.TYPE_NONE) & jnp.any(attacker_types == move_type[..., None], axis=-1)
+    stab = (move_type != tables.TYPE_NONE) & jnp.any(attacker_types == move_type[..., None], axis=-1)
     damage = jnp.where(stab, damage + damage // 2, damage)
     eff = effectiveness(move_type, defender_types)
     for k in range(2):

@@ -14,13 +14,13 @@ import numpy as np
 from flax import struct
 
 from pokejax import prng
-from pokejax.data import tables as T
-from pokejax.game import mechanics as M
+from pokejax.data import tables
+from pokejax.game import mechanics
 from pokejax.game.engine import start_battle
 from pokejax.game.state import (NUM_MOVE_SLOTS, REQUEST_START, TEAM_SIZE, WINNER_NONE, Active, BattleState,
                                 Side, Team)
 
-_T = T.load()
+_TABLES = tables.load()
 
 
 @struct.dataclass
@@ -53,16 +53,16 @@ def from_packed(packed: str) -> TeamArrays:
         if len(fields) < 11:
             raise ValueError(f"malformed packed Pokémon {mon!r}")
         name = _to_id(fields[1] or fields[0])
-        if name not in _T.species_by_id:
+        if name not in _TABLES.species_by_id:
             raise ValueError(f"unknown gen-1 species {fields[1] or fields[0]!r}")
-        species[k] = _T.species_by_id[name]
+        species[k] = _TABLES.species_by_id[name]
         move_names = [_to_id(m) for m in fields[4].split(",") if m]
         if not 1 <= len(move_names) <= 4:
             raise ValueError(f"{name} needs 1-4 moves, got {move_names}")
         for j, mv in enumerate(move_names):
-            if mv not in _T.move_by_id or _T.move_by_id[mv] > T.STRUGGLE:
+            if mv not in _TABLES.move_by_id or _TABLES.move_by_id[mv] > tables.STRUGGLE:
                 raise ValueError(f"unknown gen-1 move {mv!r}")
-            moves[k, j] = _T.move_by_id[mv]
+            moves[k, j] = _TABLES.move_by_id[mv]
         ev_fields = fields[6].split(",") if fields[6] else [""] * 6
         iv_fields = fields[8].split(",") if fields[8] else [""] * 6
         evs[k] = [min(max(int(v), 0), 255) if v else 0 for v in ev_fields]
@@ -75,8 +75,8 @@ def to_packed(team: TeamArrays) -> str:
     """The inverse of ``from_packed`` (for driving Showdown with our teams)."""
     out = []
     for k in range(int(team.size)):
-        sp = _T.species_ids[int(team.species[k])]
-        mv = ",".join(_T.move_ids[int(m)] for m in team.moves[k] if m)
+        sp = _TABLES.species_ids[int(team.species[k])]
+        mv = ",".join(_TABLES.move_ids[int(m)] for m in team.moves[k] if m)
         ev = ",".join(str(int(v)) for v in team.evs[k])
         iv = ",".join(str(int(v)) for v in team.ivs[k])
         out.append(f"{sp}|||NoAbility|{mv}||{ev}||{iv}||{int(team.level[k])}|")
@@ -101,9 +101,9 @@ def initial_state(teams: TeamArrays, rng_state, trace_capacity: int = 0) -> Batt
     evs = jnp.asarray(teams.evs, jnp.int32)
     size = jnp.asarray(teams.size, jnp.int32)
     exists = jnp.arange(TEAM_SIZE)[None, :] < size[:, None]
-    stats = M.calc_stats(M.SPECIES_BASE[species], ivs, evs, level)
+    stats = mechanics.calc_stats(mechanics.SPECIES_BASE[species], ivs, evs, level)
     stats = jnp.where(exists[..., None], stats, 0)
-    pp = jnp.where(moves != 0, jnp.asarray(_T.move_maxpp)[moves], 0)
+    pp = jnp.where(moves != 0, jnp.asarray(_TABLES.move_maxpp)[moves], 0)
     team = Team(species=species, level=level, ivs=ivs, evs=evs, stats=stats, moves=moves, pp=pp,
                 hp=stats[..., 0], status=jnp.zeros((2, 6), jnp.int32), sleep_turns=jnp.zeros((2, 6), jnp.int32),
                 status_by_foe=jnp.zeros((2, 6), bool), fainted=~exists, size=size,
@@ -115,8 +115,9 @@ def initial_state(teams: TeamArrays, rng_state, trace_capacity: int = 0) -> Batt
         own = stats[i, 0, 1:]
         active = active.with_fields(
             i, True, slot=0, hp=stats[i, 0, 0], base_moves=moves[i, 0], base_pp=pp[i, 0], species=lead,
-            types=M.SPECIES_TYPES[lead], stored=own, modified=own, speed=own[T.SPE], moves=moves[i, 0], pp=pp[i, 0])
-        side = side.with_fields(i, True, last_selected_move=T.NOMOVE, last_enemy_selected_move=T.NOMOVE,
+            types=mechanics.SPECIES_TYPES[lead], stored=own, modified=own, speed=own[tables.SPE], moves=moves[i, 0],
+            pp=pp[i, 0])
+        side = side.with_fields(i, True, last_selected_move=tables.NOMOVE, last_enemy_selected_move=tables.NOMOVE,
                                 pokemon_left=size[i])
     return BattleState(team=team.narrow(), active=active, side=side, rng=jnp.asarray(rng_state, jnp.uint32),
                        draw_pool=jnp.zeros(0, jnp.uint32),

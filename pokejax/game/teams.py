@@ -23,17 +23,17 @@ import numpy as np
 from flax import struct
 
 from pokejax import prng
-from pokejax.data import tables as T
-from pokejax.game import mechanics as M
+from pokejax.data import tables
+from pokejax.game import mechanics
 from pokejax.game.setup import TeamArrays
 
-_T = T.load()
-_SETS = _T.raw["randomSets"]
+_TABLES = tables.load()
+_SETS = _TABLES.raw["randomSets"]
 _WEAKNESS_TYPES = ["Electric", "Psychic", "Water", "Ice", "Ground", "Fire"]
-_DITTO = _T.species_by_id["ditto"]
-_SUBSTITUTE = _T.move_by_id["substitute"]
-_MIMIC = _T.move_by_id["mimic"]
-_TRANSFORM = _T.move_by_id["transform"]
+_DITTO = _TABLES.species_by_id["ditto"]
+_SUBSTITUTE = _TABLES.move_by_id["substitute"]
+_MIMIC = _TABLES.move_by_id["mimic"]
+_TRANSFORM = _TABLES.move_by_id["transform"]
 
 
 def _pad(rows, width):
@@ -44,28 +44,28 @@ def _pad(rows, width):
 
 
 def _build_tables():
-    species = [_T.species_by_id[k] for k in _SETS]              # data.json order
-    mv = lambda names: [_T.move_by_id[m] for m in names]
+    species = [_TABLES.species_by_id[k] for k in _SETS]              # data.json order
+    mv = lambda names: [_TABLES.move_by_id[m] for m in names]
     moves = [mv(_SETS[k]["moves"]) for k in _SETS]
     exclusive = [mv(_SETS[k].get("exclusiveMoves", [])) for k in _SETS]
     essential = [mv(_SETS[k].get("essentialMoves", [])) for k in _SETS]
     combo = [mv(_SETS[k].get("comboMoves", [])) for k in _SETS]
     levels = [_SETS[k].get("level", 80) for k in _SETS]
-    chart = _T.type_chart
+    chart = _TABLES.type_chart
     weak = np.zeros((len(species), 6), bool)
     for n, sp in enumerate(species):
-        types = [t for t in _T.species_types[sp] if t != T.TYPE_NONE]
+        types = [t for t in _TABLES.species_types[sp] if t != tables.TYPE_NONE]
         for w, name in enumerate(_WEAKNESS_TYPES):
-            a = _T.type_names.index(name)
+            a = _TABLES.type_names.index(name)
             eff = [chart[a, t] for t in types]
             immune = any(e == 3 for e in eff)
             total = sum(1 if e == 1 else (-1 if e == 2 else 0) for e in eff)
             weak[n, w] = (not immune) and total > 0
     # moves that use the Attack stat: Physical, not fixed damage, no damage callback
-    physical = np.zeros(T.NUM_MOVES, bool)
-    for i in range(1, T.STRUGGLE + 1):
-        callback = _T.move_effect[i] in (T.Effect.COUNTER, T.Effect.SUPER_FANG, T.Effect.PSYWAVE)
-        physical[i] = (_T.move_category[i] == T.CATEGORY_PHYSICAL and _T.move_fixed_damage[i] == 0
+    physical = np.zeros(tables.NUM_MOVES, bool)
+    for i in range(1, tables.STRUGGLE + 1):
+        callback = _TABLES.move_effect[i] in (tables.Effect.COUNTER, tables.Effect.SUPER_FANG, tables.Effect.PSYWAVE)
+        physical[i] = (_TABLES.move_category[i] == tables.CATEGORY_PHYSICAL and _TABLES.move_fixed_damage[i] == 0
                        and not callback)
     combo_ok = [len(c) <= 4 and len(c) > 0 for c in combo]
     return dict(
@@ -129,7 +129,7 @@ def random_set(state, pool_index):
     evs = jnp.full(6, 255, jnp.int32)
     ivs = jnp.full(6, 30, jnp.int32)
     # Substitute sets lower HP stat experience until max HP is not a multiple of 4
-    base_hp = M.SPECIES_BASE[species, 0]
+    base_hp = mechanics.SPECIES_BASE[species, 0]
     has_sub = jnp.any(moves == _SUBSTITUTE)
 
     # (Showdown lowers it by 4 while the HP is a multiple of 4 and the stat experience > 3: the first
@@ -193,8 +193,8 @@ def _generator_pick(c):
     rejected = rejected.at[jnp.where(on & ~from_pool, idx, _NO_SLOT)].set(rejected[n_rejected - 1], mode="drop")
     n_rejected = n_rejected - (on & ~from_pool).astype(jnp.int32)
     species = t["species"][p]
-    types = M.SPECIES_TYPES[species]
-    real_type = types != T.TYPE_NONE
+    types = mechanics.SPECIES_TYPES[species]
+    real_type = types != tables.TYPE_NONE
     type_count, weak_count = c["type_count"], c["weak_count"]
     ditto_skip = (species == _DITTO) & c["has_ditto"]
     type_skip = jnp.any(real_type & (type_count[jnp.clip(types, 0, 14)] >= 2))

@@ -1,6 +1,6 @@
 """Rules of the JAX engine that are not card effects: zones, damage, Knock Outs, winning, the turn
-cycle and the Checkup. Each function mirrors the method of the same name in
-tcgjax.reference.engine and names the same rule ids.
+cycle, the Checkup and the end of an attack. Each function mirrors the method of the same name in
+tcgjax.reference.core (the reference engine's `GameCore`) and names the same rule ids.
 
 Conventions: `p` is a player seat (traced int32), `gate` a traced bool; a gated function returns the
 state unchanged where the gate is False. `merge(gate, new, old)` selects only the fields a
@@ -240,44 +240,44 @@ def discard_from_play(state: GameState, p: int, slot, gate=TRUE) -> GameState:
 
 # ---------------------------------------------------------------------------- damage (DMG-1..6)
 
-def incoming_reduction(T: CardTables, state: GameState, p, slot):
+def incoming_reduction(tables: CardTables, state: GameState, p, slot):
     """DMG-1 step 5."""
     from tcgjax.game.tables import ABILITY_KIND
     top = jnp.maximum(state.card[p, slot], 0)
-    ability = jnp.where(T.ab_kind[top] == ABILITY_KIND["reduce_incoming"], T.ab_amount[top], 0)
+    ability = jnp.where(tables.ab_kind[top] == ABILITY_KIND["reduce_incoming"], tables.ab_amount[top], 0)
     barrier = jnp.where((slot == 0) & is_turn(state, state.reduce_damage_turn[p]), state.reduce_damage_amount[p], 0)
     return ability + barrier
 
 
-def incoming_reductions(T: CardTables, state: GameState, p):
+def incoming_reductions(tables: CardTables, state: GameState, p):
     """incoming_reduction for each of p's slots, [4]."""
     from tcgjax.game.tables import ABILITY_KIND
     top = jnp.maximum(state.card[p], 0)
-    ability = jnp.where(T.ab_kind[top] == ABILITY_KIND["reduce_incoming"], T.ab_amount[top], 0)
+    ability = jnp.where(tables.ab_kind[top] == ABILITY_KIND["reduce_incoming"], tables.ab_amount[top], 0)
     barrier = jnp.where(is_turn(state, state.reduce_damage_turn[p]), state.reduce_damage_amount[p], 0)
     return ability + jnp.where(jnp.arange(spec.NUM_SLOTS) == 0, barrier, 0)
 
 
-def attack_damage_to_active(T: CardTables, state: GameState, p, base):
+def attack_damage_to_active(tables: CardTables, state: GameState, p, base):
     """DMG-1, DMG-2, DMG-5."""
     o = 1 - p
     attacker, defender = state.card[p, 0], state.card[o, 0]
     stop = (defender < 0) | is_turn(state, state.protected_turn[o]) | (base <= 0)
     damage = base + state.attack_bonus[p]
-    if T.named_bonus_list >= 0:
-        named = T.name_lists[T.named_bonus_list, T.name[jnp.maximum(attacker, 0)]]
+    if tables.named_bonus_list >= 0:
+        named = tables.name_lists[tables.named_bonus_list, tables.name[jnp.maximum(attacker, 0)]]
         damage = damage + jnp.where(named, state.named_attack_bonus[p], 0)
     damage = damage - jnp.where(is_turn(state, state.attack_minus_turn[p]), state.attack_minus_amount[p], 0)
     stop = stop | (damage <= 0)
-    weak = T.weakness[jnp.maximum(defender, 0)]
-    damage = damage + jnp.where((weak >= 0) & (weak == T.ptype[jnp.maximum(attacker, 0)]), spec.WEAKNESS_BONUS, 0)
-    damage = damage - incoming_reduction(T, state, o, 0)
+    weak = tables.weakness[jnp.maximum(defender, 0)]
+    damage = damage + jnp.where((weak >= 0) & (weak == tables.ptype[jnp.maximum(attacker, 0)]), spec.WEAKNESS_BONUS, 0)
+    damage = damage - incoming_reduction(tables, state, o, 0)
     return jnp.where(stop, 0, jnp.maximum(damage, 0)).astype(I32)
 
 
-def attack_damage_to_bench(T: CardTables, state: GameState, target_p, slot, base):
+def attack_damage_to_bench(tables: CardTables, state: GameState, target_p, slot, base):
     """DMG-3."""
-    return jnp.where(base <= 0, 0, jnp.maximum(base - incoming_reduction(T, state, target_p, slot), 0)).astype(I32)
+    return jnp.where(base <= 0, 0, jnp.maximum(base - incoming_reduction(tables, state, target_p, slot), 0)).astype(I32)
 
 
 def add_damage(state: GameState, p, slot, amount, gate=TRUE) -> GameState:
@@ -292,11 +292,11 @@ def heal(state: GameState, p, slot, amount, gate=TRUE) -> GameState:
 
 # ---------------------------------------------------------------------------- Knock Outs, winning
 
-def resolve_knockouts(T: CardTables, state: GameState, gate=TRUE) -> GameState:
+def resolve_knockouts(tables: CardTables, state: GameState, gate=TRUE) -> GameState:
     """KO-1..3 then WIN-1/2 (where gate)."""
     occ = occupied(state)
-    knocked = gate & occ & (state.damage >= top_prop(T.hp, state))
-    value = jnp.where(knocked, 1 + top_prop(T.ex, state), 0).sum(axis=1)  # points lost per seat
+    knocked = gate & occ & (state.damage >= top_prop(tables.hp, state))
+    value = jnp.where(knocked, 1 + top_prop(tables.ex, state), 0).sum(axis=1)  # points lost per seat
     points = state.points + value[::-1]
     # the Knocked Out stacks go to the discard piles, slot by slot, bottom card first
     leaving = (knocked[:, :, None] & (state.stack >= 0)).reshape(2, -1)
@@ -389,11 +389,19 @@ def checkup(state: GameState, gate=TRUE) -> GameState:
     return advance(state.replace(damage=damage, burned=burned, special=special), used)
 
 
-def settle_has_work(T: CardTables, state: GameState):
+def finish_attack(state: GameState, gate) -> GameState:
+    """Counterattack, then the turn ends. In the turn player's frame (seat 0)."""
+    p = 0
+    hit = state.counter_damage * (state.card[p, 0] >= 0)
+    new = add_damage(state, p, 0, hit).replace(counter_damage=jnp.int32(0), in_attack=jnp.bool_(False))
+    return merge(gate, end_turn(new), state)
+
+
+def settle_has_work(tables: CardTables, state: GameState):
     """Whether `settle` may change more than who decides: an attack to finish, a turn to end, a
     Pokémon at or past its HP, an empty Active spot (a promotion, or a player without Pokémon in
     play), points enough to win. Where False, `settle` equals `settle_quiet`."""
-    knocked = occupied(state) & (state.damage >= top_prop(T.hp, state))
+    knocked = occupied(state) & (state.damage >= top_prop(tables.hp, state))
     return (state.in_attack | state.turn_ending | jnp.any(knocked) | jnp.any(state.card[:, 0] < 0)
             | jnp.any(state.points >= spec.POINTS_TO_WIN))
 
@@ -403,18 +411,17 @@ def settle_quiet(state: GameState, gate=TRUE) -> GameState:
     return merge(gate, state.replace(decider=state.turn_player), state)
 
 
-def settle(T: CardTables, state: GameState, max_turns, gate=TRUE) -> GameState:
+def settle(tables: CardTables, state: GameState, max_turns, gate=TRUE) -> GameState:
     """Mirror of Game.settle: end of an attack, Knock Outs, end of turn (Checkup, turn limit),
     promotions, the next turn. Runs where `gate` (the phase is MAIN after the action). In the turn
     player's frame: the turn player is seat 0."""
-    from tcgjax.game.effects import finish_attack
     old = state
     state = finish_attack(state, state.in_attack)
-    state = resolve_knockouts(T, state)
+    state = resolve_knockouts(tables, state)
     do_checkup = ~state.game_over & state.turn_ending & ~state.checkup_done
     state = checkup(state, do_checkup)
     state = state.replace(checkup_done=state.checkup_done | do_checkup)
-    state = resolve_knockouts(T, state, do_checkup)
+    state = resolve_knockouts(tables, state, do_checkup)
     limit = do_checkup & ~state.game_over & (state.turn >= max_turns)  # WIN-3
     state = state.replace(game_over=state.game_over | limit, truncated=state.truncated | limit,
                           winner=jnp.where(limit, -1, state.winner),

@@ -19,14 +19,14 @@ I32 = jnp.int32
 SLOTS = jnp.arange(spec.NUM_SLOTS)
 
 
-def _slot_type_mask(T: CardTables, state: GameState, p, target_type):
+def _slot_type_mask(tables: CardTables, state: GameState, p, target_type):
     """Occupied slots of player p whose Pokémon has `target_type` (-1: any)."""
-    ptype = T.ptype[jnp.maximum(state.card[p], 0)]
+    ptype = tables.ptype[jnp.maximum(state.card[p], 0)]
     return (state.card[p] >= 0) & ((target_type < 0) | (ptype == target_type))
 
 
-def _in_list(T: CardTables, list_id, card):
-    return (list_id >= 0) & T.name_lists[jnp.maximum(list_id, 0), T.name[jnp.maximum(card, 0)]] & (card >= 0)
+def _in_list(tables: CardTables, list_id, card):
+    return (list_id >= 0) & tables.name_lists[jnp.maximum(list_id, 0), tables.name[jnp.maximum(card, 0)]] & (card >= 0)
 
 
 def _status_values(poisoned, burned, special, status, gate):
@@ -70,18 +70,18 @@ TARGETED_TRAINERS = (TRAINER_KIND["heal_target"], TRAINER_KIND["flip_until_tails
                      TRAINER_KIND["zone_energy_to_named"])
 
 
-def trainer_targets(T: CardTables, state: GameState, p, card):
+def trainer_targets(tables: CardTables, state: GameState, p, card):
     """TRAINER-2: own slots the targeted Trainer may choose, [4] bool."""
-    kind = T.t_kind[card]
-    typed = _slot_type_mask(T, state, p, T.t_target_type[card])
+    kind = tables.t_kind[card]
+    typed = _slot_type_mask(tables, state, p, tables.t_target_type[card])
     heal = typed & (state.damage[p] > 0)
-    named = _in_list(T, T.t_names[card], state.card[p])
+    named = _in_list(tables, tables.t_names[card], state.card[p])
     return jnp.select([kind == TRAINER_KIND["heal_target"], kind == TRAINER_KIND["flip_until_tails_energy_to_target"],
                        kind == TRAINER_KIND["zone_energy_to_named"]], [heal, typed, named], jnp.zeros(spec.NUM_SLOTS, bool))
 
 
-def trainer_playable(T: CardTables, state: GameState, p, card):
-    kind = T.t_kind[card]
+def trainer_playable(tables: CardTables, state: GameState, p, card):
+    kind = tables.t_kind[card]
     o = 1 - p
     active = state.card[p, 0]
     has_bench = jnp.any(core.bench_mask(state, p))
@@ -89,18 +89,18 @@ def trainer_playable(T: CardTables, state: GameState, p, card):
     return jnp.select(
         [targeted, kind == TRAINER_KIND["fossil"], kind == TRAINER_KIND["return_active_to_hand"],
          kind == TRAINER_KIND["switch_out_opponent_active"], kind == TRAINER_KIND["move_bench_energy_to_active"]],
-        [jnp.any(trainer_targets(T, state, p, card)), jnp.any(core.empty_bench_mask(state, p)),
-         _in_list(T, T.t_names[card], active) & has_bench, jnp.any(core.bench_mask(state, o)),
-         _in_list(T, T.t_names[card], active)],
+        [jnp.any(trainer_targets(tables, state, p, card)), jnp.any(core.empty_bench_mask(state, p)),
+         _in_list(tables, tables.t_names[card], active) & has_bench, jnp.any(core.bench_mask(state, o)),
+         _in_list(tables, tables.t_names[card], active)],
         TRUE)
 
 
-def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameState:
+def play_trainer(tables: CardTables, state: GameState, p: int, card, gate) -> GameState:
     """TRAINER-1 (the caller removed the card from the hand). The Trainer kinds exclude each other:
     each computes the rows it changes from `state`, and the rows are written once, gated."""
     o = 1 - p
     gate, card = materialize(gate), materialize(card)
-    kind = materialize(T.t_kind[card])
+    kind = materialize(tables.t_kind[card])
     is_ = lambda name: kind == TRAINER_KIND[name]  # noqa: E731
     pokeball, red, draw = is_("deck_random_basic_to_hand"), is_("opponent_shuffle_hand_draw"), is_("draw")
     koga, fossil, surge = is_("return_active_to_hand"), is_("fossil"), is_("move_bench_energy_to_active")
@@ -111,11 +111,11 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
     slots = state.slots[p]
     # --- player p: cards that leave the top / a position of the deck, cards that join the hand
     # Poké Ball (RNG-4): a uniform pick among the deck's Basic Pokémon
-    basics = (deck >= 0) & (T.is_basic[jnp.maximum(deck, 0)] == 1)
+    basics = (deck >= 0) & (tables.is_basic[jnp.maximum(deck, 0)] == 1)
     found = pokeball & (jnp.sum(basics) > 0)
     position = core.kth_true(basics, core.pick_at(state, 0, jnp.sum(basics)))
     # Professor's Research: the top cards
-    drawn = jnp.where(draw, core.drawn_count(deck_size, hand_size, T.t_count[card], T.max_trainer_draw), 0)
+    drawn = jnp.where(draw, core.drawn_count(deck_size, hand_size, tables.t_count[card], tables.max_trainer_draw), 0)
     deck_first = jnp.where(found, position, 0)
     deck_taken = jnp.where(found, 1, drawn)
     # Koga: the Active's stack (bottom card first) returns to the hand
@@ -127,7 +127,7 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
     discard = core.append_row(discard, discard_size, card[None], (~fossil).astype(I32))
     # --- the Pokémon in play
     fossil_row = core.new_slot_row(card, state.turn)
-    t = jnp.maximum(T.t_type[card], 0)
+    t = jnp.maximum(tables.t_type[card], 0)
     column = SLOT_INDEX["energy"].start + t
     moved = jnp.sum(slots[1:, column])
     surged = slots.at[0, column].add(moved).at[1:, column].set(0)
@@ -137,7 +137,7 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
     # --- the opponent: Red Card shuffles the hand into the deck, then draws
     shuffled, shuffled_size, used = _shuffle_into_deck(state, state.deck[o], state.deck_size[o], state.hand[o],
                                                        state.hand_size[o], 0)
-    opp_drawn = core.drawn_count(shuffled_size, 0, T.t_count[card], T.max_trainer_draw)
+    opp_drawn = core.drawn_count(shuffled_size, 0, tables.t_count[card], tables.max_trainer_draw)
     opp_deck = core.drop_row(shuffled, 0, opp_drawn)
     opp_hand = jnp.where(jnp.arange(spec.HAND_CAPACITY) < opp_drawn, shuffled, -1)
     # --- one gated write per array
@@ -153,10 +153,12 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
         deck_size=state.deck_size.at[p].add(-deck_taken).at[o].set(jnp.where(red, shuffled_size - opp_drawn, state.deck_size[o])),
         hand_size=state.hand_size.at[p].add(joining_count).at[o].set(jnp.where(red, opp_drawn, state.hand_size[o])),
         discard_size=state.discard_size.at[p].add((~fossil).astype(I32)),
-        supporter_played=state.supporter_played.at[p].set(state.supporter_played[p] | (T.trainer_kind[card] == 2)),
-        retreat_reduction=state.retreat_reduction.at[p].add(jnp.where(is_("retreat_reduction"), T.t_amount[card], 0)),
-        named_attack_bonus=state.named_attack_bonus.at[p].set(jnp.where(is_("named_attack_bonus"), T.t_amount[card], state.named_attack_bonus[p])),
-        attack_bonus=state.attack_bonus.at[p].set(jnp.where(is_("attack_bonus"), T.t_amount[card], state.attack_bonus[p]))).seat
+        supporter_played=state.supporter_played.at[p].set(state.supporter_played[p] | (tables.trainer_kind[card] == 2)),
+        retreat_reduction=state.retreat_reduction.at[p].add(jnp.where(is_("retreat_reduction"), tables.t_amount[card], 0)),
+        named_attack_bonus=state.named_attack_bonus.at[p].set(
+            jnp.where(is_("named_attack_bonus"), tables.t_amount[card], state.named_attack_bonus[p])),
+        attack_bonus=state.attack_bonus.at[p].set(
+            jnp.where(is_("attack_bonus"), tables.t_amount[card], state.attack_bonus[p]))).seat
     flow = state.replace(
         phase=jnp.where(targeted, spec.TRAINER_TARGET, jnp.where(switch, spec.SWITCH_OUT, state.phase)),
         decider=jnp.where(targeted, p, jnp.where(switch, o, state.decider)),
@@ -167,14 +169,14 @@ def play_trainer(T: CardTables, state: GameState, p: int, card, gate) -> GameSta
                          slots=state.slots.at[p].set(keep(slots, state.slots[p])), active=keep(active, state.active))
 
 
-def answer_trainer_target(T: CardTables, state: GameState, p: int, slot, gate) -> GameState:
+def answer_trainer_target(tables: CardTables, state: GameState, p: int, slot, gate) -> GameState:
     gate, slot = materialize(gate), materialize(slot)
     card = materialize(jnp.maximum(state.aux_card, 0))
-    kind = T.t_kind[card]
-    t = jnp.maximum(T.t_type[card], 0)
+    kind = tables.t_kind[card]
+    t = jnp.maximum(tables.t_type[card], 0)
     chosen = SLOTS == slot
     heal = gate & (kind == TRAINER_KIND["heal_target"])
-    damage = jnp.where(heal & chosen, jnp.maximum(state.damage[p] - T.t_amount[card], 0), state.damage[p])
+    damage = jnp.where(heal & chosen, jnp.maximum(state.damage[p] - tables.t_amount[card], 0), state.damage[p])
     misty = gate & (kind == TRAINER_KIND["flip_until_tails_energy_to_target"])
     heads, used = core.flip_until_tails_at(state, 0)
     brock = gate & (kind == TRAINER_KIND["zone_energy_to_named"])
@@ -187,27 +189,27 @@ def answer_trainer_target(T: CardTables, state: GameState, p: int, slot, gate) -
 
 # ====================================================================== Abilities
 
-def ability_targets(T: CardTables, state: GameState, p, user_slot):
+def ability_targets(tables: CardTables, state: GameState, p, user_slot):
     """Opponent slots the Ability of p's `user_slot` may choose, [4] bool."""
     o = 1 - p
-    kind = T.ab_kind[jnp.maximum(state.card[p, user_slot], 0)]
+    kind = tables.ab_kind[jnp.maximum(state.card[p, user_slot], 0)]
     pull = core.bench_mask(state, o) & (state.stack[o, :, 1] < 0)
     any_ = state.card[o] >= 0
     return jnp.select([kind == ABILITY_KIND["pull_opponent_bench_basic"], kind == ABILITY_KIND["damage_opponent_any"]],
                       [pull, any_], jnp.zeros(spec.NUM_SLOTS, bool))
 
 
-def ability_usable(T: CardTables, state: GameState, p, slot):
+def ability_usable(tables: CardTables, state: GameState, p, slot):
     """ABILITY-1..3 for player p's slot."""
     o = 1 - p
     card = state.card[p, slot]
     c = jnp.maximum(card, 0)
-    kind = T.ab_kind[c]
+    kind = tables.ab_kind[c]
     has_bench = jnp.any(core.bench_mask(state, p))
     fossil_ok = (slot != 0) | has_bench
     passive = (kind == ABILITY_KIND["counterattack"]) | (kind == ABILITY_KIND["reduce_incoming"]) | (kind == ABILITY_KIND["block_opponent_supporters"])
-    base = (kind > 0) & ~passive & ~state.ability_used[p, slot] & ((T.ab_requires_active[c] == 0) | (slot == 0))
-    active_type = T.ptype[jnp.maximum(state.card[p, 0], 0)]
+    base = (kind > 0) & ~passive & ~state.ability_used[p, slot] & ((tables.ab_requires_active[c] == 0) | (slot == 0))
+    active_type = tables.ptype[jnp.maximum(state.card[p, 0], 0)]
     specific = jnp.select(
         [kind == ABILITY_KIND["heal_all_own"],
          (kind == ABILITY_KIND["pull_opponent_bench_basic"]) | (kind == ABILITY_KIND["damage_opponent_any"]),
@@ -215,23 +217,23 @@ def ability_usable(T: CardTables, state: GameState, p, slot):
          (kind == ABILITY_KIND["coin_opponent_asleep"]) | (kind == ABILITY_KIND["poison_opponent_active"]),
          kind == ABILITY_KIND["switch_out_opponent_active"]],
         [jnp.any((state.card[p] >= 0) & (state.damage[p] > 0)),
-         jnp.any(ability_targets(T, state, p, slot)),
-         (state.card[p, 0] >= 0) & (active_type == T.ab_type[c]),
+         jnp.any(ability_targets(tables, state, p, slot)),
+         (state.card[p, 0] >= 0) & (active_type == tables.ab_type[c]),
          state.card[o, 0] >= 0,
          jnp.any(core.bench_mask(state, o))],
         TRUE)
-    return (card >= 0) & jnp.where(T.is_fossil[c] == 1, fossil_ok, base & specific)
+    return (card >= 0) & jnp.where(tables.is_fossil[c] == 1, fossil_ok, base & specific)
 
 
-def use_ability(T: CardTables, state: GameState, p: int, slot, gate) -> GameState:
+def use_ability(tables: CardTables, state: GameState, p: int, slot, gate) -> GameState:
     """The Ability of p's `slot`: one write per changed array, gated."""
     o = 1 - p
     gate, slot = materialize(gate), materialize(slot)
     c = materialize(jnp.maximum(state.card[p, slot], 0))
-    kind = T.ab_kind[c]
+    kind = tables.ab_kind[c]
     is_ = lambda name: kind == ABILITY_KIND[name]  # noqa: E731
-    t = jnp.maximum(T.ab_type[c], 0)
-    damage = jnp.where(is_("heal_all_own") & (state.card[p] >= 0), jnp.maximum(state.damage[p] - T.ab_amount[c], 0),
+    t = jnp.maximum(tables.ab_type[c], 0)
+    damage = jnp.where(is_("heal_all_own") & (state.card[p] >= 0), jnp.maximum(state.damage[p] - tables.ab_amount[c], 0),
                        state.damage[p])
     typed = jnp.arange(spec.NUM_ENERGY) == t
     energy = (state.energy[p] + jnp.where((SLOTS == slot)[:, None] & typed, is_("zone_energy_to_self").astype(I32), 0)
@@ -255,16 +257,16 @@ def use_ability(T: CardTables, state: GameState, p: int, slot, gate) -> GameStat
                          active=state.active.at[o].set(keep(active_o, state.active[o])), flow=keep(flow, state.flow))
 
 
-def answer_ability_target(T: CardTables, state: GameState, p: int, opp_slot, gate) -> GameState:
+def answer_ability_target(tables: CardTables, state: GameState, p: int, opp_slot, gate) -> GameState:
     o = 1 - p
     gate, opp_slot = materialize(gate), materialize(opp_slot)
     c = materialize(jnp.maximum(state.card[p, jnp.maximum(state.aux_index, 0)], 0))
-    kind = T.ab_kind[c]
+    kind = tables.ab_kind[c]
     pull = gate & (kind == ABILITY_KIND["pull_opponent_bench_basic"])
     hit = gate & (kind == ABILITY_KIND["damage_opponent_any"])
     order = jnp.where(pull & (SLOTS == 0), opp_slot, jnp.where(pull & (SLOTS == opp_slot), 0, SLOTS))
     block = state.slots[o][order]
-    damage = block[:, SLOT_INDEX["damage"]] + jnp.where(hit & (SLOTS == opp_slot), T.ab_amount[c], 0)
+    damage = block[:, SLOT_INDEX["damage"]] + jnp.where(hit & (SLOTS == opp_slot), tables.ab_amount[c], 0)
     block = block.at[:, SLOT_INDEX["damage"]].set(damage)
     return state.replace(slots=state.slots.at[o].set(block), active=state.active.at[o].set(jnp.where(pull, 0, state.active[o])),
                          aux_index=jnp.where(gate, -1, state.aux_index))
@@ -272,9 +274,9 @@ def answer_ability_target(T: CardTables, state: GameState, p: int, opp_slot, gat
 
 # ====================================================================== Attacks
 
-def attack_targets(T: CardTables, state: GameState, p, card, a):
+def attack_targets(tables: CardTables, state: GameState, p, card, a):
     """ATK-4: (needs a target, own slot mask, opponent slot mask)."""
-    kind = T.atk_kind[card, a]
+    kind = tables.atk_kind[card, a]
     is_ = lambda name: kind == ATTACK_KIND[name]  # noqa: E731
     o = 1 - p
     opp_any = is_("snipe_opponent_any")
@@ -283,26 +285,27 @@ def attack_targets(T: CardTables, state: GameState, p, card, a):
     own_typed = is_("zone_energy_to_own_bench")
     needs = opp_any | opp_bench | own_bench | own_typed
     own = jnp.where(own_bench, core.bench_mask(state, p),
-                    own_typed & (SLOTS > 0) & _slot_type_mask(T, state, p, T.atk_target_type[card, a]))
+                    own_typed & (SLOTS > 0) & _slot_type_mask(tables, state, p, tables.atk_target_type[card, a]))
     opp = jnp.where(opp_any, state.card[o] >= 0, opp_bench & core.bench_mask(state, o))
     return needs, own, opp
 
 
-def copy_options(T: CardTables, state: GameState, p):
+def copy_options(tables: CardTables, state: GameState, p):
     """Ditto: [4 slots, 2 attacks] bool of the opponent's copiable attacks."""
     o = 1 - p
     cards = jnp.maximum(state.card[o], 0)
-    ok = (state.card[o] >= 0)[:, None] & (T.atk_exists[cards] == 1) & (T.atk_kind[cards] != ATTACK_KIND["copy_opponent_attack"])
+    ok = ((state.card[o] >= 0)[:, None] & (tables.atk_exists[cards] == 1)
+          & (tables.atk_kind[cards] != ATTACK_KIND["copy_opponent_attack"]))
     return ok
 
 
-def can_pay(T: CardTables, energy, card, a):
+def can_pay(tables: CardTables, energy, card, a):
     """ATK-1 for one Pokémon's Energy [8]."""
-    cost = T.atk_cost[card, a]
-    return jnp.all(energy >= cost) & (jnp.sum(energy) >= jnp.sum(cost) + T.atk_colorless[card, a])
+    cost = tables.atk_cost[card, a]
+    return jnp.all(energy >= cost) & (jnp.sum(energy) >= jnp.sum(cost) + tables.atk_colorless[card, a])
 
 
-def declare_attack(T: CardTables, state: GameState, p, a, gate):
+def declare_attack(tables: CardTables, state: GameState, p, a, gate):
     """ATK-1, ATK-3. Returns (state, start request gate, card)."""
     confused = gate & (state.special[p] == spec.CONFUSED)
     tails = (core.value_at(state, 0) & 1) == 0
@@ -311,44 +314,44 @@ def declare_attack(T: CardTables, state: GameState, p, a, gate):
     return state, gate & ~(confused & tails), state.card[p, 0]
 
 
-def start_attack(T: CardTables, state: GameState, p, card, a, gate):
+def start_attack(tables: CardTables, state: GameState, p, card, a, gate):
     """Ask for a target or a copy (ATK-4); returns (state, resolve gate)."""
-    kind = T.atk_kind[card, a]
+    kind = tables.atk_kind[card, a]
     copy = kind == ATTACK_KIND["copy_opponent_attack"]
-    any_copy = jnp.any(copy_options(T, state, p))
-    needs, own, opp = attack_targets(T, state, p, card, a)
+    any_copy = jnp.any(copy_options(tables, state, p))
+    needs, own, opp = attack_targets(tables, state, p, card, a)
     ask = needs & (jnp.any(own) | jnp.any(opp))
     pending = gate & ((copy & any_copy) | ask)
     new = state.replace(phase=jnp.where(copy, spec.COPY_ATTACK, spec.ATTACK_TARGET), decider=p, aux_card=card, aux_index=a)
     return merge(pending, new, state), gate & ~copy & ~ask
 
 
-def extra_energy(T: CardTables, energy, card, a, energy_type):
+def extra_energy(tables: CardTables, energy, card, a, energy_type):
     """Energy of energy_type beyond what the attack cost needs (Hydro Pump, Hydro Bazooka)."""
-    typed = T.atk_cost[card, a]
+    typed = tables.atk_cost[card, a]
     others = jnp.arange(spec.NUM_ENERGY) != energy_type
     other_spare = jnp.sum(jnp.where(others, energy - typed, 0))
-    used_for_colorless = jnp.maximum(0, T.atk_colorless[card, a] - other_spare)
+    used_for_colorless = jnp.maximum(0, tables.atk_colorless[card, a] - other_spare)
     return energy[energy_type] - typed[energy_type] - used_for_colorless
 
 
-def _damage_to_opponent(T: CardTables, state: GameState, p, units, counts, gate):
+def _damage_to_opponent(tables: CardTables, state: GameState, p, units, counts, gate):
     """Attack damage to the opponent's Pokémon: `counts[s]` hits of `units[s]` base damage on slot s
     (DMG-1 for the Active, DMG-3 for the Bench), all at once: the formula does not depend on the
     damage already there. Returns (damage dealt per slot, counter_damage: Counterattack's)."""
     o = 1 - p
     slots = jnp.arange(spec.NUM_SLOTS)
-    per_hit_active = core.attack_damage_to_active(T, state, p, units[0])
-    reduction = core.incoming_reductions(T, state, o)
+    per_hit_active = core.attack_damage_to_active(tables, state, p, units[0])
+    reduction = core.incoming_reductions(tables, state, o)
     per_hit_bench = jnp.where(units <= 0, 0, jnp.maximum(units - reduction, 0))
     per_hit = jnp.where(slots == 0, per_hit_active, per_hit_bench)
     dealt = jnp.where(gate & (state.card[o] >= 0), counts * per_hit, 0).astype(I32)
     defender = jnp.maximum(state.card[o, 0], 0)
-    counter = (dealt[0] > 0) & (T.ab_kind[defender] == ABILITY_KIND["counterattack"])
-    return dealt, jnp.where(counter, T.ab_amount[defender], state.counter_damage)
+    counter = (dealt[0] > 0) & (tables.ab_kind[defender] == ABILITY_KIND["counterattack"])
+    return dealt, jnp.where(counter, tables.ab_amount[defender], state.counter_damage)
 
 
-def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gate) -> GameState:
+def resolve_attack(tables: CardTables, state: GameState, p: int, card, a, target, gate) -> GameState:
     """ATK-5, mirroring reference effects.resolve_attack (same stream order). Every effect reads
     the state before the attack (an attack has one effect kind besides its damage, and the
     reference's effects read nothing an earlier one of the same attack changed), changes small
@@ -356,18 +359,18 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     o = 1 - p
     # per-game values that gate row writes are computed once per game (see state.materialize)
     gate, card, a, target = (materialize(x) for x in (gate, card, a, target))
-    kind = materialize(T.atk_kind[card, a])
+    kind = materialize(tables.atk_kind[card, a])
     flags = {name: kind == value for name, value in ATTACK_KIND.items()}
     is_ = flags.__getitem__
-    amount = T.atk_amount[card, a]
-    etype = jnp.maximum(T.atk_type[card, a], 0)
+    amount = tables.atk_amount[card, a]
+    etype = jnp.maximum(tables.atk_type[card, a], 0)
     attacker_energy = state.energy[p, 0]
     # --- coins (all of an attack's coins come first in the stream)
     one_coin = (is_("coin_or_fail") | is_("coin_bonus") | is_("coin_bonus_else_self_damage") | is_("coin_inflict")
                 | is_("coin_defender_cant_attack") | is_("coin_discard_random_opponent_energy") | is_("coin_protect_next_turn")
                 | is_("coin_discard_random_opponent_hand_card") | is_("coin_shuffle_opponent_active_into_deck"))
     many = is_("coins_times_damage") | is_("all_heads_bonus") | is_("coins_zone_energy_to_own_bench")
-    num_coins = jnp.where(one_coin, 1, jnp.where(many, T.atk_coins[card, a], 0))
+    num_coins = jnp.where(one_coin, 1, jnp.where(many, tables.atk_coins[card, a], 0))
     heads = core.coins_at(state, 0, num_coins, 4)
     until_tails = is_("flip_until_tails_times_damage")
     streak, streak_used = core.flip_until_tails_at(state, 0)
@@ -375,16 +378,16 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     heads = jnp.where(until_tails, streak, heads)
     failed = is_("coin_or_fail") & (heads == 0)
     # --- base damage with the attack's own bonuses
-    base = T.atk_damage[card, a]
+    base = tables.atk_damage[card, a]
     bench_p = core.bench_mask(state, p)
-    bench_types = _slot_type_mask(T, state, p, T.atk_type[card, a]) & bench_p
-    named_bench = bench_p & (T.name[jnp.maximum(state.card[p], 0)] == T.atk_name[card, a])
+    bench_types = _slot_type_mask(tables, state, p, tables.atk_type[card, a]) & bench_p
+    named_bench = bench_p & (tables.name[jnp.maximum(state.card[p], 0)] == tables.atk_name[card, a])
     bonus = jnp.select(
         [is_("coin_bonus") | is_("coin_bonus_else_self_damage"), is_("all_heads_bonus"),
          is_("extra_energy_bonus"), is_("bonus_if_opponent_damaged"), is_("bonus_per_opponent_energy"),
          is_("bonus_if_self_damaged"), is_("bonus_per_own_bench_named"), is_("bonus_if_opponent_poisoned")],
         [jnp.where(heads > 0, amount, 0), jnp.where(heads == num_coins, amount, 0),
-         jnp.where(extra_energy(T, attacker_energy, card, a, etype) >= T.atk_extra[card, a], amount, 0),
+         jnp.where(extra_energy(tables, attacker_energy, card, a, etype) >= tables.atk_extra[card, a], amount, 0),
          jnp.where(state.damage[o, 0] > 0, amount, 0), amount * jnp.sum(state.energy[o, 0]),
          jnp.where(state.damage[p, 0] > 0, amount, 0), amount * jnp.sum(named_bench),
          jnp.where(state.poisoned[o], amount, 0)], 0)
@@ -400,17 +403,17 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     meteor = go & is_("random_opponent_hits")
     hits = jnp.zeros(spec.NUM_SLOTS, I32)
     for i in range(4):
-        hit = meteor & (i < T.atk_times[card, a])
+        hit = meteor & (i < tables.atk_times[card, a])
         slot = core.kth_true(occupied_o, core.pick_at(state, used, jnp.sum(occupied_o)))
         hits = hits + ((slots == slot) & hit).astype(I32)
         used = used + hit.astype(I32)
     snipe = (is_("snipe_opponent_any") | is_("snipe_opponent_bench")) & (target >= 0)
     blizzard = is_("damage_each_opponent_bench")
-    main = (T.atk_damage[card, a] > 0).astype(I32)
+    main = (tables.atk_damage[card, a] > 0).astype(I32)
     units = jnp.where(snipe | is_("random_opponent_hits"), amount, jnp.where(slots == 0, base, jnp.where(blizzard, amount, 0)))
     counts = jnp.where(snipe, (slots == target).astype(I32), jnp.where(is_("random_opponent_hits"), hits,
                        jnp.where(slots == 0, main, blizzard.astype(I32))))
-    dealt_per_slot, counter_damage = _damage_to_opponent(T, state, p, units, counts, go)
+    dealt_per_slot, counter_damage = _damage_to_opponent(tables, state, p, units, counts, go)
     damage_o = state.damage[o] + dealt_per_slot
     dealt = jnp.where(main > 0, dealt_per_slot[0], 0)
     protected = core.is_turn(state, state.protected_turn[o])
@@ -420,23 +423,24 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     active_damage = damage_p[0]
     active_damage = jnp.where(go & is_("heal_self"), jnp.maximum(active_damage - amount, 0), active_damage)
     active_damage = jnp.where(go & is_("heal_self_by_damage_dealt"), jnp.maximum(active_damage - dealt, 0), active_damage)
-    self_hit = jnp.where(is_("self_damage"), amount, 0) + jnp.where(is_("coin_bonus_else_self_damage") & (heads == 0), T.atk_self_damage[card, a], 0)
+    self_hit = (jnp.where(is_("self_damage"), amount, 0)
+                + jnp.where(is_("coin_bonus_else_self_damage") & (heads == 0), tables.atk_self_damage[card, a], 0))
     active_damage = active_damage + jnp.where(go, self_hit, 0)
     # Raging Thunder: one own Benched Pokémon
     own_slot = jnp.maximum(target, 0)
-    own_hit = core.attack_damage_to_bench(T, state, p, own_slot, amount)
+    own_hit = core.attack_damage_to_bench(tables, state, p, own_slot, amount)
     damage_p = damage_p.at[0].set(active_damage)
     damage_p = damage_p.at[own_slot].add(jnp.where(go & is_("damage_own_bench_one") & (target >= 0), own_hit, 0))
-    status = _status_values(state.poisoned[o], state.burned[o], state.special[o], T.atk_status[card, a],
+    status = _status_values(state.poisoned[o], state.burned[o], state.special[o], tables.atk_status[card, a],
                             go & ~protected & (is_("inflict") | (is_("coin_inflict") & (heads > 0))))
     energy_p = state.energy[p]
-    own_discard = jnp.where(is_("discard_own_energy"), jnp.minimum(T.atk_count[card, a], energy_p[0, etype]), 0)
+    own_discard = jnp.where(is_("discard_own_energy"), jnp.minimum(tables.atk_count[card, a], energy_p[0, etype]), 0)
     energy_p = energy_p.at[0, etype].add(-jnp.where(go, own_discard, 0))
     energy_p = energy_p.at[0].set(jnp.where(go & is_("discard_all_own_energy"), 0, energy_p[0]))
     energy_p = energy_p.at[own_slot, etype].add((go & is_("zone_energy_to_own_bench") & (target >= 0)).astype(I32))
     energy_p = energy_p.at[0, etype].add((go & is_("zone_energy_to_self")).astype(I32))
     moltres = go & is_("coins_zone_energy_to_own_bench") & (heads > 0) & jnp.any(
-        (SLOTS > 0) & _slot_type_mask(T, state, p, T.atk_target_type[card, a]))
+        (SLOTS > 0) & _slot_type_mask(tables, state, p, tables.atk_target_type[card, a]))
     on_defender = go & ~protected
     cant_attack = on_defender & (is_("defender_cant_attack") | (is_("coin_defender_cant_attack") & (heads > 0)))
     weaker = on_defender & is_("defender_attacks_weaker")
@@ -457,15 +461,15 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
     deck_cards = jnp.maximum(deck, 0)
     family = go & is_("deck_random_named_to_bench") & jnp.any(core.empty_bench_mask(state, p))
     friend = go & is_("deck_random_pokemon_of_type_to_hand")
-    matches = (deck >= 0) & jnp.where(family, T.name[deck_cards] == T.atk_name[card, a],
-                                      (T.is_pokemon[deck_cards] == 1) & (T.ptype[deck_cards] == etype))
+    matches = (deck >= 0) & jnp.where(family, tables.name[deck_cards] == tables.atk_name[card, a],
+                                      (tables.is_pokemon[deck_cards] == 1) & (tables.ptype[deck_cards] == etype))
     found = (family | friend) & (jnp.sum(matches) > 0)
     position = core.kth_true(matches, core.pick_at(state, used, jnp.sum(matches)))
     benched = found & family
     used = used + found.astype(I32)
     # Pay Day
-    drawn = jnp.where(go & is_("draw"), core.drawn_count(state.deck_size[p], state.hand_size[p], T.atk_count[card, a],
-                                                     T.max_attack_draw), 0)
+    drawn = jnp.where(go & is_("draw"), core.drawn_count(state.deck_size[p], state.hand_size[p], tables.atk_count[card, a],
+                                                     tables.max_attack_draw), 0)
     deck_first = jnp.where(found, position, 0)
     deck_taken = jnp.where(found, 1, drawn)
     to_hand = jnp.where(found & friend, 1, drawn)
@@ -530,11 +534,3 @@ def resolve_attack(T: CardTables, state: GameState, p: int, card, a, target, gat
         rng_counter=state.rng_counter + used).flow
     return state.replace(flow=keep(flow, state.flow), seat=keep(seat, state.seat), zones=keep(zones_new, state.zones),
                          slots=keep(slots_new, state.slots), active=keep(active_new, state.active))
-
-
-def finish_attack(state: GameState, gate) -> GameState:
-    """Counterattack, then the turn ends. In the turn player's frame (seat 0)."""
-    p = 0
-    hit = state.counter_damage * (state.card[p, 0] >= 0)
-    new = core.add_damage(state, p, 0, hit).replace(counter_damage=jnp.int32(0), in_attack=jnp.bool_(False))
-    return merge(gate, core.end_turn(new), state)

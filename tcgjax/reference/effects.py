@@ -2,39 +2,27 @@
 
 Attacks (ATK-1..5) go: `declare_attack` (Confusion, ATK-3) -> a target if the text asks for one
 (ATK-4) -> `resolve_attack` (coins and damage, then the other effects in text order) -> perhaps one
-more choice (Moltres ex, Knock Back) -> `finish_attack` (Counterattack, end of the turn). Knock Outs
-are left to the engine's `settle`.
+more choice (Moltres ex, Knock Back); the engine's `settle` then finishes the attack (Counterattack,
+end of the turn, `Game.finish_attack`) and resolves Knock Outs.
 """
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from tcgjax import spec
-from tcgjax.cards import TYPE_INDEX, Attack, Card, CardDatabase
-
-if TYPE_CHECKING:
-    from tcgjax.reference.engine import Game
+from tcgjax.cards import TYPE_INDEX, Attack, Card
+from tcgjax.reference.core import GameCore
 
 STATUS_CODES = {"asleep": spec.ASLEEP, "paralyzed": spec.PARALYZED, "confused": spec.CONFUSED}
 
 
-@functools.lru_cache(maxsize=None)
-def named_bonus_names(database: CardDatabase) -> tuple[str, ...]:
-    """Names helped by the (single) named attack bonus Supporter, Blaine."""
-    found = {tuple(c.effect["names"]) for c in database.cards if c.effect and c.effect["kind"] == "named_attack_bonus"}
-    if len(found) > 1:
-        raise NotImplementedError("more than one named attack bonus Supporter needs per-card state")
-    return found.pop() if found else ()
-
-
-def _protected(game: "Game", p: int) -> bool:
+def _protected(game: GameCore, p: int) -> bool:
     """DMG-5: Dig protects player p's Active this turn."""
     return game.is_turn(game.player(p).active_effects.protected_turn)
 
 
-def apply_status(game: "Game", p: int, status: str) -> None:
+def apply_status(game: GameCore, p: int, status: str) -> None:
     """STATUS-2."""
     fx = game.player(p).active_effects
     if status == "poisoned":
@@ -45,7 +33,7 @@ def apply_status(game: "Game", p: int, status: str) -> None:
         fx.special = STATUS_CODES[status]
 
 
-def _pokemon_of_type(game: "Game", p: int, slots, target_type: str) -> list[int]:
+def _pokemon_of_type(game: GameCore, p: int, slots, target_type: str) -> list[int]:
     player = game.player(p)
     return [s for s in slots if player.slots[s] is not None
             and (target_type == "any" or game.pokemon_type(player.slots[s]) == TYPE_INDEX[target_type])]
@@ -53,7 +41,7 @@ def _pokemon_of_type(game: "Game", p: int, slots, target_type: str) -> list[int]
 
 # ====================================================================== Trainers (TRAINER-1..3)
 
-def trainer_targets(game: "Game", p: int, card: Card) -> list[int]:
+def trainer_targets(game: GameCore, p: int, card: Card) -> list[int]:
     """Own slots a targeted Trainer may choose (TRAINER-2); [] for untargeted ones."""
     effect, player = card.effect, game.player(p)
     kind = effect["kind"]
@@ -69,7 +57,7 @@ def trainer_targets(game: "Game", p: int, card: Card) -> list[int]:
 TARGETED_TRAINERS = frozenset({"heal_target", "flip_until_tails_energy_to_target", "zone_energy_to_named"})
 
 
-def trainer_playable(game: "Game", p: int, card: Card) -> bool:
+def trainer_playable(game: GameCore, p: int, card: Card) -> bool:
     effect, player, opp = card.effect, game.player(p), game.player(1 - p)
     kind = effect["kind"]
     if kind in TARGETED_TRAINERS:
@@ -85,7 +73,7 @@ def trainer_playable(game: "Game", p: int, card: Card) -> bool:
     return True
 
 
-def play_trainer(game: "Game", p: int, card: Card) -> None:
+def play_trainer(game: GameCore, p: int, card: Card) -> None:
     """TRAINER-1: the card leaves the hand (the caller popped it), goes to the discard pile unless
     it is a fossil, then its effect resolves."""
     s, player, opp = game.state, game.player(p), game.player(1 - p)
@@ -130,7 +118,7 @@ def play_trainer(game: "Game", p: int, card: Card) -> None:
         raise NotImplementedError(kind)
 
 
-def _answer_trainer_target(game: "Game", p: int, slot: int) -> None:
+def _answer_trainer_target(game: GameCore, p: int, slot: int) -> None:
     card = game.card(game.state.aux_card)
     effect, mon = card.effect, game.player(p).slots[slot]
     kind = effect["kind"]
@@ -142,7 +130,7 @@ def _answer_trainer_target(game: "Game", p: int, slot: int) -> None:
         mon.energy[TYPE_INDEX[effect["type"]]] += 1
 
 
-def _deck_random_to_hand(game: "Game", p: int, matches: Callable[[Card], bool]) -> None:
+def _deck_random_to_hand(game: GameCore, p: int, matches: Callable[[Card], bool]) -> None:
     """RNG-4: a uniform pick among the matching deck cards; the deck keeps its order."""
     player = game.player(p)
     positions = [i for i, c in enumerate(player.deck) if matches(game.card(c))]
@@ -152,7 +140,7 @@ def _deck_random_to_hand(game: "Game", p: int, matches: Callable[[Card], bool]) 
 
 # ====================================================================== Abilities (ABILITY-1..3)
 
-def ability_targets(game: "Game", p: int, ability: dict) -> list[int]:
+def ability_targets(game: GameCore, p: int, ability: dict) -> list[int]:
     """Opponent slots the Ability may choose."""
     opp = game.player(1 - p)
     if ability["kind"] == "pull_opponent_bench_basic":
@@ -162,7 +150,7 @@ def ability_targets(game: "Game", p: int, ability: dict) -> list[int]:
     return []
 
 
-def ability_usable(game: "Game", p: int, slot: int, ability: dict) -> bool:
+def ability_usable(game: GameCore, p: int, slot: int, ability: dict) -> bool:
     player, opp = game.player(p), game.player(1 - p)
     kind = ability["kind"]
     if kind == "heal_all_own":
@@ -178,7 +166,7 @@ def ability_usable(game: "Game", p: int, slot: int, ability: dict) -> bool:
     return True  # zone_energy_to_self, look_top_of_deck
 
 
-def use_ability(game: "Game", p: int, slot: int) -> None:
+def use_ability(game: GameCore, p: int, slot: int) -> None:
     s, player = game.state, game.player(p)
     mon = player.slots[slot]
     ability = game.ability(mon)
@@ -206,7 +194,7 @@ def use_ability(game: "Game", p: int, slot: int) -> None:
         raise NotImplementedError(kind)
 
 
-def _answer_ability_target(game: "Game", p: int, opp_slot: int) -> None:
+def _answer_ability_target(game: GameCore, p: int, opp_slot: int) -> None:
     ability = game.ability(game.player(p).slots[game.state.aux_index])
     if ability["kind"] == "pull_opponent_bench_basic":
         game.swap_active_with_bench(1 - p, opp_slot)
@@ -216,21 +204,21 @@ def _answer_ability_target(game: "Game", p: int, opp_slot: int) -> None:
 
 # ====================================================================== Attacks (ATK-1..5)
 
-def declare_attack(game: "Game", p: int, attack_index: int) -> None:
+def declare_attack(game: GameCore, p: int, attack_index: int) -> None:
     """ATK-1, ATK-3."""
     s = game.state
     s.in_attack = True
     s.counter_damage = 0
     if game.player(p).active_effects.special == spec.CONFUSED and not game.rng.coin():
-        return  # tails: the attack does nothing and the turn ends (settle -> finish_attack)
+        return  # tails: the attack does nothing and the turn ends (settle -> Game.finish_attack)
     start_attack(game, p, game.player(p).active.top, attack_index)
 
 
-def attack_of(game: "Game", card_index: int, attack_index: int) -> Attack:
+def attack_of(game: GameCore, card_index: int, attack_index: int) -> Attack:
     return game.card(card_index).attacks[attack_index]
 
 
-def attack_targets(game: "Game", p: int, attack: Attack) -> tuple[list[int], list[int]] | None:
+def attack_targets(game: GameCore, p: int, attack: Attack) -> tuple[list[int], list[int]] | None:
     """ATK-4: (own slots, opponent slots) the attack may target, or None if it takes no target."""
     kind = attack.effect["kind"] if attack.effect else None
     player, opp = game.player(p), game.player(1 - p)
@@ -245,7 +233,7 @@ def attack_targets(game: "Game", p: int, attack: Attack) -> tuple[list[int], lis
     return None
 
 
-def copy_options(game: "Game", p: int) -> list[tuple[int, int]]:
+def copy_options(game: GameCore, p: int) -> list[tuple[int, int]]:
     """Ditto: every attack of the opponent's Pokémon in play except Copy Anything itself."""
     opp = game.player(1 - p)
     options = []
@@ -257,7 +245,7 @@ def copy_options(game: "Game", p: int) -> list[tuple[int, int]]:
     return options
 
 
-def start_attack(game: "Game", p: int, card_index: int, attack_index: int) -> None:
+def start_attack(game: GameCore, p: int, card_index: int, attack_index: int) -> None:
     """Ask for the attack's target when it needs one (ATK-4), else resolve it."""
     s = game.state
     attack = attack_of(game, card_index, attack_index)
@@ -288,7 +276,7 @@ def extra_energy(mon, cost, energy_type: int) -> int:
     return mon.energy[energy_type] - typed[energy_type] - used_for_colorless
 
 
-def _damage_opponent_slot(game: "Game", p: int, slot: int, base: int) -> int:
+def _damage_opponent_slot(game: GameCore, p: int, slot: int, base: int) -> int:
     """Attack damage to one of the opponent's Pokémon (DMG-1/3); notes Counterattack."""
     if slot == 0:
         dealt = game.attack_damage_to_active(p, base)
@@ -304,7 +292,7 @@ def _damage_opponent_slot(game: "Game", p: int, slot: int, base: int) -> int:
     return dealt
 
 
-def resolve_attack(game: "Game", p: int, card_index: int, attack_index: int, target: int) -> None:
+def resolve_attack(game: GameCore, p: int, card_index: int, attack_index: int, target: int) -> None:
     """ATK-5: coins and text bonuses, damage to the opponent's Active, then the other effects."""
     s, rng = game.state, game.rng
     me, opp = game.player(p), game.player(1 - p)
@@ -450,7 +438,7 @@ def resolve_attack(game: "Game", p: int, card_index: int, attack_index: int, tar
             game.swap_active_with_bench(p, target)
 
 
-def _discard_random_energy(game: "Game", mon) -> None:
+def _discard_random_energy(game: GameCore, mon) -> None:
     """A uniform pick among the attached Energy, counted type by type in type order."""
     total = mon.total_energy
     if total == 0:
@@ -463,20 +451,9 @@ def _discard_random_energy(game: "Game", mon) -> None:
         k -= count
 
 
-def finish_attack(game: "Game") -> None:
-    """Counterattack damage to the attacking (Active) Pokémon, then the turn ends (ATK-1)."""
-    s = game.state
-    me = game.player(s.turn_player)
-    if s.counter_damage and me.active is not None:
-        me.active.damage += s.counter_damage
-    s.counter_damage = 0
-    s.in_attack = False
-    game.end_turn()
-
-
 # ====================================================================== pending choices
 
-def pending_targets(game: "Game") -> tuple[list[int], list[int]]:
+def pending_targets(game: GameCore) -> tuple[list[int], list[int]]:
     """(own slots, opponent slots) that answer the pending choice, for the legal-action mask."""
     s = game.state
     p = s.decider
@@ -494,7 +471,7 @@ def pending_targets(game: "Game") -> tuple[list[int], list[int]]:
     raise AssertionError(f"no targets for phase {s.phase}")
 
 
-def answer_choice(game: "Game", action: int) -> None:
+def answer_choice(game: GameCore, action: int) -> None:
     """Resolve TRAINER_TARGET, ABILITY_TARGET, ATTACK_TARGET, COPY_ATTACK and PLACE_ENERGY."""
     s = game.state
     p = s.decider

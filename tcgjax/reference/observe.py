@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tcgjax import spec
-from tcgjax import observation as O
+from tcgjax import observation
 from tcgjax.observation import card_features, one_hot
 from tcgjax.reference.engine import Game
 
@@ -29,17 +29,17 @@ def observe(game: Game, player: int) -> np.ndarray:
     parts.append(np.array([_r(s.turn, np.float32(1) / np.float32(game.max_turns)), s.turn_player == player, s.first_player == player,
                            s.decider == player and not s.game_over], np.float32))
     parts.append(one_hot(s.phase, len(spec.PHASE_NAMES)))
-    parts.append(np.array([_r(me.points, O.SCALE_POINTS), _r(op.points, O.SCALE_POINTS), _r(len(me.hand), O.SCALE_HAND),
-                           _r(len(op.hand), O.SCALE_HAND), _r(len(me.deck), O.SCALE_DECK), _r(len(op.deck), O.SCALE_DECK)], np.float32))
+    parts.append(np.array([_r(me.points, observation.SCALE_POINTS), _r(op.points, observation.SCALE_POINTS), _r(len(me.hand), observation.SCALE_HAND),
+                           _r(len(op.hand), observation.SCALE_HAND), _r(len(me.deck), observation.SCALE_DECK), _r(len(op.deck), observation.SCALE_DECK)], np.float32))
     for value in (me.energy_current, me.energy_next, op.energy_current, op.energy_next):
         parts.append(one_hot(value, 9, offset=1))
     for pl in (me, op):
         mask = np.zeros(8, np.float32)
         mask[list(pl.energy_types)] = 1.0
         parts.append(mask)
-    parts.append(np.array([me.supporter_played, me.retreated, _r(me.retreat_reduction, O.SCALE_QUARTER),
-                           _r(me.attack_bonus, O.SCALE_GIOVANNI), _r(me.named_attack_bonus, O.SCALE_BLAINE), game.supporters_blocked(player)], np.float32))
-    parts.append(np.array([_r(s.aux_count, O.SCALE_QUARTER)], np.float32))
+    parts.append(np.array([me.supporter_played, me.retreated, _r(me.retreat_reduction, observation.SCALE_QUARTER),
+                           _r(me.attack_bonus, observation.SCALE_GIOVANNI), _r(me.named_attack_bonus, observation.SCALE_BLAINE), game.supporters_blocked(player)], np.float32))
+    parts.append(np.array([_r(s.aux_count, observation.SCALE_QUARTER)], np.float32))
     parts.append(one_hot(s.aux_type, 9, offset=1))
     parts.append(one_hot(s.aux_index, 1 + spec.HAND_CAPACITY, offset=1))
     for p, pl in ((player, me), (1 - player, op)):
@@ -47,7 +47,7 @@ def observe(game: Game, player: int) -> np.ndarray:
             slot = np.zeros(features.shape[1] + 12, np.float32)
             if mon is not None and not (hidden and p != player):
                 slot[: features.shape[1]] = features[mon.top]
-                rest = [_r(mon.damage, O.SCALE_HP), _r(game.hp(mon) - mon.damage, O.SCALE_HP)] + [_r(e, O.SCALE_QUARTER) for e in mon.energy]
+                rest = [_r(mon.damage, observation.SCALE_HP), _r(game.hp(mon) - mon.damage, observation.SCALE_HP)] + [_r(e, observation.SCALE_QUARTER) for e in mon.energy]
                 rest += [mon.turn_played == s.turn, mon.ability_used]
                 slot[features.shape[1]:] = rest
             parts.append(slot)
@@ -56,8 +56,8 @@ def observe(game: Game, player: int) -> np.ndarray:
         values = [fx.poisoned, fx.burned, fx.special == spec.ASLEEP, fx.special == spec.PARALYZED, fx.special == spec.CONFUSED,
                   _active_now(game, fx.cant_attack_turn), _active_now(game, fx.cant_retreat_turn),
                   _active_now(game, fx.protected_turn),
-                  _r(fx.reduce_damage_amount, O.SCALE_AMOUNT) if _active_now(game, fx.reduce_damage_turn) else 0.0,
-                  _r(fx.attack_minus_amount, O.SCALE_AMOUNT) if _active_now(game, fx.attack_minus_turn) else 0.0]
+                  _r(fx.reduce_damage_amount, observation.SCALE_AMOUNT) if _active_now(game, fx.reduce_damage_turn) else 0.0,
+                  _r(fx.attack_minus_amount, observation.SCALE_AMOUNT) if _active_now(game, fx.attack_minus_turn) else 0.0]
         parts.append(np.zeros(10, np.float32) if hidden and p != player else np.array(values, np.float32))
     hand = np.full(spec.HAND_CAPACITY, -1)
     hand[: len(me.hand)] = me.hand

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from cheetahjax.data import half_cheetah_model
 from cheetahjax.physics.linalg import tree_solve
+from cheetahjax.physics.maps import tree_maps
 
 from .helpers import cheetah_states, max_abs, mujoco_forward, new_mujoco, run_probe64
 
@@ -34,9 +35,9 @@ def test_tree_ltdl_solve_matches_dense_solve(state, seed):
     ref = mujoco_forward(*MJ, *state)
     rhs = np.random.default_rng(seed).standard_normal(9) * 100
     model = half_cheetah_model()
-    pattern = np.array([ref["mass"][i, j] for i, j in zip(model.maps.pattern_i, model.maps.pattern_j)])
+    pattern = np.array([ref["mass"][i, j] for i, j in zip(tree_maps(model).pattern_i, tree_maps(model).pattern_j)])
     with jax.enable_x64(True):
-        x = np.asarray(tree_solve(jnp.asarray(pattern), model.maps.pattern_index, model.dof_parent, jnp.asarray(rhs)))
+        x = np.asarray(tree_solve(jnp.asarray(pattern), tree_maps(model).pattern_index, model.dof_parent, jnp.asarray(rhs)))
     np.testing.assert_allclose(x, np.linalg.solve(ref["mass"], rhs), rtol=1e-9, atol=1e-9)
 
 

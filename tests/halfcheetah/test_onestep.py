@@ -12,7 +12,7 @@ import pytest
 
 from cheetahjax import verify
 
-TOLERANCE = {"float64": 1e-9, "float32": 1e-3}  # issue targets: 1e-5 (float64), 1e-3 (float32)
+TOLERANCE = {"float64": 1e-9, "float32": 1e-3}  # targets: 1e-5 (float64), 1e-3 (float32)
 POLICIES = [p for p in verify.POLICIES if p != "trained" or verify.trained_policy() is not None]
 
 

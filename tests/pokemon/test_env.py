@@ -155,7 +155,7 @@ def test_registered():
     assert isinstance(env, penv.PokemonGen1RandomEnv) and env.num_actions == 10
     assert env.observation_space(params).shape == (penv.OBS_SIZE,)
     spec = paritygym.spec(ENV_ID)
-    assert spec.reference_bench == "pokejax.bench:reference_bench" and spec.verify == "pokejax.verify:verify"
+    assert spec.reference_bench == "pokejax.reference:reference_bench" and spec.verify == "pokejax.verify:verify"
     _, p = paritygym.make(ENV_ID, opponent=OPPONENT_HEURISTIC, game=penv.PokemonParams(max_turns=50))
     assert p.opponent == OPPONENT_HEURISTIC and p.game.max_turns == 50
     with pytest.raises(TypeError, match="max_turn"):
@@ -334,14 +334,14 @@ def test_hand_built_pool_with_an_unbatched_move_is_refused():
     not run (Metronome, built by hand) is refused when the step is traced with it, naming the move;
     the generator's pools pass."""
     from paritygym.batching import batched_step
-    from pokejax.data import tables as T
+    from pokejax.data import tables
     from pokejax.game import batched
 
     env, params = paritygym.make(ENV_ID, team_pool_size=64, team_pool_seed=5)
     pool = params.game.team_pool
     assert batched.unbatched_moves(pool.teams.moves) == []
     moves = np.array(pool.teams.moves)
-    moves[3, 0, 1] = T.load().move_by_id["metronome"]
+    moves[3, 0, 1] = tables.load().move_by_id["metronome"]
     bad = params.replace(game=params.game.replace(team_pool=pool.replace(teams=pool.teams.replace(moves=jnp.asarray(moves)))))
     keys = jax.random.split(jax.random.key(0), 2)
     states = jax.eval_shape(lambda k: jax.vmap(env.reset, in_axes=(0, None))(k, params)[1], keys)
@@ -406,10 +406,10 @@ def test_verify_hook_runs_l3():
 
 
 def test_compile_report_kernel_origins_reads_xla_call_stacks():
-    """``compile_report --programs kernels`` finds each XLA kernel's stage from the call stack XLA
+    """``pokemon_compile_report --programs kernels`` finds each XLA kernel's stage from the call stack XLA
     keeps: a small program's kernels come from a function named like a stage (or have no stack:
     some ops XLA wraps into a kernel of their own carry none)."""
-    from pokejax.compile_report import kernel_origins
+    from benchmarks.pokemon_compile_report import kernel_origins
 
     def _batch_move(x):
         return jnp.sin(x) * 2.0 + jnp.cos(x)[::-1], jnp.cumsum(x * x)
@@ -421,10 +421,10 @@ def test_compile_report_kernel_origins_reads_xla_call_stacks():
 
 
 def test_compile_report_profile_maps_kernel_runs_to_their_origin():
-    """``compile_report --programs profile``'s pieces: every kernel run the profiler records is named
+    """``pokemon_compile_report --programs profile``'s pieces: every kernel run the profiler records is named
     like an instruction of the compiled module, runs once per call, and takes the stage of the
     function it comes from."""
-    from pokejax.compile_report import _kernel_stacks, kernel_durations, origin
+    from benchmarks.pokemon_compile_report import _kernel_stacks, kernel_durations, origin
 
     def _batch_move(x):
         return jnp.sin(x) * 2.0 + jnp.cos(x)[::-1], jnp.cumsum(x * x)
@@ -442,9 +442,9 @@ def test_compile_report_profile_maps_kernel_runs_to_their_origin():
 
 
 def test_compile_report_stale_reads_names_the_readers_of_a_copied_version():
-    """``compile_report --programs copies``: for a copy of the largest copied array, the other readers
+    """``pokemon_compile_report --programs copies``: for a copy of the largest copied array, the other readers
     of the copied value are reported (one pair per reader), and smaller copies are only counted."""
-    from pokejax.compile_report import stale_reads
+    from benchmarks.pokemon_compile_report import stale_reads
 
     text = "\n".join([
         "ENTRY %main (p: s32[8,4]) -> s32[8,4] {",
@@ -464,10 +464,10 @@ def test_compile_report_stale_reads_names_the_readers_of_a_copied_version():
 
 
 def test_compile_report_ablation_stubs_keep_the_step_shapes():
-    """``compile_report --programs ablations`` times the bench program without one part at a time: each
+    """``pokemon_compile_report --programs ablations`` times the bench program without one part at a time: each
     stub must leave the batched env step's outputs with the same shapes and dtypes (else it would time
     another program) and must really take its part out (the step's StableHLO shrinks)."""
-    from pokejax.compile_report import _stub_parts
+    from benchmarks.pokemon_compile_report import _stub_parts
 
     def outputs_and_lines(stub=None):
         env, params = paritygym.make(ENV_ID)
@@ -491,7 +491,7 @@ def test_compile_report_ablation_stubs_keep_the_step_shapes():
 
 def test_compile_report_run_ablations_refuses_an_unknown_part():
     """``--programs run_ablations --stubs``: a misspelt part is refused by name before anything compiles."""
-    from pokejax.compile_report import run_ablations
+    from benchmarks.pokemon_compile_report import run_ablations
 
     with pytest.raises(ValueError, match="unknown parts \\['move trun'\\]"):
         run_ablations(8, 1, 1, only="observation;move trun+observation")

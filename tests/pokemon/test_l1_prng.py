@@ -87,8 +87,8 @@ def test_pool_and_jump_ahead_match_sequential_draws():
 
 
 def test_shape_probe_draws_showdowns_sequence():
-    """``python -m pokejax.shape_probe`` keeps the generator as two word arrays: same draws."""
-    from pokejax import shape_probe
+    """``python -m benchmarks.pokemon_shape_probe`` keeps the generator as two word arrays: same draws."""
+    from benchmarks import pokemon_shape_probe as shape_probe
     state = prng.seed_from_words([1, 2, 3, 4])
     words = (state[0:1], state[1:2])
     for n in (256, 39, 7, 2, 256):

@@ -1,4 +1,4 @@
-"""L2: scripted battles that force the interactions the issue names, pokejax against Showdown,
+"""L2: scripted battles that force interactions between mechanics, pokejax against Showdown,
 full state and PRNG state compared after every decision (``pokejax.parity.play_battle``).
 
 Each scenario is two small teams (any moves, as in hackmons) and a script of both players'

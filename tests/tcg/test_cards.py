@@ -107,7 +107,7 @@ def test_generated_database_matches_build_script(document):
 
 
 def test_every_rule_and_effect_kind_has_a_test():
-    from tcgjax import coverage
+    from tests.tcg import coverage
     found = coverage.tests_by_marker()
     missing_rules = [r for r in coverage.rule_ids() if r not in coverage.NOT_MODELLED and not found.get(r)]
     assert not missing_rules, f"rules without a test: {missing_rules}"

@@ -6,14 +6,14 @@ legal action of whichever player decides, for every game of the batch at every s
 games replaced by new ones. It is the cost of the rules engine itself (and of the legal mask that
 random play needs), the number to compare with the reference engine's game actions/s.
 
-    python -m tcgjax.bench --batch 1 64 1024 4096 --seconds 3 --reference
-    python -m tcgjax.bench --env --batch 1024     # the single-agent env, default vs interleaved mode
-    python -m tcgjax.bench --env --reference      # + game actions per agent decision of the reference env
-    python -m tcgjax.bench --env --closed-params  # the same, params closed over as a trainer compiles them
-    python -m tcgjax.bench --profile --batch 1024 # kernel time by kernel (fused instructions, source)
-    python -m tcgjax.bench --profile --env        # the env step's kernel time by part (restart, observation, ...)
-    python -m tcgjax.bench --bytes --batch 64     # bytes written per game action, by call site
-    python -m tcgjax.bench --requests --batch 1024 # share of games asking for each step_batch part
+    python -m benchmarks.tcg --batch 1 64 1024 4096 --seconds 3 --reference
+    python -m benchmarks.tcg --env --batch 1024     # the single-agent env, default vs interleaved mode
+    python -m benchmarks.tcg --env --reference      # + game actions per agent decision of the reference env
+    python -m benchmarks.tcg --env --closed-params  # the same, params closed over as a trainer compiles them
+    python -m benchmarks.tcg --profile --batch 1024 # kernel time by kernel (fused instructions, source)
+    python -m benchmarks.tcg --profile --env        # the env step's kernel time by part (restart, observation, ...)
+    python -m benchmarks.tcg --bytes --batch 64     # bytes written per game action, by call site
+    python -m benchmarks.tcg --requests --batch 1024 # share of games asking for each step_batch part
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Throughput of emurust against PyBoy 2.8.1, same ROM and same inputs, side by side.
 
-`paritygym bench GameBoy-v0 --reference` uses `reference_bench` (PyBoy steps/s for the default
-GameBoy-v0 configuration). `python -m emurust.bench` prints the table the docs quote: frames per
+`python -m benchmarks.gameboy` prints the table the docs quote: frames per
 second for 1 emulator on 1 core and for N emulators on all cores (PyBoy one process per core,
 emurust one process with its thread pool), at frame skips 1 and 24, with the screen observation
 (gray, downscaled 2x: only the last frame of a skip is drawn) or RAM only (nothing drawn).
 
-PyBoy runs headless (`window="null"`), sound off, with `tick(frame_skip, render)` where `render`
-is on only when the observation needs the screen; its screen is read and downscaled like ours.
+The PyBoy side is `emurust.reference`'s benchmark loop, the one `paritygym bench GameBoy-v0
+--reference` times (`reference_bench`: PyBoy steps/s for the default GameBoy-v0 configuration):
+headless, sound off, the screen drawn only when the observation needs it.
 
 Each figure is given two ways: frames per wall-clock second, and frames per CPU second (process
 time, all threads). On a shared machine the second is the reliable per-core measure; for the
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import multiprocessing as mp
 import os
 import resource
 import time
@@ -29,23 +28,7 @@ from typing import Any
 import numpy as np
 
 import emurust
-
-#: CATCH's action table in GameBoy-v0 (nothing, left, right, left fast, right fast).
-CATCH_ACTIONS = np.array([0x00, 0x20, 0x10, 0x21, 0x11], np.uint8)
-#: Default GameBoy-v0 configuration benchmarked by `reference_bench`.
-DEFAULT_FRAME_SKIP = 4
-
-
-def _catch_start_state_pyboy(pb) -> bytes:
-    """A PyBoy state just after CATCH starts (same start-up as GameBoy-v0 with no title wait)."""
-    pb.tick(12, False)
-    pb.button_press("start")
-    pb.tick(2, False)
-    pb.button_release("start")
-    pb.tick(2, False)
-    buf = io.BytesIO()
-    pb.save_state(buf)
-    return buf.getvalue()
+from emurust.reference import CATCH_ACTIONS, catch_start_state_pyboy, pyboy_loop, pyboy_frames_per_second
 
 
 def _catch_start_state_emurust(rom: bytes) -> bytes:
@@ -57,62 +40,6 @@ def _catch_start_state_emurust(rom: bytes) -> bytes:
     gb.buttons = 0
     gb.tick(2, False)
     return gb.save_state()
-
-
-def _pyboy_worker(args: tuple) -> tuple[int, float, float]:
-    """Runs `num_envs` PyBoys round-robin for `num_steps` steps each; returns (frames, wall s, CPU s)."""
-    rom, num_envs, num_steps, frame_skip, screen, seed = args
-    from pyboy import PyBoy
-
-    from emurust.reference import PyBoyReference
-
-    boots = [PyBoyReference(rom) for _ in range(num_envs)]
-    start = _catch_start_state_pyboy(boots[0].pyboy)
-    for r in boots:
-        r.pyboy.load_state(io.BytesIO(start))
-    rng = np.random.default_rng(seed)
-    actions = rng.integers(0, len(CATCH_ACTIONS), size=(num_steps, num_envs))
-    held = [0] * num_envs
-    names = emurust.BUTTON_NAMES
-    t0, c0 = time.perf_counter(), time.process_time()
-    for step in range(num_steps):
-        for i, r in enumerate(boots):
-            pb = r.pyboy
-            mask = int(CATCH_ACTIONS[actions[step, i]])
-            changed = mask ^ held[i]
-            for bit in range(8):
-                if changed >> bit & 1:
-                    (pb.button_press if mask >> bit & 1 else pb.button_release)(names[bit])
-            held[i] = mask
-            pb.tick(frame_skip, screen, False)
-            if screen:
-                # The observation: gray, 2x2 block mean (what GameBoy-v0 returns by default).
-                s = pb.screen.ndarray[:, :, 0].reshape(72, 2, 80, 2).mean(axis=(1, 3))
-            if pb.memory[0xC0A3] == 2:  # game over: next episode
-                pb.load_state(io.BytesIO(start))
-    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-    for r in boots:
-        r.close()
-    del PyBoy
-    return num_envs * num_steps * frame_skip, elapsed, cpu
-
-
-def pyboy_frames_per_second(rom: bytes, num_envs: int, num_steps: int, frame_skip: int, screen: bool,
-                            num_procs: int = 1, cpu_time: bool = False) -> float:
-    """PyBoy frames/s (per wall second, or per CPU second with `cpu_time`): `num_envs` emulators
-    split over `num_procs` processes running at once."""
-    per_proc = [num_envs // num_procs + (1 if i < num_envs % num_procs else 0) for i in range(num_procs)]
-    jobs = [(rom, n, num_steps, frame_skip, screen, i) for i, n in enumerate(per_proc) if n > 0]
-    if len(jobs) == 1:
-        results = [_pyboy_worker(jobs[0])]
-    else:
-        with mp.get_context("spawn").Pool(len(jobs)) as pool:
-            results = pool.map(_pyboy_worker, jobs)
-    frames = sum(f for f, _, _ in results)
-    if cpu_time:
-        return frames / sum(c for _, _, c in results)
-    # The processes run concurrently: total frames over the slowest process's time.
-    return frames / max(w for _, w, _ in results)
 
 
 def emurust_run(rom: bytes, num_envs: int, num_steps: int, frame_skip: int, screen: bool,
@@ -191,16 +118,6 @@ def thread_scaling(num_envs: int = 32, frames: int = 3000, threads: int | None =
     return rows
 
 
-def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
-    """paritygym bench hook: PyBoy steps/s for GameBoy-v0's default configuration (CATCH, frame
-    skip 4, gray screen downscaled 2x), `batch_size` emulators over `num_procs` processes."""
-    from emurust.roms import rom_bytes
-
-    steps = max(1, min(num_steps, 20_000 // max(1, batch_size)))
-    fps = pyboy_frames_per_second(rom_bytes("catch"), batch_size, steps, DEFAULT_FRAME_SKIP, True, num_procs)
-    return fps / DEFAULT_FRAME_SKIP
-
-
 def run_table(num_envs_all_cores: int = 64, frames: int = 6000, cores: int | None = None, repeats: int = 3) -> list[dict[str, Any]]:
     """The docs table: 1 emulator on 1 core and N on all cores, frame skips 1 and 24, screen or RAM.
     Each figure is the best of `repeats` runs, the two systems' runs interleaved (other jobs on a
@@ -243,7 +160,7 @@ def render_check(repeats: int = 5, calls: int = 60) -> dict[str, dict[str, float
     rom = rom_bytes("catch")
     ref = PyBoyReference(rom)
     pb = ref.pyboy
-    pyboy_start = _catch_start_state_pyboy(pb)
+    pyboy_start = catch_start_state_pyboy(pb)
     gb = emurust.GameBoy(rom)
     ours_start = _catch_start_state_emurust(rom)
     variants = {
@@ -289,7 +206,7 @@ def main() -> None:
 
         rom = rom_bytes("catch")
         if args.one_loop == "pyboy":
-            _pyboy_worker((rom, 1, args.steps, args.skip, bool(args.screen), 0))
+            pyboy_loop((rom, 1, args.steps, args.skip, bool(args.screen), 0))
         else:
             emurust_frames_per_second(rom, 1, args.steps, args.skip, bool(args.screen), 1)
         return

@@ -1,11 +1,11 @@
 """Throughput of HalfCheetah on this machine: our engine, MuJoCo C through Gymnasium, MJX on the
 same model, and Brax's `halfcheetah` (generalized backend). One env step = 5 physics steps.
 
-    python -m cheetahjax.bench                           # all systems, default batches
-    python -m cheetahjax.bench --batches 128,1024 --systems ours,mjx
+    python -m benchmarks.halfcheetah                           # all systems, default batches
+    python -m benchmarks.halfcheetah --batches 128,1024 --systems ours,mjx
 
-`reference_bench` is the `paritygym bench HalfCheetah-v0 --reference` hook (MuJoCo C through
-Gymnasium, one process or one per core). Compile time is measured apart from run time.
+The MuJoCo C rows are `cheetahjax.reference.reference_bench` (the `paritygym bench HalfCheetah-v0
+--reference` hook: Gymnasium, one process or one per core). Compile time is measured apart from run time.
 """
 
 from __future__ import annotations
@@ -17,50 +17,9 @@ import sys
 import time
 from typing import Any, Callable
 
-import numpy as np
+from cheetahjax.reference import reference_bench
 
 TARGET_SECONDS = 3.0  # run each measurement about this long
-
-
-# ---------------------------------------------------------------------------------------------
-# MuJoCo C through Gymnasium (the paritygym reference hook)
-# ---------------------------------------------------------------------------------------------
-
-def _gymnasium_worker(args: tuple) -> tuple[int, float]:
-    num_envs, steps, seed, barrier = args
-    from cheetahjax.reference import make_gymnasium_env
-
-    envs = [make_gymnasium_env() for _ in range(num_envs)]
-    for i, env in enumerate(envs):
-        env.reset(seed=seed * 100_000 + i)
-    rng = np.random.default_rng(seed)
-    actions = rng.uniform(-1, 1, (64, 6)).astype(np.float32)
-    for env in envs:  # warm up
-        env.step(actions[0])
-    if barrier is not None:
-        barrier.wait()
-    start = time.perf_counter()
-    for t in range(steps):
-        a = actions[t % 64]
-        for env in envs:
-            _, _, terminated, truncated, _ = env.step(a)
-            if terminated or truncated:
-                env.reset()
-    return num_envs * steps, time.perf_counter() - start
-
-
-def reference_bench(batch_size: int, num_steps: int, num_procs: int) -> float:
-    """Gymnasium HalfCheetah-v5 env steps/s: ``batch_size`` envs stepped in turn with random
-    actions, split over ``num_procs`` processes. ``num_steps`` is capped so that a measurement
-    takes a few seconds (the per-env cost does not depend on the batch)."""
-    steps = max(2, min(num_steps, 40_000 // max(1, batch_size // max(1, num_procs))))
-    if num_procs <= 1:
-        done, elapsed = _gymnasium_worker((batch_size, steps, 0, None))
-        return done / elapsed
-    from paritygym.bench.processes import split_batch, steps_per_second_in_processes
-
-    jobs = [(n, steps, i) for i, n in enumerate(split_batch(batch_size, num_procs))]
-    return steps_per_second_in_processes(_gymnasium_worker, jobs)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""What would a different engine shape cost on XLA:CPU? ``python -m pokejax.shape_probe``.
+"""What would a different engine shape cost on XLA:CPU? ``python -m benchmarks.pokemon_shape_probe``.
 
 Not the engine and not parity code: a probe for the next rewrite. It runs a toy of Gen 1's common
 move path (sleep / freeze / full paralysis checks, accuracy, speed-based crit, the damage formula
@@ -10,13 +10,13 @@ rows written by scatters, no ``while_loop``, no whole-state ``flip``: the acting
 the few fields the attack reads). Move data are random tables; a fainted Pokémon is refilled.
 
 It prints CPU nanoseconds per battle step (both moves) and the compile time, to set against
-``python -m pokejax.compile_report --programs throughput`` (the real env step: ~20 us of CPU per step
-at batch 1,024, 2026-12-02). Session 11 measured ~0.3 us here at 1,024 battles, compile ~1.5-1.9 s;
+``python -m benchmarks.pokemon_compile_report --programs throughput`` (the real env step: ~20 us of CPU per step
+at batch 1,024, 2026-12-02). Measured 2026-12-02: ~0.3 us here at 1,024 battles, compile ~1.5-1.9 s;
 ``--extended`` (stat stages, PP, confusion and its self-hit, a substitute, two more
 secondaries, multi-hit moves as a rare path on ``where_needed`` sub-batches) ~0.95 us, compile ~4.5 s.
 Each side's fields are separate ``[B]`` arrays: carried stacked as ``[2, B]`` (``--stacked``) the toy
 is 1.5x slower, and the extended toy without its rare path 9x slower (XLA's concatenate fusions of the
-stack re-evaluate long chains), so keep the sides apart (docs/dev/progress-pokemon-env.md, session 11).
+stack re-evaluate long chains), so keep the sides apart (docs/dev/progress-pokemon-env.md).
 """
 from __future__ import annotations
 

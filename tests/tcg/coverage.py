@@ -2,7 +2,7 @@
 database, with the tests that check them (found from the `rule(...)` / `covers(...)` markers in
 tests/tcg).
 
-    python -m tcgjax.coverage            # rewrites the generated part of docs/envs/tcg.md
+    python -m tests.tcg.coverage         # rewrites the generated part of docs/envs/tcg.md
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 
 from tcgjax.cards import ABILITY_KINDS, ATTACK_EFFECT_KINDS, TRAINER_KINDS, load_cards
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 RULES = ROOT / "docs" / "tcg" / "rules.md"
 TESTS = ROOT / "tests" / "tcg"
 PAGE = ROOT / "docs" / "envs" / "tcg.md"

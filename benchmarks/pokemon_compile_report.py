@@ -1,4 +1,4 @@
-"""Where pokejax's compile time goes: ``python -m pokejax.compile_report``.
+"""Where pokejax's compile time goes: ``python -m benchmarks.pokemon_compile_report``.
 
 For each program it prints the time of JAX's three stages (Python tracing, lowering to
 StableHLO, XLA compilation), both wall-clock and CPU seconds of this process (the machine is
