@@ -45,8 +45,9 @@ class HalfCheetah(PlanarPhysicsEnv):
         precision: "float32" (default, fast) or "float64" (needs ``jax.config.update(
             "jax_enable_x64", True)`` or ``with jax.enable_x64(True)`` when the env is used).
         frame_skip: physics steps (of 0.01 s) per agent step; Gymnasium uses 5.
-        solver_iterations: cap on Newton iterations per physics step (MuJoCo: 100); the solver
-            stops earlier, as soon as its answer is exact.
+        solver_iterations: cap on Newton iterations per physics step; None (default): the
+            model's opt.iterations (100), as MuJoCo. The solver stops earlier: in float64 where
+            MuJoCo's tolerance tests stop it, in float32 once its answer is exact.
 
     Actions: 6 motor commands; like MuJoCo, values outside [-1, 1] are clamped by the actuators
     while the control cost uses the action as given. A non-finite action is treated as all
@@ -55,7 +56,7 @@ class HalfCheetah(PlanarPhysicsEnv):
 
     substeps_argument = "frame_skip"
 
-    def __init__(self, precision: str = "float32", frame_skip: int = 5, solver_iterations: int = 50,
+    def __init__(self, precision: str = "float32", frame_skip: int = 5, solver_iterations: int | None = None,
                  model: PlanarModel | None = None):
         super().__init__(model or half_cheetah_model(), precision, frame_skip, solver_iterations)
         self.frame_skip = frame_skip
