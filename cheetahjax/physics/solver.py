@@ -134,8 +134,8 @@ def _finish(model: PlanarModel, cdof: Array, rows: ConstraintRows, qacc: Array, 
     return SolverResult(qacc=qacc, efc_force=force, qfrc_constraint=qfrc, iterations=iterations)
 
 
-def newton_solve(model: PlanarModel, mass: Array, cdof: Array, qfrc_smooth: Array, qacc_smooth: Array,
-                 rows: ConstraintRows, qacc_warmstart: Array, max_iterations: int | None = None,
+def newton_solve(model: PlanarModel, mass: Array, cdof: Array, qfrc_smooth: Array, rows: ConstraintRows,
+                 qacc_warmstart: Array, max_iterations: int | None = None,
                  follow_mujoco: bool | None = None) -> SolverResult:
     """``mass``: pattern entries of M (npat, ...). ``max_iterations``: the cap on Newton steps
     (default MuJoCo's opt.iterations). ``follow_mujoco``: stop where MuJoCo stops (default in
@@ -144,12 +144,18 @@ def newton_solve(model: PlanarModel, mass: Array, cdof: Array, qfrc_smooth: Arra
         max_iterations = model.solver_iterations
     if follow_mujoco is None:
         follow_mujoco = qfrc_smooth.dtype == jnp.float64
+    if follow_mujoco or not model.warmstart:
+        qacc_smooth = tree_solve(mass, model.maps.pattern_index, model.dof_parent, qfrc_smooth)
+    if not follow_mujoco:
+        # The exact minimiser does not depend on the start: the warm start is taken as it is,
+        # which spares float32 MuJoCo's cost comparison.
+        return exact_solve(model, mass, cdof, qfrc_smooth, rows,
+                           qacc_warmstart if model.warmstart else qacc_smooth, max_iterations)
     start = start_point(model, mass, cdof, qfrc_smooth, qacc_smooth, rows, qacc_warmstart)
-    solve = mujoco_solve if follow_mujoco else exact_solve
-    return solve(model, mass, cdof, qfrc_smooth, qacc_smooth, rows, start, max_iterations)
+    return mujoco_solve(model, mass, cdof, qfrc_smooth, qacc_smooth, rows, start, max_iterations)
 
 
-def exact_solve(model: PlanarModel, mass: Array, cdof: Array, qfrc_smooth: Array, qacc_smooth: Array,
+def exact_solve(model: PlanarModel, mass: Array, cdof: Array, qfrc_smooth: Array,
                 rows: ConstraintRows, qacc_start: Array, max_iterations: int,
                 min_iterations: int | None = None) -> SolverResult:
     """Newton steps until one keeps the active set (the exact minimiser), or no longer moves qacc.
@@ -159,7 +165,6 @@ def exact_solve(model: PlanarModel, mass: Array, cdof: Array, qfrc_smooth: Array
     second step from there is an iterative refinement that removes most of it (the worst one-step
     error along trained-policy trajectories drops from 2e-3 to 4e-4).
     """
-    del qacc_smooth
     dtype = qfrc_smooth.dtype
     if min_iterations is None:
         min_iterations = 2 if dtype == jnp.float32 else 1

@@ -40,7 +40,6 @@ class Forward:
     qfrc_passive: Array
     qfrc_actuator: Array
     qfrc_smooth: Array
-    qacc_smooth: Array
     contacts: collision.Contacts
     rows: constraint.ConstraintRows
     result: solver.SolverResult
@@ -57,11 +56,9 @@ def forward(model: PlanarModel, qpos: Array, qvel: Array, ctrl: Array, qacc_warm
     smooth = passive - bias + actuation
     contacts = collision.collide(model, kin)
     rows = constraint.make_constraints(model, qpos, qvel, kin, contacts)
-    qacc_smooth = tree_solve(mass, model.maps.pattern_index, model.dof_parent, smooth)
-    result = solver.newton_solve(model, mass, kin.cdof, smooth, qacc_smooth, rows, qacc_warmstart,
-                                 max_iterations=max_iterations)
+    result = solver.newton_solve(model, mass, kin.cdof, smooth, rows, qacc_warmstart, max_iterations=max_iterations)
     return Forward(kin=kin, mass=mass, qfrc_bias=bias, qfrc_passive=passive, qfrc_actuator=actuation,
-                   qfrc_smooth=smooth, qacc_smooth=qacc_smooth, contacts=contacts, rows=rows, result=result)
+                   qfrc_smooth=smooth, contacts=contacts, rows=rows, result=result)
 
 
 def euler(model: PlanarModel, state: PhysicsState, fwd: Forward) -> PhysicsState:
