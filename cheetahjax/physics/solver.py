@@ -46,7 +46,7 @@ class SolverResult:
     qacc: Array             # (nv, ...)
     efc_force: Array        # (nrows, ...) force of each MuJoCo row the row stands for
     qfrc_constraint: Array  # (nv, ...)
-    iterations: Array       # (...) Newton steps taken by each environment (MuJoCo's solver_niter)
+    iterations: Array       # (...) Newton steps taken by each environment (float64: MuJoCo's solver_niter)
 
 
 def exact_line_search(grad_dot: Array, curvature_smooth: Array, jar: Array, jac_step: Array, weight: Array,
@@ -93,8 +93,6 @@ def exact_line_search(grad_dot: Array, curvature_smooth: Array, jar: Array, jac_
         found = found | hit
     # Not found: fall back to the best point on the descending side (cost below the start).
     return jnp.where(found, alpha, jnp.where(best > 0, best, alpha)), exact
-
-
 
 
 def _direction(model: PlanarModel, mass: Array, cdof: Array, qfrc_smooth: Array, rows: ConstraintRows,
@@ -144,13 +142,13 @@ def newton_solve(model: PlanarModel, mass: Array, cdof: Array, qfrc_smooth: Arra
         max_iterations = model.solver_iterations
     if follow_mujoco is None:
         follow_mujoco = qfrc_smooth.dtype == jnp.float64
-    if follow_mujoco or not model.warmstart:
-        qacc_smooth = tree_solve(mass, model.maps.pattern_index, model.dof_parent, qfrc_smooth)
+    smooth = lambda: tree_solve(mass, model.maps.pattern_index, model.dof_parent, qfrc_smooth)
     if not follow_mujoco:
         # The exact minimiser does not depend on the start: the warm start is taken as it is,
-        # which spares float32 MuJoCo's cost comparison.
-        return exact_solve(model, mass, cdof, qfrc_smooth, rows,
-                           qacc_warmstart if model.warmstart else qacc_smooth, max_iterations)
+        # which spares float32 MuJoCo's cost comparison and the solve for a_smooth.
+        return exact_solve(model, mass, cdof, qfrc_smooth, rows, qacc_warmstart if model.warmstart else smooth(),
+                           max_iterations)
+    qacc_smooth = smooth()
     start = start_point(model, mass, cdof, qfrc_smooth, qacc_smooth, rows, qacc_warmstart)
     return mujoco_solve(model, mass, cdof, qfrc_smooth, qacc_smooth, rows, start, max_iterations)
 
