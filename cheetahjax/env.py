@@ -45,17 +45,19 @@ class HalfCheetah(PlanarPhysicsEnv):
         precision: "float32" (default, fast) or "float64" (needs ``jax.config.update(
             "jax_enable_x64", True)`` or ``with jax.enable_x64(True)`` when the env is used).
         frame_skip: physics steps (of 0.01 s) per agent step; Gymnasium uses 5.
-        solver_iterations: cap on Newton iterations per physics step (MuJoCo: 100); the solver
-            stops earlier, as soon as its answer is exact.
+        solver_iterations: cap on Newton iterations per physics step; None (default): the
+            model's opt.iterations (100), as MuJoCo. The solver stops earlier: in float64 where
+            MuJoCo's tolerance tests stop it, in float32 once its answer is exact.
 
-    Actions: 6 motor commands; like MuJoCo, values outside [-1, 1] are clamped by the actuators
-    while the control cost uses the action as given. A non-finite action is treated as all
+    Actions: 6 motor commands, float32 (the action space); in float64 mode a float64 action is
+    used unrounded, as Gymnasium passes it to MuJoCo. Like MuJoCo, values outside [-1, 1] are
+    clamped by the actuators while the control cost uses the action as given. A non-finite action is treated as all
     zeros (MuJoCo zeroes the controls on a NaN; Gymnasium's reward would be NaN).
     """
 
     substeps_argument = "frame_skip"
 
-    def __init__(self, precision: str = "float32", frame_skip: int = 5, solver_iterations: int = 50,
+    def __init__(self, precision: str = "float32", frame_skip: int = 5, solver_iterations: int | None = None,
                  model: PlanarModel | None = None):
         super().__init__(model or half_cheetah_model(), precision, frame_skip, solver_iterations)
         self.frame_skip = frame_skip
@@ -87,24 +89,29 @@ class HalfCheetah(PlanarPhysicsEnv):
 
     def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
         self._check_precision()
-        action = jnp.asarray(action, jnp.float32).reshape(self.model.nu)
+        # Gymnasium writes the action into MuJoCo's float64 ctrl as given and prices it in its own
+        # dtype: in float64 mode a float64 action is used unrounded; any other action is taken as
+        # the action space's float32 (rounded, as Gymnasium would see a float32 action).
+        action = jnp.asarray(action)
+        wide_action = self.dtype == np.float64 and action.dtype == jnp.float64
+        action = action.astype(jnp.float64 if wide_action else jnp.float32).reshape(self.model.nu)
         action = jnp.where(jnp.all(jnp.isfinite(action)), action, 0.0)
         physics, displacement = self._multi_step(state.physics, action.astype(self.dtype))
         x_velocity = displacement[0] / self.dt
         reward_forward = params.forward_reward_weight * x_velocity
-        # Gymnasium squares and sums the float32 action in float32, left to right; so do we, so that
-        # the float64 reward matches to rounding rather than to float32's 1e-7. (In float64 mode the
-        # squares are formed exactly in float64 and rounded once, which keeps XLA from fusing them
-        # into multiply-adds with a different rounding.)
-        if self.dtype == np.float64:
+        # Gymnasium squares and sums the action in its dtype, left to right; so do we, so that the
+        # float64 reward matches to rounding rather than to float32's 1e-7. (For a float32 action in
+        # float64 mode the squares are formed exactly in float64 and rounded once, which keeps XLA
+        # from fusing them into multiply-adds with a different rounding.)
+        if wide_action or self.dtype != np.float64:
+            squares = action * action
+        else:
             wide = action.astype(jnp.float64)
             squares = (wide * wide).astype(jnp.float32)
-        else:
-            squares = action * action
         total = squares[0]
         for i in range(1, self.model.nu):
             total = total + squares[i]
-        reward_ctrl = -(jnp.asarray(params.ctrl_cost_weight, jnp.float32) * total)
+        reward_ctrl = -(jnp.asarray(params.ctrl_cost_weight, action.dtype) * total)
         reward = (reward_forward + reward_ctrl.astype(self.dtype)).astype(self.dtype)
         new_state = EnvState(physics=physics, time=state.time + 1)
         info = {"x_position": physics.qpos[0], "x_velocity": x_velocity, "reward_forward": reward_forward,

@@ -31,17 +31,19 @@ class PlanarPhysicsEnv(environment.Environment):
         model: the engine's model in float64 (it is cast to `precision` here).
         precision: "float32" (default, fast) or "float64" (needs 64-bit JAX when the env is used).
         substeps: physics steps per agent step.
-        solver_iterations: cap on Newton iterations per physics step.
+        solver_iterations: cap on Newton iterations per physics step; None: the model's
+            opt.iterations, as MuJoCo.
     """
 
     substeps_argument = "substeps"  # the name a subclass's constructor gives `substeps` (for errors)
 
-    def __init__(self, model: PlanarModel, precision: str, substeps: int, solver_iterations: int):
+    def __init__(self, model: PlanarModel, precision: str, substeps: int, solver_iterations: int | None):
         super().__init__()
         if precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
         _check_positive_int(self.substeps_argument, substeps)
-        _check_positive_int("solver_iterations", solver_iterations)
+        if solver_iterations is not None:
+            _check_positive_int("solver_iterations", solver_iterations)
         self.precision = precision
         self.dtype = np.dtype(precision)
         self.model = model.astype(self.dtype)

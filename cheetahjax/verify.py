@@ -125,11 +125,12 @@ def _one_step_fn(precision: str):
 
 
 def one_step(precision: str, qpos: np.ndarray, qvel: np.ndarray, warm: np.ndarray, actions: np.ndarray) -> dict:
-    """Our env's next records for a batch of injected states [N, ...]."""
+    """Our env's next records for a batch of injected states [N, ...]. Actions keep their dtype
+    (the env uses float64 actions unrounded in float64 mode)."""
     with _maybe_x64(precision):
         dtype = np.dtype(precision)
         out = _one_step_fn(precision)(*(jnp.asarray(np.asarray(x), dtype) for x in (qpos, qvel, warm)),
-                                      jnp.asarray(actions, np.float32))
+                                      jnp.asarray(actions))
         return {k: np.asarray(v, np.float64) for k, v in out.items()}
 
 

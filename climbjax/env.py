@@ -49,7 +49,8 @@ class Climb(PlanarPhysicsEnv):
 
     Args:
         precision: "float32" (default, fast) or "float64" (needs 64-bit JAX, as for parity tests).
-        solver_iterations: cap on Newton iterations per physics step.
+        solver_iterations: cap on Newton iterations per physics step; None (default): the
+            model's opt.iterations, as MuJoCo.
 
     Actions: 2 floats, [hammer angle target, hammer extension target], each in [-1, 1] mapped
     linearly onto the servo's range (angle -3.6..2.0 rad from the pot's forward axis, counter-
@@ -57,7 +58,7 @@ class Climb(PlanarPhysicsEnv):
     treated as all zeros (the middle of both ranges).
     """
 
-    def __init__(self, precision: str = "float32", solver_iterations: int = 50, model: PlanarModel | None = None):
+    def __init__(self, precision: str = "float32", solver_iterations: int | None = None, model: PlanarModel | None = None):
         base = model or course_model()
         game.check_joint_names(base)
         super().__init__(base, precision, SUBSTEPS, solver_iterations)

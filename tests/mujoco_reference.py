@@ -31,6 +31,7 @@ def mujoco_forward(m: mujoco.MjModel, d: mujoco.MjData, qpos, qvel, ctrl, warmst
         efc_J=d.efc_J.reshape(d.nefc, m.nv).copy() if d.nefc else np.zeros((0, m.nv)),
         efc_aref=d.efc_aref.copy(), efc_D=d.efc_D.copy(), efc_R=d.efc_R.copy(), efc_vel=d.efc_vel.copy(),
         efc_force=d.efc_force.copy(), qacc=d.qacc.copy(), qfrc_constraint=d.qfrc_constraint.copy(),
+        solver_niter=int(d.solver_niter[0]),  # the models are one tree: one island
     )
     mujoco.mj_step(m, d)
     out.update(next_qpos=d.qpos.copy(), next_qvel=d.qvel.copy(), next_warmstart=d.qacc_warmstart.copy())

@@ -82,7 +82,8 @@ _ARRAY_FIELDS = (
     "actuator_gear", "actuator_ctrllimited", "actuator_ctrlrange", "actuator_forcelimited",
     "actuator_forcerange", "actuator_gainprm", "actuator_biasprm", "actuator_damping", "actuator_armature",
 )
-_OPTION_FIELDS = ("timestep", "gravity", "integrator", "cone", "solver", "iterations", "tolerance", "impratio",
+_OPTION_FIELDS = ("timestep", "gravity", "integrator", "cone", "solver", "iterations", "tolerance", "ls_iterations",
+                  "ls_tolerance", "impratio",
                   "disableflags", "enableflags", "density", "viscosity", "wind", "o_margin")
 
 
@@ -249,6 +250,12 @@ class PlanarModel:
     actuator_has_bias: tuple[bool, ...] = struct.field(pytree_node=False)  # affine bias (position actuators)
     implicit_damping: bool = struct.field(pytree_node=False)  # Euler integrates dof damping implicitly
     warmstart: bool = struct.field(pytree_node=False)
+    # Newton solver options (opt.iterations, opt.tolerance, opt.ls_iterations, opt.ls_tolerance):
+    # static, they set the float64 solver's stopping tests (solver.py).
+    solver_iterations: int = struct.field(pytree_node=False)
+    solver_tolerance: float = struct.field(pytree_node=False)
+    ls_iterations: int = struct.field(pytree_node=False)
+    ls_tolerance: float = struct.field(pytree_node=False)
     body_names: tuple[str, ...] = struct.field(pytree_node=False)
     jnt_names: tuple[str, ...] = struct.field(pytree_node=False)
     geom_names: tuple[str, ...] = struct.field(pytree_node=False)
@@ -459,6 +466,8 @@ class PlanarModel:
             actuator_has_bias=tuple(int(t) == BIAS_AFFINE for t in a["actuator_biastype"]),
             implicit_damping=bool(np.any(damping > 0)),
             warmstart=not (int(opt["disableflags"]) & DSBL_WARMSTART),
+            solver_iterations=int(opt["iterations"]), solver_tolerance=float(opt["tolerance"]),
+            ls_iterations=int(opt["ls_iterations"]), ls_tolerance=float(opt["ls_tolerance"]),
             body_names=names("body", nbody), jnt_names=names("jnt", njnt), geom_names=names("geom", ngeom),
             actuator_names=names("actuator", nu),
             timestep=np.asarray(float(opt["timestep"])),

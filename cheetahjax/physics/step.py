@@ -47,7 +47,7 @@ class Forward:
 
 
 def forward(model: PlanarModel, qpos: Array, qvel: Array, ctrl: Array, qacc_warmstart: Array,
-            max_iterations: int = 50) -> Forward:
+            max_iterations: int | None = None) -> Forward:
     kin = kinematics.forward_kinematics(model, qpos)
     mass = dynamics.mass_values(model, kin)
     cvel, cdof_dot = kinematics.com_velocity(model, kin.cdof, qvel)
@@ -57,11 +57,7 @@ def forward(model: PlanarModel, qpos: Array, qvel: Array, ctrl: Array, qacc_warm
     smooth = passive - bias + actuation
     contacts = collision.collide(model, kin)
     rows = constraint.make_constraints(model, qpos, qvel, kin, contacts)
-    if model.warmstart:
-        start = qacc_warmstart
-    else:
-        start = tree_solve(mass, tree_maps(model).pattern_index, model.dof_parent, smooth)
-    result = solver.newton_solve(model, mass, kin.cdof, smooth, rows, start, max_iterations=max_iterations)
+    result = solver.newton_solve(model, mass, kin.cdof, smooth, rows, qacc_warmstart, max_iterations=max_iterations)
     return Forward(kin=kin, mass=mass, qfrc_bias=bias, qfrc_passive=passive, qfrc_actuator=actuation,
                    qfrc_smooth=smooth, contacts=contacts, rows=rows, result=result)
 
@@ -83,7 +79,7 @@ def euler(model: PlanarModel, state: PhysicsState, fwd: Forward) -> PhysicsState
     return PhysicsState(qpos=qpos, qvel=qvel, qacc_warmstart=fwd.result.qacc)
 
 
-def step(model: PlanarModel, state: PhysicsState, ctrl: Array, max_iterations: int = 50) -> PhysicsState:
+def step(model: PlanarModel, state: PhysicsState, ctrl: Array, max_iterations: int | None = None) -> PhysicsState:
     fwd = forward(model, state.qpos, state.qvel, ctrl, state.qacc_warmstart, max_iterations)
     return euler(model, state, fwd)
 
@@ -112,7 +108,7 @@ def _in_chunks(fn: Callable, args: tuple, size: int, chunk: int):
     return jax.tree.map(merge, out)
 
 
-def make_multi_step(model: PlanarModel, num_steps: int, max_iterations: int = 50,
+def make_multi_step(model: PlanarModel, num_steps: int, max_iterations: int | None = None,
                     batch_chunk: int = 256) -> Callable:
     """``fn(state, ctrl) -> (state, displacement)`` running ``num_steps`` steps with the same ctrl.
 

@@ -74,10 +74,13 @@ def test_rows_match_mujoco(compared):
 
 def test_solution_and_step_match_mujoco(compared):
     worst_qacc = worst_qpos = worst_qvel = 0.0
+    iteration_mismatches = 0
     for ref, out in compared:
+        iteration_mismatches += int(out["fwd"].result.iterations) != ref["solver_niter"]
         scale = 1.0 + np.max(np.abs(ref["qacc"]))
         worst_qacc = max(worst_qacc, np.max(np.abs(out["fwd"].result.qacc - ref["qacc"])) / scale)
         worst_qpos = max(worst_qpos, np.max(np.abs(out["next"].qpos - ref["next_qpos"])))
         worst_qvel = max(worst_qvel, np.max(np.abs(out["next"].qvel - ref["next_qvel"])))
-    print(dict(qacc_rel=worst_qacc, next_qpos=worst_qpos, next_qvel=worst_qvel))
+    print(dict(qacc_rel=worst_qacc, next_qpos=worst_qpos, next_qvel=worst_qvel, iteration_mismatches=iteration_mismatches))
     assert worst_qacc < 1e-9 and worst_qpos < 1e-10 and worst_qvel < 1e-8
+    assert iteration_mismatches == 0  # the solver stops where MuJoCo's does

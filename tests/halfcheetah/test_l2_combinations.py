@@ -32,6 +32,7 @@ def _compare(state, ref):
     scale = 1 + np.abs(ref["qacc"]).max()
     force_scale = 1 + np.abs(ref["qfrc_constraint"]).max()
     assert max_abs(fwd.result.qacc, ref["qacc"]) < 1e-11 * scale
+    assert int(fwd.result.iterations) == ref["solver_niter"]  # crowded solves: several Newton steps, as many as MuJoCo
     assert max_abs(fwd.result.qfrc_constraint, ref["qfrc_constraint"]) < 1e-10 * force_scale
     assert max_abs(nxt.qvel, ref["next_qvel"]) < 1e-11 * scale
     assert max_abs(nxt.qpos, ref["next_qpos"]) < 1e-12 * scale

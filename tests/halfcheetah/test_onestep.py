@@ -12,7 +12,7 @@ import pytest
 
 from cheetahjax import verify
 
-TOLERANCE = {"float64": 1e-9, "float32": 1e-3}  # targets: 1e-5 (float64), 1e-3 (float32)
+TOLERANCE = {"float64": 1e-10, "float32": 1e-3}
 POLICIES = [p for p in verify.POLICIES if p != "trained" or verify.trained_policy() is not None]
 
 
@@ -59,3 +59,29 @@ def test_out_of_range_actions(precision):
     errors = verify.one_step_errors(precision, out)
     for field, err in errors.items():
         assert err.max() <= TOLERANCE[precision], (field, err.max())
+
+
+def test_float64_actions_are_used_unrounded():
+    """Gymnasium writes a float64 action into MuJoCo's ctrl unrounded and prices it in float64;
+    the float64 env does the same. Rounding these actions to float32 would move the next qvel by
+    ~1e-7, far above the tolerance."""
+    tr = transitions()
+    pick = slice(0, 200)
+    out = {k: v[pick].copy() for k, v in tr.items() if k != "policy"}
+    rng = np.random.default_rng(4)
+    out["action"] = out["action"].astype(np.float64) + rng.uniform(-1e-3, 1e-3, out["action"].shape)
+    assert np.mean(out["action"].astype(np.float32) != out["action"]) > 0.99  # not float32 values
+    ref = verify.MujocoHalfCheetah()
+    try:
+        for i in range(len(out["action"])):
+            ref.reset(0)
+            ref.set_state(dict(qpos=out["qpos"][i], qvel=out["qvel"][i], qacc_warmstart=out["qacc_warmstart"][i]))
+            obs, reward, *_ = ref.env.step(out["action"][i])  # the float64 array, as given
+            out["next_obs"][i], out["next_reward"][i] = obs, reward
+            out["next_qpos"][i], out["next_qvel"][i] = ref.sim.data.qpos, ref.sim.data.qvel
+    finally:
+        ref.close()
+    errors = verify.one_step_errors("float64", out)
+    print({k: float(v.max()) for k, v in errors.items()})
+    for field, err in errors.items():
+        assert err.max() <= TOLERANCE["float64"], (field, err.max())
