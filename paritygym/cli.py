@@ -77,6 +77,16 @@ def cmd_info(args: argparse.Namespace) -> int:
     if s.docs:
         print(f"docs:       {s.docs}")
     if s.kind == "jax":
+        print(f"api:        paritygym.make({s.id!r}) -> (env, params), the functional (gymnax) API; "
+              f"paritygym.make_vec({s.id!r}, num_envs) -> gymnasium VectorEnv")
+    else:
+        print(f"api:        paritygym.make_vec({s.id!r}, num_envs) -> gymnasium VectorEnv; one env: "
+              f"{s.entry_point.replace(':', '.')}(seed, **options) -> gymnasium.Env; no functional API "
+              "(paritygym.make refuses it)")
+    opts = paritygym.options(args.env)
+    static = ", ".join(f"{k}={'(required)' if v is ... else repr(v)}" for k, v in opts["static options"].items())
+    print(f"options:    {static or 'none'}")
+    if s.kind == "jax":
         from paritygym.spaces import to_gymnasium
 
         env, params = paritygym.make(args.env)

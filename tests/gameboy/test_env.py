@@ -13,7 +13,7 @@ from paritygym.testing import check_env
 
 def test_conformance():
     report = check_env("GameBoy-v0")
-    assert len(report.checks) == 3
+    assert len(report.checks) == 6  # options (3: no params) and vector API (3)
 
 
 def test_registered_with_reference_and_hooks():

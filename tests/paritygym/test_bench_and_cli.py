@@ -34,6 +34,14 @@ def test_cli_list_and_info(capsys):
     assert main(["info", "Pong-v0"]) == 0
     out = capsys.readouterr().out
     assert "Discrete(3)" in out and "version 0" in out
+    assert "paritygym.make('Pong-v0') -> (env, params)" in out and "frame_skip=1" in out
+
+
+def test_cli_info_says_a_native_env_has_no_functional_api(capsys):
+    assert main(["info", "GameBoy-v0"]) == 0
+    out = capsys.readouterr().out
+    assert "no functional API (paritygym.make refuses it)" in out and "emurust.env.GameBoyEnv" in out
+    assert "frame_skip=4" in out and "max_steps_in_episode=10000" in out and "max_episode_steps" not in out
 
 
 def test_cli_bench_writes_outputs(tmp_path, capsys):

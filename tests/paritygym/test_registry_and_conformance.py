@@ -56,6 +56,9 @@ def test_toy_env_passes_conformance():
         ("ToyOutOfBounds-v0", "bounds"),
         ("ToyNan-v0", "non-finite"),
         ("ToyNeverTruncates-v0", "truncation"),
+        ("ToyLooseOption-v0", "static option noisy_start='yes'"),
+        ("ToyUnboundedLimit-v0", "param max_steps_in_episode=0"),
+        ("ToyFloatActions-v0", "float32 2.7 action"),
     ],
 )
 def test_conformance_catches_broken_envs(env_id, message):
