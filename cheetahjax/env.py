@@ -21,6 +21,7 @@ from cheetahjax.data import half_cheetah_model
 from cheetahjax.physics.model import PlanarModel
 from cheetahjax.physics.step import PhysicsState
 from cheetahjax.planar_env import PlanarPhysicsEnv
+from paritygym.checks import bounded
 
 
 
@@ -32,10 +33,10 @@ class EnvState:
 
 @struct.dataclass
 class EnvParams:
-    max_steps_in_episode: int = 1000
+    max_steps_in_episode: int = bounded(1000, ge=1)
     forward_reward_weight: float = 1.0
     ctrl_cost_weight: float = 0.1
-    reset_noise_scale: float = 0.1
+    reset_noise_scale: float = bounded(0.1, ge=0)
 
 
 class HalfCheetah(PlanarPhysicsEnv):
@@ -60,7 +61,7 @@ class HalfCheetah(PlanarPhysicsEnv):
     def __init__(self, precision: str = "float32", frame_skip: int = 5, solver_iterations: int | None = None,
                  model: PlanarModel | None = None):
         super().__init__(model or half_cheetah_model(), precision, frame_skip, solver_iterations)
-        self.frame_skip = frame_skip
+        self.frame_skip = int(frame_skip)
 
     @property
     def default_params(self) -> EnvParams:

@@ -15,13 +15,9 @@ from gymnax.environments import environment, spaces
 
 from cheetahjax.physics.model import PlanarModel
 from cheetahjax.physics.step import make_multi_step
+from paritygym.checks import check_value
 
 PRECISIONS = ("float32", "float64")
-
-
-def _check_positive_int(name: str, value: object) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
 
 
 class PlanarPhysicsEnv(environment.Environment):
@@ -41,9 +37,9 @@ class PlanarPhysicsEnv(environment.Environment):
         super().__init__()
         if precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-        _check_positive_int(self.substeps_argument, substeps)
-        if solver_iterations is not None:
-            _check_positive_int("solver_iterations", solver_iterations)
+        substeps = check_value(self.substeps_argument, substeps, "int", ge=1)
+        if solver_iterations is not None:   # None: MuJoCo's own cap (the model's opt.iterations)
+            solver_iterations = check_value("solver_iterations", solver_iterations, "int", ge=1)
         self.precision = precision
         self.dtype = np.dtype(precision)
         self.model = model.astype(self.dtype)

@@ -24,6 +24,7 @@ from cheetahjax.physics.step import PhysicsState
 from cheetahjax.planar_env import PlanarPhysicsEnv
 from climbjax import course, game
 from climbjax.data import course_model
+from paritygym.checks import bounded
 
 SUBSTEPS = 8                 # physics steps per agent step: 8 x 1/240 s = 1/30 s
 HEAD_CONTACT_DISTANCE = 0.0  # the head touches terrain when it penetrates (a MuJoCo contact with rows)
@@ -37,10 +38,10 @@ class EnvState:
 
 @struct.dataclass
 class EnvParams:
-    max_steps_in_episode: int = 1800   # 60 s of game time
-    start_section: int = 0             # 0..3: start of that course section; -1: a random section
-    start_x_noise: float = 0.1         # uniform noise on the start x (m)
-    progress_weight: float = 1.0       # reward per metre of course progress
+    max_steps_in_episode: int = bounded(1800, ge=1)                         # 60 s of game time
+    start_section: int = bounded(0, ge=-1, le=course.NUM_SECTIONS - 1)      # 0..3: that section's start; -1: random
+    start_x_noise: float = bounded(0.1, ge=0)                               # uniform noise on the start x (m)
+    progress_weight: float = 1.0                                            # reward per metre of course progress
     summit_bonus: float = 10.0
 
 

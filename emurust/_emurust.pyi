@@ -14,6 +14,8 @@ DEFAULT_BOOT_ROM: bytes
 SCREEN_SHAPE: tuple[int, int]
 
 Profile = Literal["pyboy", "hardware"]
+#: ROMs, boot ROMs and save states: any bytes-like object of unsigned bytes (a uint8 numpy array included).
+BytesLike = bytes | bytearray | memoryview | npt.NDArray[np.uint8]
 
 class RomLoadError(ValueError):
     """The ROM (or boot ROM) image was refused: too small, bad header checksum, unsupported mapper..."""
@@ -27,7 +29,7 @@ class EmulatorFault(RuntimeError):
 class GameBoy:
     """One Game Boy (DMG)."""
 
-    def __init__(self, rom: bytes, *, boot_rom: bytes | None = None, profile: Profile = "pyboy") -> None: ...
+    def __init__(self, rom: BytesLike, *, boot_rom: BytesLike | None = None, profile: Profile = "pyboy") -> None: ...
     def tick(self, frames: int = 1, render: bool = True) -> None:
         """Advances `frames` frames (PyBoy's tick); only the last is drawn when `render`.
         Raises EmulatorFault if the CPU has locked up. Releases the GIL."""
@@ -62,7 +64,7 @@ class GameBoy:
     def cartridge_ram(self) -> bytes:
         """Cartridge RAM, all banks."""
     def save_state(self) -> bytes: ...
-    def load_state(self, state: bytes) -> None:
+    def load_state(self, state: BytesLike) -> None:
         """Restores a state of the same ROM and profile; raises StateLoadError and changes nothing otherwise."""
 
 class VecGameBoy:
@@ -71,7 +73,7 @@ class VecGameBoy:
 
     def __init__(
         self,
-        rom: bytes,
+        rom: BytesLike,
         num_envs: int,
         frame_skip: int = 1,
         *,
@@ -79,7 +81,7 @@ class VecGameBoy:
         downscale: int = 1,
         ram_addresses: Sequence[int] = (),
         action_table: Sequence[int] | None = None,
-        boot_rom: bytes | None = None,
+        boot_rom: BytesLike | None = None,
         profile: Profile = "pyboy",
         num_threads: int = 0,
     ) -> None: ...
@@ -96,7 +98,7 @@ class VecGameBoy:
         """Writes the current observations without stepping."""
     def faults(self) -> list[str | None]: ...
     def save_state(self, index: int) -> bytes: ...
-    def load_state(self, index: int, state: bytes) -> None: ...
+    def load_state(self, index: int, state: BytesLike) -> None: ...
     reset_state: bytes | None
     """The state `reset` restores (None: power-on)."""
     def reset(self, mask: npt.NDArray[np.bool_] | None = None) -> None:

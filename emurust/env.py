@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import pathlib
+import warnings
 from typing import Any, Callable, Sequence
 
 import gymnasium
@@ -33,6 +34,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 import emurust
+from paritygym.checks import check_value
 
 # ---- RAM views and reward/termination helpers -------------------------------------------------
 
@@ -202,6 +204,8 @@ def _start_states(rom: bytes, boot_rom: bytes | None, profile: str, boot_frames:
 
 # ---- the vector env ---------------------------------------------------------------------------
 
+_UNSET = object()  # a deprecated option not given (None is a value: no time limit)
+
 
 class GameBoyVectorEnv(gymnasium.vector.VectorEnv):
     """`num_envs` Game Boys stepped together by one Rust call per step (threaded, GIL released).
@@ -217,7 +221,8 @@ class GameBoyVectorEnv(gymnasium.vector.VectorEnv):
         actions: discrete action table of button masks (bit 0 A, 1 B, 2 Select, 3 Start, 4 Right,
             5 Left, 6 Up, 7 Down).
         reward, terminated: functions of RAM (see the module docstring); `watch` adds addresses.
-        max_episode_steps: truncation after this many steps (None: never).
+        max_steps_in_episode: truncation after this many steps (None: never); `max_episode_steps` is
+            its deprecated name.
         noop_max: bundled games start after 0..noop_max title frames chosen from the seed.
         reset_state: for custom ROMs, the state episodes start from (default: power-on).
         boot_rom, profile: passed to the emulator ("pyboy" matches PyBoy 2.8.1 frame for frame).
@@ -243,13 +248,29 @@ class GameBoyVectorEnv(gymnasium.vector.VectorEnv):
         reward: RewardFn | None = None,
         terminated: TerminationFn | None = None,
         watch: Sequence[int] = (),
-        max_episode_steps: int | None = 10_000,
+        max_steps_in_episode: int | None = 10_000,
         noop_max: int = 30,
         reset_state: bytes | None = None,
         boot_rom: bytes | None = None,
         profile: str = "pyboy",
         num_threads: int = 0,
+        max_episode_steps: int | None | object = _UNSET,
     ) -> None:
+        if max_episode_steps is not _UNSET:
+            warnings.warn("GameBoy-v0: option 'max_episode_steps' is deprecated, use 'max_steps_in_episode'",
+                          DeprecationWarning, stacklevel=2)
+            max_steps_in_episode = max_episode_steps
+        # checked here, before any emulator is made: the same rules and messages as the JAX envs'
+        frame_skip = check_value("frame_skip", frame_skip, "int", ge=1, le=1 << 16)
+        downscale = check_value("downscale", downscale, "int", choices=(1, 2, 4, 8, 16))
+        noop_max = check_value("noop_max", noop_max, "int", ge=0)
+        num_threads = check_value("num_threads", num_threads, "int", ge=0)
+        if max_steps_in_episode is not None:
+            max_steps_in_episode = check_value("max_steps_in_episode", max_steps_in_episode, "int", ge=1)
+        for name, value, choices in (("screen", screen, ("gray", "rgb")), ("profile", profile, ("pyboy", "hardware")),
+                                     ("observation", observation, ("screen", "ram", "screen+ram"))):
+            if value not in choices:
+                raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
         if rom is not None and rom_path is not None:
             raise ValueError("give `rom` or `rom_path`, not both")
         if rom_path is not None:
@@ -263,17 +284,11 @@ class GameBoyVectorEnv(gymnasium.vector.VectorEnv):
                 raise ValueError(f"unknown game {game!r}; bundled games: {sorted(GAMES)} (or pass rom/rom_path)")
             spec = GAMES[game]
             rom = spec.rom()
-        if observation not in ("screen", "ram", "screen+ram"):
-            raise ValueError(f"observation must be 'screen', 'ram' or 'screen+ram', got {observation!r}")
-        if max_episode_steps is not None and max_episode_steps < 1:
-            raise ValueError("max_episode_steps must be positive or None")
-        if noop_max < 0:
-            raise ValueError("noop_max must be >= 0")
         self.num_envs = num_envs
         self.game = game if spec is not None else None
         self.frame_skip = frame_skip
         self.observation_kind = observation
-        self.max_episode_steps = max_episode_steps
+        self.max_steps_in_episode = max_steps_in_episode
         self.actions = np.asarray(actions if actions is not None else (spec.actions if spec else DEFAULT_ACTIONS), dtype=np.uint8)
         if self.actions.ndim != 1 or len(self.actions) == 0:
             raise ValueError("actions must be a non-empty list of button masks")
@@ -374,7 +389,7 @@ class GameBoyVectorEnv(gymnasium.vector.VectorEnv):
         prev = RamView(self._prev_ram, self._columns)
         now = RamView(self._ram, self._columns)
         reward, terminated, truncated = step_outcome(self.reward_fn, self.terminated_fn, prev, now, self._steps,
-                                                     self.max_episode_steps)
+                                                     self.max_steps_in_episode)
         obs = self._observation()
         info: dict[str, Any] = {}
         done = terminated | truncated
@@ -401,7 +416,10 @@ class GameBoyVectorEnv(gymnasium.vector.VectorEnv):
 
 
 class GameBoyEnv(gymnasium.Env):
-    """A single Game Boy env (a `GameBoyVectorEnv` of one); same arguments minus `num_envs`."""
+    """A single Game Boy env (a `GameBoyVectorEnv` of one); same arguments minus `num_envs`.
+
+    GameBoy-v0's single-env entry point: `paritygym.make` returns the functional API of JAX envs,
+    which a native env lacks, so it refuses GameBoy-v0 and names this class and `make_vec`."""
 
     metadata = {"render_modes": []}
 
@@ -439,14 +457,3 @@ def _unbatch(obs: Any) -> Any:
     if isinstance(obs, dict):
         return {k: v[0] for k, v in obs.items()}
     return obs[0]
-
-
-def make_single(**kwargs: Any) -> tuple[GameBoyEnv, dict[str, Any]]:
-    """Registry entry point for `paritygym.make("GameBoy-v0", ...)`: `(env, config)`."""
-    env = GameBoyEnv(**kwargs)
-    return env, dict(kwargs)
-
-
-def make_vector(num_envs: int, seed: int = 0, **kwargs: Any) -> GameBoyVectorEnv:
-    """Registry vector entry point for `paritygym.make_vec("GameBoy-v0", ...)`."""
-    return GameBoyVectorEnv(num_envs, seed, **kwargs)

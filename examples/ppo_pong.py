@@ -18,7 +18,7 @@ from paritygym.train.record import record_gif
 
 DEFAULTS = PPOConfig(
     env_id="Pong-v0",
-    env_kwargs={"frameskip": 4, "max_steps_in_episode": 20_000},
+    env_kwargs={"frame_skip": 4, "max_steps_in_episode": 20_000},
     num_envs=512,
     num_steps=64,
     total_timesteps=200_000_000,

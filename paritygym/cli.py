@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import pathlib
 import sys
@@ -14,12 +15,39 @@ import paritygym
 
 def _parse_batches(text: str) -> list[int]:
     try:
-        batches = [int(x) for x in text.split(",") if x.strip()]
+        batches = [int(x) for x in text.split(",")]  # an empty item ("1,,2") is an error, not skipped
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--batch takes comma-separated integers, got {text!r}") from None
-    if not batches or any(b < 1 for b in batches):
-        raise argparse.ArgumentTypeError("batch sizes must be positive integers")
+        raise argparse.ArgumentTypeError(f"batch sizes are comma-separated positive integers, got {text!r}") from None
+    if any(b < 1 for b in batches):
+        raise argparse.ArgumentTypeError(f"batch sizes must be positive integers, got {text!r}")
     return batches
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):  # NaN would time forever, 0 or less nothing
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _parse_modes(text: str) -> list[str]:
+    modes = text.split(",")
+    if not modes or any(m not in ("loop", "scan") for m in modes):
+        raise argparse.ArgumentTypeError(f"modes are a comma-separated subset of loop,scan, got {text!r}")
+    return modes
 
 
 def _env_id(text: str) -> str:
@@ -49,6 +77,16 @@ def cmd_info(args: argparse.Namespace) -> int:
     if s.docs:
         print(f"docs:       {s.docs}")
     if s.kind == "jax":
+        print(f"api:        paritygym.make({s.id!r}) -> (env, params), the functional (gymnax) API; "
+              f"paritygym.make_vec({s.id!r}, num_envs) -> gymnasium VectorEnv")
+    else:
+        print(f"api:        paritygym.make_vec({s.id!r}, num_envs) -> gymnasium VectorEnv; one env: "
+              f"{s.entry_point.replace(':', '.')}(seed, **options) -> gymnasium.Env; no functional API "
+              "(paritygym.make refuses it)")
+    opts = paritygym.options(args.env)
+    static = ", ".join(f"{k}={'(required)' if v is ... else repr(v)}" for k, v in opts["static options"].items())
+    print(f"options:    {static or 'none'}")
+    if s.kind == "jax":
         from paritygym.spaces import to_gymnasium
 
         env, params = paritygym.make(args.env)
@@ -61,6 +99,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from paritygym.bench import format_table, run_bench, write_json, write_plot
 
+    out = pathlib.Path(args.out).resolve()
+    print(f"results will be written to {out}/")  # before the run: the default is relative to the current folder
     result = run_bench(
         args.env,
         batches=args.batch,
@@ -68,10 +108,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         reference_batches=args.reference_batch,
         min_seconds=args.min_seconds,
         scan_length=args.scan_length,
-        modes=args.modes.split(","),
+        modes=args.modes,
     )
     print(format_table(result))
-    stem = pathlib.Path(args.out) / f"{args.env}-{time.strftime('%Y%m%d-%H%M%S')}"
+    stem = out / f"{args.env}-{time.strftime('%Y%m%d-%H%M%S')}"
     print(f"json: {write_json(result, stem.with_suffix('.json'))}")
     if not args.no_plot:
         print(f"plot: {write_plot(result, stem.with_suffix('.png'))}")
@@ -129,13 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=_parse_batches, default=[1, 32, 128, 512, 2048, 8192], help="comma-separated batch sizes")
     p.add_argument("--reference", action="store_true", help="also run the reference side by side")
     p.add_argument("--reference-batch", type=_parse_batches, default=None, help="batch sizes for the reference (default: --batch)")
-    p.add_argument("--min-seconds", type=float, default=1.0, help="minimum timed run per measurement")
-    p.add_argument("--scan-length", type=int, default=128, help="steps fused per lax.scan call")
-    p.add_argument("--modes", default="loop,scan", help="which of loop,scan to time (JAX envs)")
-    p.add_argument("--out", default="runs/bench", help="folder for the JSON and PNG")
+    p.add_argument("--min-seconds", type=_positive_seconds, default=1.0, help="minimum timed run per measurement (> 0)")
+    p.add_argument("--scan-length", type=_positive_int, default=128, help="steps fused per lax.scan call")
+    p.add_argument("--modes", type=_parse_modes, default=["loop", "scan"], help="which of loop,scan to time (JAX envs)")
+    p.add_argument("--out", default="runs/bench",
+                   help="folder for the JSON and PNG (default: runs/bench under the current folder; printed at the start)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument(
-        "--devices", type=int, default=os.cpu_count() or 1,
+        "--devices", type=_positive_int, default=os.cpu_count() or 1,
         help="on CPU, split the machine into this many JAX devices and shard the batch over them "
         "(default: one per core, so JAX uses every core as the reference's one-process-per-core does)",
     )
@@ -150,9 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("env", type=_env_id)
     p.add_argument("--level", type=int, choices=[1, 2, 3, 4], default=3)
-    p.add_argument("--episodes", type=int, default=100)
+    p.add_argument("--episodes", type=_positive_int, default=100)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--seeds", type=int, default=None,
+    p.add_argument("--seeds", type=_positive_int, default=None,
                    help="L4 of envs that train policies (Pong-v0): policies trained per backend (default 10)")
     p.add_argument("--out", default=None, help="JSON path (default runs/verify/ENV-L<level>.json)")
     p.add_argument("--markdown", default=None, help="also write a Markdown report here (e.g. docs/verification/ENV-L4.md)")

@@ -15,9 +15,9 @@ register(
 
 register(
     "GameBoy-v0",
-    "emurust.env:make_single",
+    "emurust.env:GameBoyEnv",
     kind="native",
-    vector_entry_point="emurust.env:make_vector",
+    vector_entry_point="emurust.env:GameBoyVectorEnv",
     reference="PyBoy 2.8.1 (pip; DMG mode, sound off, same boot ROM), run side by side in the tests",
     parity="frame-exact vs PyBoy (screen every frame; cycles, registers, RAM at frame boundaries) on Blargg ROMs, "
     "timing probes and our games; all Blargg ROMs pass; see docs/envs/gameboy.md",

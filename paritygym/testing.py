@@ -8,22 +8,33 @@ For JAX envs it checks, under `jit`, `vmap` and `lax.scan`:
 - same key => identical trajectory (bit for bit);
 - the batched step compiles once for a given batch (data varies, the program does not);
 - stepping goes on across episode ends (autoreset) without non-finite values;
-- the vector API (`make_vec`) works and refuses actions of the wrong shape, dtype or range.
-For native envs (the Rust Game Boy) it checks the vector API part.
+- the vector API (`make_vec`) works and refuses actions of the wrong shape, dtype or range;
+- options (`check_options`): an unknown option's error lists every valid one; the deprecated
+  spellings (`paritygym.checks.DEPRECATED_OPTIONS`) warn and work where the env has the new name;
+  a bad value of every static option and of every param (wrong type, NaN, beyond int32, outside
+  its declared bounds, a time limit below 1) is refused by `make` with a `TypeError` or
+  `ValueError` naming it;
+- a discrete env refuses an action of a non-integer dtype when its step (single or batched) is
+  traced (`TypeError`), so a float is never truncated silently.
+For native envs (the Rust Game Boy) it checks the vector API and the options through `make_vec`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import math
+import warnings
+from typing import Any, Iterator
 
 import gymnasium
 import jax
 import jax.numpy as jnp
 import numpy as np
+from gymnax.environments import spaces as gymnax_spaces
 
 from paritygym.batching import batched_step
-from paritygym.registry import make, make_vec, spec
+from paritygym.checks import DEPRECATED_OPTIONS, value_kind
+from paritygym.registry import make, make_vec, options, spec
 from paritygym.spaces import to_gymnasium
 
 
@@ -146,9 +157,140 @@ def _sample_vector_actions(venv: gymnasium.vector.VectorEnv, info: dict, rng: np
     raise ConformanceError(f"unsupported action space {space}")
 
 
+def _bad_values(kind: str, bounds: tuple[Any, Any, Any] = (None, None, None)) -> list[tuple[str, Any]]:
+    """Values an option or param of ``kind`` must refuse, with a label each."""
+    ge, gt, le = bounds
+    values: list[tuple[str, Any]] = {
+        "bool": [("a string", "yes"), ("an int", 2)],
+        "int": [("a string", "1"), ("a float", 1.5), ("a bool", True), ("beyond int32", 2**31)],
+        "float": [("a string", "1.0"), ("a bool", True), ("NaN", math.nan), ("infinity", math.inf)],
+        "str": [("an unknown name", "no-such-value"), ("an int", 1)],
+    }[kind]
+    if ge is not None:
+        values.append((f"below its bound {ge}", ge - 1))
+    if gt is not None:
+        values.append((f"at its exclusive bound {gt}", gt))
+    if le is not None:
+        values.append((f"above its bound {le}", le + 1))
+    return values
+
+
+def _param_probes(params: Any) -> Iterator[tuple[str, str, Any, dict[str, Any]]]:
+    """(dotted name, label, bad value, ``make`` kwargs) for every scalar field of ``params``, nested
+    params classes included (a bad nested field is given as the whole nested params)."""
+    for field in dataclasses.fields(params):
+        ref = getattr(params, field.name)
+        if dataclasses.is_dataclass(ref) and not isinstance(ref, type):
+            yield field.name, "a string", "a", {field.name: "a"}
+            for name, label, bad, sub in _param_probes(ref):
+                yield f"{field.name}.{name}", label, bad, {field.name: ref.replace(**sub)}
+            continue
+        kind = value_kind(ref)
+        if kind is None:
+            continue
+        values = _bad_values(kind, field.metadata.get("bounds", (None, None, None)))
+        if field.name == "max_steps_in_episode":  # every env's time limit: at least one step
+            values += [("0", 0), ("negative", -5)]
+        for label, bad in values:
+            yield field.name, label, bad, {field.name: bad}
+
+
+def check_options(env_id: str, **kwargs: Any) -> list[str]:
+    """The option and param checks of `check_env` (see the module docstring), on top of ``kwargs``."""
+    native = spec(env_id).kind == "native"
+
+    def build(**extra: Any) -> None:
+        if native:
+            make_vec(env_id, 1, **{**kwargs, **extra}).close()
+        else:
+            make(env_id, **{**kwargs, **extra})
+
+    def refused(what: str, name: str, **extra: Any) -> None:
+        try:
+            build(**extra)
+        except (TypeError, ValueError) as exc:
+            if name.rsplit(".", 1)[-1] not in str(exc):
+                _fail(env_id, f"the error for {what} does not name {name!r}: {exc}")
+            return
+        _fail(env_id, f"make accepted {what}")
+
+    checks = []
+    declared = options(env_id)
+    names = set(declared["static options"]) | set(declared["params"])
+    try:
+        build(no_such_option=1)
+    except TypeError as exc:
+        missing = sorted(n for n in names if repr(n) not in str(exc))
+        if missing:
+            _fail(env_id, f"the error for an unknown option does not list {missing}: {exc}")
+    else:
+        _fail(env_id, "make accepted an unknown option")
+    checks.append("an unknown option's error lists every valid option")
+
+    for old, new in DEPRECATED_OPTIONS.items():
+        if new in kwargs:
+            continue
+        if new not in names:
+            refused(f"the deprecated option {old!r} although it has no {new!r}", old, **{old: 1})
+            continue
+        default = declared["static options"].get(new, declared["params"].get(new))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            build(**{old: default})
+        if not any(issubclass(w.category, DeprecationWarning) and old in str(w.message) for w in caught):
+            _fail(env_id, f"the deprecated option {old!r} did not warn")
+    checks.append("deprecated option names warn and work where the env has the new name")
+
+    for name, default in declared["static options"].items():
+        kind = "str" if isinstance(default, str) else value_kind(default)
+        if kind is None or name in kwargs:
+            continue
+        for label, bad in _bad_values(kind):
+            refused(f"static option {name}={bad!r} ({label})", name, **{name: bad})
+    checks.append("make refuses a bad value of every static option")
+
+    if not native:
+        _, params = make(env_id, **kwargs)
+        for name, label, bad, extra in _param_probes(params):
+            refused(f"param {name}={bad!r} ({label})", name, **extra)
+        checks.append("make refuses a bad value of every param")
+    return checks
+
+
+def check_action_dtype(env_id: str, seed: int = 0, **kwargs: Any) -> list[str]:
+    """The action-dtype check of `check_env` alone (tracing only, nothing compiled): for envs whose
+    full conformance run is too slow for the default suite."""
+    env, params = make(env_id, **kwargs)
+    if not isinstance(env.action_space(params), gymnax_spaces.Discrete):
+        return []
+    _check_discrete_action_dtype(env_id, env, params, seed)
+    return ["a Discrete step refuses non-integer actions when traced"]
+
+
+def _check_discrete_action_dtype(env_id: str, env: Any, params: Any, seed: int) -> None:
+    """A Discrete env's step, single and batched, refuses non-integer actions while it is traced."""
+    key = jax.random.key(seed)
+    state = jax.eval_shape(env.reset, key, params)[1]  # shapes suffice: only tracing happens below
+    for label, bad in (("float32 2.7", jnp.float32(2.7)), ("float32 NaN", jnp.float32(jnp.nan)),
+                       ("Python float 2.7", 2.7), ("bool", True)):
+        try:
+            jax.eval_shape(jax.jit(env.step), key, state, bad, params)  # traced as jax.jit(env.step) traces it
+        except TypeError:
+            continue
+        _fail(env_id, f"the step accepted a {label} action for a Discrete space (it must refuse non-integer dtypes)")
+    keys = jax.random.split(key, 2)
+    states = jax.tree.map(lambda x: jax.ShapeDtypeStruct((2, *x.shape), x.dtype), state)
+    try:
+        jax.eval_shape(batched_step(env), keys, states, jnp.full((2,), 1.0, jnp.float32), params)
+    except TypeError:
+        return
+    _fail(env_id, "the batched step accepted float32 actions for a Discrete space")
+
+
 def check_env(env_id: str, num_envs: int = 4, num_steps: int = 64, seed: int = 0, **kwargs: Any) -> ConformanceReport:
     """Runs every conformance check on ``env_id`` and raises `ConformanceError` on the first failure."""
     report = ConformanceReport(env_id)
+    report.checks += check_options(env_id, **kwargs)
     if spec(env_id).kind == "native":
         report.checks += check_vector_api(env_id, seed=seed, **kwargs)
         return report
@@ -184,6 +326,9 @@ def check_env(env_id: str, num_envs: int = 4, num_steps: int = 64, seed: int = 0
         if jnp.shape(flag) != () or jnp.asarray(flag).dtype != jnp.bool_:
             _fail(env_id, f"{name} must be a bool scalar, got {jnp.asarray(flag).dtype}{jnp.shape(flag)}")
     report.passed("reset/step under jit: signature, spaces, dtypes")
+    if isinstance(act_space_gx, gymnax_spaces.Discrete):
+        _check_discrete_action_dtype(env_id, env, params, seed)
+        report.passed("a Discrete step refuses non-integer actions when traced")
 
     # Batched rollout: vmap inside lax.scan, compiled once. The Python body runs only while JAX
     # traces it, so counting its runs counts traces (what chex.assert_max_traces does, but local

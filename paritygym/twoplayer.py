@@ -13,7 +13,8 @@ opponent policy plays the other, chosen by index in `EnvParams.opponent`:
     2.. = user policies passed to the constructor, `policy(key, obs, legal_mask) -> action`
 
 Illegal agent actions in the functional API are replaced by the lowest-index legal action and
-flagged in `info["illegal_action"]`; the vector API (`paritygym.make_vec`) raises instead.
+flagged in `info["illegal_action"]`; the vector API (`paritygym.make_vec`) raises instead. An
+action of a non-integer dtype is a `TypeError` in both, raised when the step is traced.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import jax.numpy as jnp
 from flax import struct
 from gymnax.environments import environment, spaces
 
+from paritygym.checks import bounded, check_discrete_action, check_value
 from paritygym.random import key_word, uniform_legal_actions
 
 GameState = TypeVar("GameState")
@@ -118,9 +120,9 @@ class SingleAgentState(Generic[GameState]):
 @struct.dataclass
 class SingleAgentParams:
     game: Any
-    opponent: int = OPPONENT_RANDOM
-    agent_side: int = -1  # 0 or 1: fixed side; -1: a random side each episode
-    max_steps_in_episode: int = 100_000
+    opponent: int = bounded(OPPONENT_RANDOM, ge=0)  # at most 1 + the number of user opponents
+    agent_side: int = bounded(-1, ge=-1, le=1)  # 0 or 1: fixed side; -1: a random side each episode
+    max_steps_in_episode: int = bounded(100_000, ge=1)
 
 
 class SingleAgentEnv(environment.Environment):
@@ -136,8 +138,17 @@ class SingleAgentEnv(environment.Environment):
     def __init__(self, game: TwoPlayerGame, opponents: Sequence[OpponentPolicy] = (), max_opponent_actions: int = 64):
         super().__init__()
         self.game = game
+        if isinstance(opponents, (str, bytes)) or not all(callable(o) for o in opponents):
+            raise TypeError(f"opponents must be a sequence of policies (key, obs, legal_mask) -> action, got {opponents!r}")
         self.opponents = tuple(opponents)
-        self.max_opponent_actions = max_opponent_actions
+        self.max_opponent_actions = check_value("max_opponent_actions", max_opponent_actions, "int", ge=1)
+
+    def check_params(self, params: SingleAgentParams) -> None:
+        """The opponent index must name a policy this env has (``make`` calls this on the host)."""
+        last = 1 + len(self.opponents)
+        if not isinstance(params.opponent, jax.core.Tracer) and not 0 <= int(params.opponent) <= last:
+            raise ValueError(f"param opponent must be an int in [0, {last}] (0 random, 1 heuristic, 2.. user policies), "
+                             f"got {params.opponent!r}")
 
     @property
     def default_params(self) -> SingleAgentParams:
@@ -211,7 +222,7 @@ class SingleAgentEnv(environment.Environment):
         k_opp_act, k_step, k_after = jax.random.split(key, 3)
         agent, opp = state.agent, 1 - state.agent
         mask = self.game.legal_action_mask(state.game, agent, params.game)
-        action = jnp.asarray(action, jnp.int32)
+        action = check_discrete_action(action, self.game.num_actions)  # at trace time only
         in_range = (action >= 0) & (action < self.game.num_actions)
         legal = in_range & mask[jnp.clip(action, 0, self.game.num_actions - 1)]
         action = jnp.where(legal, action, first_legal_action(mask))

@@ -16,6 +16,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from paritygym.batching import batched_step
+from paritygym.checks import check_params
 from paritygym.random import batch_keys
 from paritygym.spaces import to_gymnasium, validate_batched_action
 
@@ -34,12 +35,10 @@ class JaxVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, env: Any, params: Any, num_envs: int, seed: int = 0, env_id: str | None = None):
         self.env = env
         self.params = params
-        # an env whose params can be wrong for it in ways its traced step cannot see (e.g. the battle
-        # env's hand-built team pools) checks them here, on the host, once
-        if callable(getattr(env, "check_params", None)):
-            env.check_params(params)
         self.num_envs = num_envs
         self.env_id = env_id or type(env).__name__
+        # params built by hand, not by make, are checked here too: on the host, once (as make does)
+        check_params(env, params, self.env_id)
         self.single_observation_space = to_gymnasium(env.observation_space(params))
         self.single_action_space = to_gymnasium(env.action_space(params))
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)

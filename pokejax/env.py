@@ -35,6 +35,7 @@ from flax import struct
 from gymnax.environments import spaces
 
 from paritygym.batching import update_where_needed, where_needed
+from paritygym.checks import bounded, check_discrete_action, check_value
 from paritygym.random import batch_keys
 from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentParams, SingleAgentState,
                                  TwoPlayerGame, first_legal_action, random_legal_action)
@@ -277,7 +278,7 @@ def _jitted_new_battle():
 
 @struct.dataclass
 class PokemonParams:
-    max_turns: int = 1000           # turn cap: a battle still running after this turn is truncated
+    max_turns: int = bounded(1000, ge=1)  # turn cap: a battle still running after this turn is truncated
     full_observation: bool = False  # show the opponent's side in full
     # None: every new battle runs Showdown's team generator for both teams (the default, exactly
     # Showdown's gen1randombattle). A ``teams.TeamPool``: new battles draw two teams from it
@@ -397,6 +398,8 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         from, instead of running Showdown's team generator at every reset (the training and
         benchmark option; ``PokemonGen1RandomPool-v0``). 0: the generator (the default)."""
         super().__init__(PokemonGen1Random(), opponents)
+        team_pool_size = check_value("team_pool_size", team_pool_size, "int", ge=0)
+        team_pool_seed = check_value("team_pool_seed", team_pool_seed, "int", ge=0)
         if team_pool_size:   # fail at construction, not at the first default_params
             make_team_pool_cached(team_pool_size, team_pool_seed)
         self.team_pool_size = team_pool_size
@@ -509,10 +512,13 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         Showdown's random-battle sets: ``make_team_pool`` makes only such teams); a pool built by hand
         with another move would give wrong turns without a word. Called on the host by paritygym's
         vector env, and by the step when it is traced with a concrete pool (params closed over); a
-        traced pool cannot be read there."""
+        traced pool cannot be read there. Also the checks of every single-agent env (the opponent)."""
+        super().check_params(params)
         pool = params.game.team_pool
         if pool is None:
             return
+        if not isinstance(pool, teams.TeamPool):
+            raise TypeError(f"param game.team_pool must be None or a TeamPool (make_team_pool), got {type(pool).__name__}")
         try:
             moves = np.asarray(pool.teams.moves)
         except jax.errors.TracerArrayConversionError:
@@ -640,7 +646,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         # both players' masks, once per state: the step's start, its end, the switch step's input
         masks = legal_masks(state.game)
         mask = masks[agent]
-        action = jnp.asarray(action, jnp.int32)
+        action = check_discrete_action(action, NUM_ACTIONS)  # at trace time only
         legal = (action >= 0) & (action < NUM_ACTIONS) & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
         action = jnp.where(legal, action, first_legal_action(mask))
         k_opp, k_step, k_replace, k_switch = batch_keys(key, 4)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import jax
@@ -9,6 +10,7 @@ import jax.numpy as jnp
 from flax import struct
 from gymnax.environments import environment, spaces
 
+from paritygym.checks import bounded, check_discrete_action, check_value
 from paritygym.random import key_word
 from pongjax import game
 
@@ -24,26 +26,32 @@ class EnvState:
 @struct.dataclass
 class EnvParams(game.PongParams):
     # PufferLib has no time limit; set one (e.g. for training) to truncate long games.
-    max_steps_in_episode: int = INT32_MAX
+    max_steps_in_episode: int = bounded(INT32_MAX, ge=1)
 
 
 class Pong(environment.Environment):
     """PufferLib 3.0 Pong: the agent is the right paddle against a scripted left paddle.
 
     Args:
-        frameskip: frames per agent step (PufferLib: 1 in pong.py, 4 in its training config).
+        frame_skip: frames per agent step (PufferLib's `frameskip`: 1 in pong.py, 4 in its
+            training config). `frameskip` is its deprecated spelling.
         continuous: actions are one float in [-1, 1] (paddle direction) instead of 0/1/2.
         corrected: fix PufferLib 3.0's quirks (scores in the observation, fresh observation after
             a point). Off by default: the default reproduces 3.0 exactly.
+
+    Discrete actions must have an integer dtype: a float action is a `TypeError` when the step is
+    traced (it would otherwise be truncated: 2.7 -> 2, NaN -> 0).
     """
 
-    def __init__(self, frameskip: int = 1, continuous: bool = False, corrected: bool = False):
+    def __init__(self, frame_skip: int = 1, continuous: bool = False, corrected: bool = False, *,
+                 frameskip: int | None = None):
         super().__init__()
-        if not isinstance(frameskip, int) or isinstance(frameskip, bool) or frameskip < 1:
-            raise ValueError(f"frameskip must be a positive int, got {frameskip!r}")
-        self.frameskip = frameskip
-        self.continuous = bool(continuous)
-        self.corrected = bool(corrected)
+        if frameskip is not None:
+            warnings.warn("Pong: option 'frameskip' is deprecated, use 'frame_skip'", DeprecationWarning, stacklevel=2)
+            frame_skip = frameskip
+        self.frame_skip = check_value("frame_skip", frame_skip, "int", ge=1)
+        self.continuous = check_value("continuous", continuous, "bool")
+        self.corrected = check_value("corrected", corrected, "bool")
 
     @property
     def default_params(self) -> EnvParams:
@@ -80,9 +88,11 @@ class Pong(environment.Environment):
         return s.obs, EnvState(game=s, time=jnp.int32(0))
 
     def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
+        if not self.continuous:
+            action = check_discrete_action(action, 3)  # at trace time: no cost when the step runs
         direction = game.paddle_direction(action, self.continuous)
         s, reward, terminal, last_obs = game.step(
-            state.game, direction, self.round_bit(key), params, self.frameskip, self.corrected
+            state.game, direction, self.round_bit(key), params, self.frame_skip, self.corrected
         )
         time = jnp.where(terminal, 0, state.time + 1)
         return s.obs, EnvState(game=s, time=time), reward, terminal, {"last_obs": last_obs}

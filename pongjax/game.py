@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
+from paritygym.checks import bounded
 from paritygym.numerics import exact_div, rounded_product
 
 f32 = jnp.float32
@@ -26,18 +27,18 @@ f32 = jnp.float32
 class PongParams:
     """Court geometry and speeds (traced: changing them does not recompile)."""
 
-    width: float = 500.0
-    height: float = 640.0
-    paddle_width: float = 20.0
-    paddle_height: float = 70.0
-    paddle_speed: float = 8.0
-    ball_width: float = 32.0
-    ball_height: float = 32.0
-    ball_initial_speed_x: float = 10.0
-    ball_initial_speed_y: float = 1.0
-    ball_speed_y_increment: float = 3.0
-    ball_max_speed_y: float = 13.0
-    max_score: int = 21
+    width: float = bounded(500.0, gt=0)
+    height: float = bounded(640.0, gt=0)
+    paddle_width: float = bounded(20.0, gt=0)
+    paddle_height: float = bounded(70.0, gt=0)
+    paddle_speed: float = bounded(8.0, ge=0)
+    ball_width: float = bounded(32.0, gt=0)
+    ball_height: float = bounded(32.0, gt=0)
+    ball_initial_speed_x: float = bounded(10.0, ge=0)
+    ball_initial_speed_y: float = bounded(1.0, ge=0)
+    ball_speed_y_increment: float = bounded(3.0, ge=0)
+    ball_max_speed_y: float = bounded(13.0, ge=0)
+    max_score: int = bounded(21, ge=1)
 
 
 @struct.dataclass

@@ -41,7 +41,7 @@ def tracking_action(state: EnvState, params: game.PongParams, continuous: bool, 
 
 @functools.lru_cache(maxsize=None)
 def _rollout_fn(num_envs: int, num_steps: int, frameskip: int, continuous: bool, corrected: bool, policy: str):
-    env = Pong(frameskip=frameskip, continuous=continuous, corrected=corrected)
+    env = Pong(frame_skip=frameskip, continuous=continuous, corrected=corrected)
     params = env.default_params
     space = env.action_space(params)
 
@@ -139,7 +139,7 @@ CONFIGS = [
 
 # L4 setup: PPO as in examples/ppo_pong.py, with a fixed step budget (no early stop) so that every
 # seed trains for the same number of steps on both backends.
-L4_ENV = {"frameskip": 4, "max_steps_in_episode": 20_000}
+L4_ENV = {"frame_skip": 4, "max_steps_in_episode": 20_000}
 L4_MARGIN = 1.0  # equivalence margin of the TOST on mean episode return
 # Per seed and backend. examples/ppo_pong.py needs about 8M steps to beat the opponent by 10 points;
 # 20 such runs do not fit one verification run on a 2-core CPU, so L4 trains each policy for 2M steps
@@ -163,7 +163,7 @@ def l4_backends():
         return paritygym.make_vec("Pong-v0", num_envs=n, seed=seed, **L4_ENV)
 
     def reference(n, seed):
-        return CPongVectorEnv(n, seed, frameskip=L4_ENV["frameskip"], max_steps_in_episode=L4_ENV["max_steps_in_episode"])
+        return CPongVectorEnv(n, seed, frameskip=L4_ENV["frame_skip"], max_steps_in_episode=L4_ENV["max_steps_in_episode"])
 
     return ours, reference
 

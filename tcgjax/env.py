@@ -26,6 +26,7 @@ from flax import struct
 from gymnax.environments import spaces
 
 from paritygym.batching import update_where_needed_batched, where_needed_batched
+from paritygym.checks import bounded, check_discrete_action, check_value
 from paritygym.twoplayer import SingleAgentEnv, SingleAgentParams, SingleAgentState, TwoPlayerGame, first_legal_action
 from tcgjax import spec
 from tcgjax.decks import Deck, shipped_decks, validate_deck
@@ -44,7 +45,7 @@ class TCGParams:
     deck_cards: jnp.ndarray  # int32 [N, 20]: a pool of decks
     deck_energy: jnp.ndarray  # int32 [N, 3]: their Energy types (-1 padded)
     fixed_decks: bool = False
-    max_turns: int = spec.DEFAULT_MAX_TURNS
+    max_turns: int = bounded(spec.DEFAULT_MAX_TURNS, ge=1, le=10_000)
     interleaved: bool = False  # single-agent env: one game action per env step (TCGPocketA1)
 
 
@@ -70,9 +71,8 @@ class TCGGame(TwoPlayerGame):
     num_actions = spec.NUM_ACTIONS
 
     def __init__(self, opening_hand_rule: int = spec.OPENING_RESHUFFLE) -> None:
-        if opening_hand_rule not in (spec.OPENING_RESHUFFLE, spec.OPENING_ONE_BASIC):
-            raise ValueError(f"opening_hand_rule must be 0 or 1, got {opening_hand_rule!r}")
-        self.opening_hand_rule = opening_hand_rule
+        self.opening_hand_rule = check_value("opening_hand_rule", opening_hand_rule, "int",
+                                             choices=(spec.OPENING_RESHUFFLE, spec.OPENING_ONE_BASIC))
         self.tables = card_tables()
 
     @property
@@ -174,7 +174,21 @@ class TCGPocketA1(SingleAgentEnv):
     def __init__(self, opening_hand_rule: int = spec.OPENING_RESHUFFLE, max_opponent_actions: int = 512,
                  interleaved: bool = False) -> None:
         super().__init__(TCGGame(opening_hand_rule), (), max_opponent_actions)
-        self.interleaved = bool(interleaved)
+        self.interleaved = check_value("interleaved", interleaved, "bool")
+
+    def check_params(self, params: SingleAgentParams) -> None:
+        """Besides the scalar fields ``make`` checks: a deck pool of int arrays [N, 20] and [N, 3]
+        (``make_game_params`` builds and validates one from decks)."""
+        super().check_params(params)
+        cards, energy = params.game.deck_cards, params.game.deck_energy
+        if isinstance(cards, jax.core.Tracer) or isinstance(energy, jax.core.Tracer):
+            return
+        cards, energy = np.asarray(cards), np.asarray(energy)
+        if (cards.ndim != 2 or cards.shape[1:] != (20,) or energy.shape != (len(cards), 3) or not len(cards)
+                or not np.issubdtype(cards.dtype, np.integer) or not np.issubdtype(energy.dtype, np.integer)):
+            raise ValueError(f"param game.deck_cards/deck_energy must be int arrays [N, 20] and [N, 3] with N >= 1 "
+                             f"(build them with tcgjax.env.make_game_params), got {cards.dtype}{list(cards.shape)} "
+                             f"and {energy.dtype}{list(energy.shape)}")
 
     @property
     def default_params(self) -> SingleAgentParams:
@@ -258,7 +272,7 @@ class TCGPocketA1(SingleAgentEnv):
 
     @staticmethod
     def _checked(action, mask):
-        action = jnp.asarray(action, jnp.int32)
+        action = check_discrete_action(action, spec.NUM_ACTIONS)  # at trace time only
         legal = (action >= 0) & (action < spec.NUM_ACTIONS) & mask[jnp.clip(action, 0, spec.NUM_ACTIONS - 1)]
         return jnp.where(legal, action, first_legal_action(mask)), legal
 

@@ -8,6 +8,7 @@ from flax import struct
 from gymnax.environments import environment, spaces
 
 from paritygym.batching import where_needed
+from paritygym.checks import bounded, check_discrete_action, check_value
 from paritygym.twoplayer import SingleAgentEnv, TwoPlayerGame
 
 
@@ -20,7 +21,7 @@ class CounterState:
 @struct.dataclass
 class CounterParams:
     goal: int = 5
-    max_steps_in_episode: int = 50
+    max_steps_in_episode: int = bounded(50, ge=1)
 
 
 class Counter(environment.Environment):
@@ -28,7 +29,7 @@ class Counter(environment.Environment):
 
     def __init__(self, noisy_start: bool = True):
         super().__init__()
-        self.noisy_start = noisy_start
+        self.noisy_start = check_value("noisy_start", noisy_start, "bool")
 
     @property
     def default_params(self) -> CounterParams:
@@ -40,6 +41,7 @@ class Counter(environment.Environment):
         return self.get_obs(state), state
 
     def step_env(self, key, state, action, params):
+        action = check_discrete_action(action, 2)
         position = state.position + jnp.where(action == 1, 1, -1)
         state = CounterState(position=position, time=state.time + 1)
         terminated = position >= params.goal
@@ -75,6 +77,33 @@ class OutOfBoundsCounter(Counter):
 class NanCounter(Counter):
     def get_obs(self, state, params=None, key=None):
         return jnp.array([state.position, jnp.where(state.time > 3, jnp.nan, 0.0)], jnp.float32)
+
+
+class LooseOption(Counter):
+    """Takes anything for its bool option (`bool("no")` is True)."""
+
+    def __init__(self, noisy_start: bool = True):
+        super().__init__()
+        self.noisy_start = bool(noisy_start)
+
+
+@struct.dataclass
+class UnboundedLimitParams:
+    goal: int = 5
+    max_steps_in_episode: int = 50  # no bound: 0 or -5 would truncate at the first step
+
+
+class UnboundedLimit(Counter):
+    @property
+    def default_params(self) -> UnboundedLimitParams:
+        return UnboundedLimitParams()
+
+
+class FloatActions(Counter):
+    """Casts its Discrete action, so a float is truncated silently."""
+
+    def step_env(self, key, state, action, params):
+        return super().step_env(key, state, jnp.asarray(action, jnp.int32), params)
 
 
 class NeverTruncates(Counter):
@@ -160,6 +189,9 @@ TOY_IDS = {
     "ToyOutOfBounds-v0": "tests.toy_envs:OutOfBoundsCounter",
     "ToyNan-v0": "tests.toy_envs:NanCounter",
     "ToyNeverTruncates-v0": "tests.toy_envs:NeverTruncates",
+    "ToyLooseOption-v0": "tests.toy_envs:LooseOption",
+    "ToyUnboundedLimit-v0": "tests.toy_envs:UnboundedLimit",
+    "ToyFloatActions-v0": "tests.toy_envs:FloatActions",
     "ToyNim-v0": "tests.toy_envs:NimEnv",
 }
 

@@ -7,6 +7,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::buffer::PyBuffer;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -55,6 +56,27 @@ fn button_bit(name: &str) -> PyResult<u8> {
         .ok_or_else(|| PyValueError::new_err(format!("unknown button {name:?}; expected one of {BUTTON_NAMES:?}")))
 }
 
+/// The bytes of a ROM or state argument: any bytes-like object of unsigned bytes (`bytes`,
+/// `bytearray`, `memoryview`, a uint8 numpy array), as numpy users expect. Copied once: the core
+/// keeps its own image anyway.
+fn bytes_like(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    match PyBuffer::<u8>::get(obj) {
+        Ok(buffer) => buffer.to_vec(obj.py()),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{what} must be a bytes-like object of unsigned bytes (bytes, bytearray, memoryview or a uint8 numpy \
+             array), got {}",
+            obj.get_type()
+        ))),
+    }
+}
+
+fn optional_bytes_like(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Vec<u8>>> {
+    obj.map(|o| bytes_like(o, what)).transpose()
+}
+
 fn check_address(addr: i64) -> PyResult<u16> {
     u16::try_from(addr).map_err(|_| PyIndexError::new_err(format!("address {addr} is outside 0x0000-0xFFFF")))
 }
@@ -69,9 +91,11 @@ pub struct PyGameBoy {
 impl PyGameBoy {
     #[new]
     #[pyo3(signature = (rom, *, boot_rom=None, profile="pyboy"))]
-    fn new(rom: &[u8], boot_rom: Option<&[u8]>, profile: &str) -> PyResult<Self> {
+    fn new(rom: &Bound<'_, PyAny>, boot_rom: Option<&Bound<'_, PyAny>>, profile: &str) -> PyResult<Self> {
         let profile = parse_profile(profile)?;
-        let core = guarded(|| Core::new(rom, boot_rom, profile))?.map_err(rom_error)?;
+        let rom = bytes_like(rom, "rom")?;
+        let boot_rom = optional_bytes_like(boot_rom, "boot_rom")?;
+        let core = guarded(|| Core::new(&rom, boot_rom.as_deref(), profile))?.map_err(rom_error)?;
         Ok(PyGameBoy { core })
     }
 
@@ -230,8 +254,9 @@ impl PyGameBoy {
     }
 
     /// Restores a state made by `save_state` of the same ROM and profile; on error nothing changes.
-    fn load_state(&mut self, state: &[u8]) -> PyResult<()> {
-        guarded(|| self.core.load_state(state))?.map_err(|e| StateLoadError::new_err(e.to_string()))
+    fn load_state(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        let state = bytes_like(state, "state")?;
+        guarded(|| self.core.load_state(&state))?.map_err(|e| StateLoadError::new_err(e.to_string()))
     }
 
     fn __repr__(&self) -> String {
@@ -425,18 +450,21 @@ impl PyVecGameBoy {
                         action_table=None, boot_rom=None, profile="pyboy", num_threads=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        rom: &[u8],
+        rom: &Bound<'_, PyAny>,
         num_envs: i64,
         frame_skip: i64,
         screen: Option<&str>,
         downscale: i64,
         ram_addresses: Vec<i64>,
         action_table: Option<Vec<i64>>,
-        boot_rom: Option<&[u8]>,
+        boot_rom: Option<&Bound<'_, PyAny>>,
         profile: &str,
         num_threads: i64,
     ) -> PyResult<Self> {
         let profile = parse_profile(profile)?;
+        let rom = bytes_like(rom, "rom")?;
+        let boot_rom = optional_bytes_like(boot_rom, "boot_rom")?;
+        let (rom, boot_rom) = (rom.as_slice(), boot_rom.as_deref());
         if !(1..=1 << 20).contains(&num_envs) {
             return Err(PyValueError::new_err(format!("num_envs must be between 1 and 1048576, got {num_envs}")));
         }
@@ -547,9 +575,10 @@ impl PyVecGameBoy {
         Ok(PyBytes::new(py, &v))
     }
 
-    fn load_state(&mut self, index: i64, state: &[u8]) -> PyResult<()> {
+    fn load_state(&mut self, index: i64, state: &Bound<'_, PyAny>) -> PyResult<()> {
         let i = self.env_index(index)?;
-        guarded(|| self.batch.envs[i].load_state(state))?.map_err(|e| StateLoadError::new_err(e.to_string()))
+        let state = bytes_like(state, "state")?;
+        guarded(|| self.batch.envs[i].load_state(&state))?.map_err(|e| StateLoadError::new_err(e.to_string()))
     }
 
     /// The state `reset` restores (None until set: `reset` then powers on afresh from cycle 0).
@@ -559,7 +588,8 @@ impl PyVecGameBoy {
     }
 
     #[setter]
-    fn set_reset_state(&mut self, state: Option<Vec<u8>>) -> PyResult<()> {
+    fn set_reset_state(&mut self, state: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let state = optional_bytes_like(state, "reset_state")?;
         if let Some(s) = &state {
             // Validate now so that reset never fails later.
             let mut probe = self.batch.envs[0].clone();

@@ -4,6 +4,7 @@ time apart from run time, and the reference run side by side in the same invocat
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import sys
 import time
@@ -231,6 +232,16 @@ def run_bench(
     **kwargs: Any,
 ) -> BenchResult:
     """Runs the sweep for ``env_id`` (and its reference) and returns every measurement."""
+    # checked before anything runs: a NaN time would never be reached, an empty batch list times nothing
+    if not (isinstance(min_seconds, (int, float)) and math.isfinite(min_seconds) and min_seconds > 0):
+        raise ValueError(f"min_seconds must be a finite number > 0, got {min_seconds!r}")
+    for name, sizes in (("batches", batches), ("reference_batches", reference_batches or batches)):
+        if not sizes or any(isinstance(b, bool) or not isinstance(b, int) or b < 1 for b in sizes):
+            raise ValueError(f"{name} must be a non-empty list of positive ints, got {sizes!r}")
+    if isinstance(scan_length, bool) or not isinstance(scan_length, int) or scan_length < 1:
+        raise ValueError(f"scan_length must be a positive int, got {scan_length!r}")
+    if not set(modes) <= {"loop", "scan"}:
+        raise ValueError(f"modes must be a subset of ('loop', 'scan'), got {modes!r}")
     kind = spec(env_id).kind
     _log(f"paritygym bench {env_id}: batches {list(batches)}")
     if kind == "native":

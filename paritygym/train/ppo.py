@@ -2,7 +2,7 @@
 of the vmapped env, GAE, and several epochs of minibatch updates. The Python loop around it only
 logs progress, checks stopping rules and writes checkpoints.
 
-    config = PPOConfig(env_id="Pong-v0", env_kwargs={"frameskip": 4})
+    config = PPOConfig(env_id="Pong-v0", env_kwargs={"frame_skip": 4})
     result = train(config)            # progress on stdout, metrics/curve/checkpoint in config.out_dir
 
 Policies: `mlp` (feed-forward) or `gru` (recurrent; hidden state reset at episode starts).

@@ -7,13 +7,13 @@ import pytest
 
 import emurust
 import paritygym
-from emurust.env import GameBoyVectorEnv, RamView, combine, ram_delta, ram_equals, ram_in, ram_value
+from emurust.env import GameBoyEnv, GameBoyVectorEnv, RamView, combine, ram_delta, ram_equals, ram_in, ram_value
 from paritygym.testing import check_env
 
 
 def test_conformance():
     report = check_env("GameBoy-v0")
-    assert len(report.checks) == 3
+    assert len(report.checks) == 6  # options (3: no params) and vector API (3)
 
 
 def test_registered_with_reference_and_hooks():
@@ -34,7 +34,7 @@ def play(venv, steps, seed):
 
 
 def test_catch_reward_is_the_score_change_and_game_over_terminates():
-    venv = GameBoyVectorEnv(4, observation="ram", frame_skip=2, max_episode_steps=None)
+    venv = GameBoyVectorEnv(4, observation="ram", frame_skip=2, max_steps_in_episode=None)
     obs, _ = venv.reset(seed=0)
     score = lambda o: o[:, 0].astype(np.int64) + 256 * o[:, 1].astype(np.int64)  # noqa: E731  (RAM obs starts at C0A0)
     prev = score(obs)
@@ -73,7 +73,7 @@ def test_same_seed_same_trajectory_and_seeds_matter():
 
 
 def test_truncation_and_dict_observation():
-    venv = GameBoyVectorEnv(2, observation="screen+ram", max_episode_steps=5, downscale=4, screen="rgb")
+    venv = GameBoyVectorEnv(2, observation="screen+ram", max_steps_in_episode=5, downscale=4, screen="rgb")
     obs, _ = venv.reset(seed=0)
     assert obs["screen"].shape == (2, 36, 40, 3) and obs["ram"].shape == (2, 23)
     for t in range(1, 11):
@@ -94,7 +94,7 @@ def test_custom_rom_with_python_reward_and_termination(roms, tmp_path):
         return (now[0xC0A2] != prev[0xC0A2]).astype(np.float32)  # timer interrupts counted by the ROM
 
     venv = GameBoyVectorEnv(2, rom_path=path, observation="ram", ram_addresses=[0xC0A0, 0xC0A1], reward=reward,
-                            terminated=lambda now: now[0xC0A0] == 3, watch=[0xC0A2], frame_skip=8, max_episode_steps=None)
+                            terminated=lambda now: now[0xC0A0] == 3, watch=[0xC0A2], frame_skip=8, max_steps_in_episode=None)
     obs, _ = venv.reset(seed=0)
     ends = 0
     for _ in range(200):
@@ -130,16 +130,46 @@ def test_ram_helpers():
     (dict(observation="pixels"), ValueError, "observation"),
     (dict(game=None, rom=b"\x00" * 10), emurust.RomLoadError, "too small"),
     (dict(observation="ram", ram_addresses=[]), ValueError, "ram_addresses"),
-    (dict(max_episode_steps=0), ValueError, "max_episode_steps"),
+    (dict(max_steps_in_episode=0), ValueError, "max_steps_in_episode"),
+    (dict(max_steps_in_episode=2.5), TypeError, "max_steps_in_episode"),
+    (dict(frame_skip=0), ValueError, "frame_skip"),
+    (dict(frame_skip=True), TypeError, "frame_skip"),
+    (dict(downscale=3), ValueError, "downscale"),
+    (dict(noop_max=-1), ValueError, "noop_max"),
+    (dict(num_threads="2"), TypeError, "num_threads"),
+    (dict(screen="grey"), ValueError, "screen"),
 ])
 def test_bad_configuration(kwargs, exc, message):
     with pytest.raises(exc, match=message):
         GameBoyVectorEnv(1, **kwargs)
 
 
-def test_single_env_through_make():
-    env, config = paritygym.make("GameBoy-v0", observation="ram", frame_skip=1)
+def test_make_refuses_the_native_env_and_names_the_entry_points():
+    with pytest.raises(TypeError, match=r"make_vec\('GameBoy-v0'.*emurust\.env\.GameBoyEnv"):
+        paritygym.make("GameBoy-v0", observation="ram")
+
+
+def test_single_env_is_a_gymnasium_env():
+    env = GameBoyEnv(observation="ram", frame_skip=1)
     obs, _ = env.reset(seed=0)
     assert obs.shape == (23,)
     obs, reward, terminated, truncated, info = env.step(2)
     assert isinstance(reward, float) and isinstance(terminated, bool)
+
+
+def test_old_option_names_are_deprecated_aliases():
+    with pytest.warns(DeprecationWarning, match="'frameskip' is deprecated, use 'frame_skip'"):
+        venv = paritygym.make_vec("GameBoy-v0", 2, frameskip=3, observation="ram")
+    assert venv.frame_skip == 3
+    with pytest.warns(DeprecationWarning, match="'max_episode_steps' is deprecated, use 'max_steps_in_episode'"):
+        venv = paritygym.make_vec("GameBoy-v0", 2, max_episode_steps=None, observation="ram")
+    assert venv.max_steps_in_episode is None
+    with pytest.warns(DeprecationWarning):
+        assert GameBoyVectorEnv(1, max_episode_steps=7, observation="ram").max_steps_in_episode == 7
+
+
+def test_unknown_options_list_the_valid_ones():
+    with pytest.raises(TypeError, match=r"no option \['frame_skp'\].*'frame_skip'.*'max_steps_in_episode'"):
+        paritygym.make_vec("GameBoy-v0", 2, frame_skp=4)
+
+

@@ -61,6 +61,39 @@ def test_wrong_argument_types_raise_type_errors():
         emurust.GameBoy(make_rom(LOOP)).tick(frames="1")  # type: ignore[arg-type]
 
 
+def _bytes_likes(data: bytes) -> list:
+    """The same bytes as every bytes-like kind a user may hold them in."""
+    return [bytearray(data), memoryview(data), np.frombuffer(data, np.uint8), np.frombuffer(data, np.uint8).copy(),
+            np.repeat(np.frombuffer(data, np.uint8), 2)[::2]]  # a strided (non-contiguous) view
+
+
+def test_roms_and_states_are_accepted_as_any_bytes_like(roms):
+    rom = roms["catch"]
+    ref = emurust.GameBoy(rom)
+    ref.tick(30)
+    state = ref.save_state()
+    for rom_like, state_like in zip(_bytes_likes(rom), _bytes_likes(state)):
+        gb = emurust.GameBoy(rom_like, boot_rom=bytearray(emurust.DEFAULT_BOOT_ROM))
+        gb.tick(30)
+        assert gb.save_state() == state
+        gb.load_state(state_like)
+        assert gb.save_state() == state
+        vec = emurust.VecGameBoy(rom_like, 2, boot_rom=memoryview(emurust.DEFAULT_BOOT_ROM))
+        vec.load_state(1, state_like)
+        vec.reset_state = state_like
+        assert vec.save_state(1) == state and vec.reset_state == state
+
+
+@pytest.mark.parametrize("bad", ["not bytes", [0] * 0x8000, 0x8000, np.zeros(0x8000, np.int8), np.zeros(0x8000, np.float32)])
+def test_non_bytes_roms_and_states_are_type_errors(roms, bad):
+    with pytest.raises(TypeError, match="bytes-like"):
+        emurust.GameBoy(bad)
+    with pytest.raises(TypeError, match="bytes-like"):
+        emurust.VecGameBoy(bad, 2)
+    with pytest.raises(TypeError, match="bytes-like"):
+        emurust.GameBoy(roms["catch"]).load_state(bad)
+
+
 # ---- CPU lock-up ----------------------------------------------------------------------------------
 
 def test_illegal_opcode_is_an_error_state_not_a_crash():

@@ -34,6 +34,14 @@ def test_cli_list_and_info(capsys):
     assert main(["info", "Pong-v0"]) == 0
     out = capsys.readouterr().out
     assert "Discrete(3)" in out and "version 0" in out
+    assert "paritygym.make('Pong-v0') -> (env, params)" in out and "frame_skip=1" in out
+
+
+def test_cli_info_says_a_native_env_has_no_functional_api(capsys):
+    assert main(["info", "GameBoy-v0"]) == 0
+    out = capsys.readouterr().out
+    assert "no functional API (paritygym.make refuses it)" in out and "emurust.env.GameBoyEnv" in out
+    assert "frame_skip=4" in out and "max_steps_in_episode=10000" in out and "max_episode_steps" not in out
 
 
 def test_cli_bench_writes_outputs(tmp_path, capsys):
@@ -47,6 +55,36 @@ def test_cli_rejects_unknown_env_and_bad_batches():
         main(["info", "Nope-v0"])
     with pytest.raises(SystemExit):
         main(["bench", "Pong-v0", "--batch", "0,x"])
+
+
+@pytest.mark.parametrize("args", [
+    ["--min-seconds", "nan"], ["--min-seconds", "inf"], ["--min-seconds", "-1"], ["--min-seconds", "0"],
+    ["--batch", "1,,2"], ["--batch", ""], ["--batch", "2,"], ["--reference-batch", "1,,2"],
+    ["--scan-length", "0"], ["--modes", "loop,fast"], ["--devices", "0"],
+])
+def test_cli_bench_refuses_bad_numbers_before_running(args, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "ToyCounter-v0", "--out", str(tmp_path), *args])
+    assert exc.value.code == 2  # argparse's usage error: nothing ran
+    assert "results will be written" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"min_seconds": float("nan")}, {"min_seconds": -1.0}, {"batches": []}, {"batches": [1, 0]},
+    {"scan_length": 0}, {"modes": ("loop", "fast")},
+])
+def test_run_bench_refuses_bad_arguments(kwargs):
+    with pytest.raises(ValueError):
+        run_bench("ToyCounter-v0", **{"batches": [1], "min_seconds": 0.01, **kwargs})
+
+
+def test_cli_bench_says_where_it_writes_before_it_starts(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "ToyCounter-v0", "--batch", "2", "--min-seconds", "0.02", "--scan-length", "4", "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    where = tmp_path.resolve() / "runs" / "bench"
+    assert out.index(f"results will be written to {where}/") < out.index("jax-loop")
+    assert list(where.glob("ToyCounter-v0-*.json"))
 
 
 def test_compilation_cache_keeps_a_configured_directory(tmp_path, monkeypatch):

@@ -43,6 +43,23 @@ def test_make_vec_refuses_bad_sizes_and_seeds(num_envs, seed):
         paritygym.make_vec("ToyCounter-v0", num_envs=num_envs, seed=seed)
 
 
+def test_make_checks_params_and_the_vector_env_checks_hand_made_ones():
+    from paritygym.vector import JaxVectorEnv
+
+    with pytest.raises(ValueError, match=r"ToyCounter-v0: param max_steps_in_episode must be an int >= 1"):
+        paritygym.make("ToyCounter-v0", max_steps_in_episode=-5)
+    with pytest.raises(TypeError, match="param goal must be an int"):
+        paritygym.make("ToyCounter-v0", goal=2.5)
+    env, params = paritygym.make("ToyCounter-v0")
+    with pytest.raises(ValueError, match="max_steps_in_episode"):
+        JaxVectorEnv(env, params.replace(max_steps_in_episode=0), num_envs=2)
+
+
+def test_options_lists_static_options_and_params_with_defaults():
+    assert paritygym.options("ToyCounter-v0") == {"static options": {"noisy_start": True},
+                                                  "params": {"goal": 5, "max_steps_in_episode": 50}}
+
+
 def test_toy_env_passes_conformance():
     report = check_env("ToyCounter-v0")
     assert report.episodes_ended > 0
@@ -56,6 +73,9 @@ def test_toy_env_passes_conformance():
         ("ToyOutOfBounds-v0", "bounds"),
         ("ToyNan-v0", "non-finite"),
         ("ToyNeverTruncates-v0", "truncation"),
+        ("ToyLooseOption-v0", "static option noisy_start='yes'"),
+        ("ToyUnboundedLimit-v0", "param max_steps_in_episode=0"),
+        ("ToyFloatActions-v0", "float32 2.7 action"),
     ],
 )
 def test_conformance_catches_broken_envs(env_id, message):

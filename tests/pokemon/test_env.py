@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import paritygym
-from paritygym.testing import check_env
+from paritygym.testing import check_action_dtype, check_env, check_options
 from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM
 from pokejax import env as penv
 from pokejax.game import engine
@@ -390,6 +390,13 @@ def test_conformance():
 def test_conformance_team_pool():
     report = check_env(POOL_ENV_ID, num_envs=2, num_steps=16)
     assert report.episodes_ended > 0
+
+
+@pytest.mark.parametrize("env_id", [ENV_ID, POOL_ENV_ID])
+def test_conformance_of_options_and_action_dtype(env_id):
+    """The parts of check_env that compile nothing, in the default suite (the full run is slow)."""
+    assert len(check_options(env_id)) == 4
+    assert check_action_dtype(env_id)
 
 
 def test_verify_hook_runs_l3():

@@ -19,7 +19,7 @@ LO, HI = -35.0, 605.0  # paddle range for the default court
 @functools.lru_cache(maxsize=None)
 def jax_step(frameskip: int = 1, continuous: bool = False, corrected: bool = False):
     """A compiled single-env step taking (state_dict, action, bit) -> (state_dict, reward, terminal)."""
-    env = Pong(frameskip=frameskip, continuous=continuous, corrected=corrected)
+    env = Pong(frame_skip=frameskip, continuous=continuous, corrected=corrected)
     params = env.default_params
 
     def run(fields, action, bit):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -11,24 +12,62 @@ from paritygym.testing import check_env
 from pongjax.env import Pong
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"frameskip": 4}, {"continuous": True}, {"corrected": True}], ids=str)
+@pytest.mark.parametrize("kwargs", [{}, {"frame_skip": 4}, {"continuous": True}, {"corrected": True}], ids=str)
 def test_conformance(kwargs):
     report = check_env("Pong-v0", **kwargs)
     assert report.episodes_ended > 0
 
 
 def test_make_splits_static_options_from_params():
-    env, params = paritygym.make("Pong-v0", frameskip=4, paddle_speed=6.0)
-    assert isinstance(env, Pong) and env.frameskip == 4
+    env, params = paritygym.make("Pong-v0", frame_skip=4, paddle_speed=6.0)
+    assert isinstance(env, Pong) and env.frame_skip == 4
     assert params.paddle_speed == 6.0
-    with pytest.raises(TypeError, match="no static option or parameter"):
+    with pytest.raises(TypeError, match=r"no option \['paddle_sped'\].*'frame_skip'.*'paddle_speed'"):
         paritygym.make("Pong-v0", paddle_sped=6.0)
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
-def test_bad_frameskip_is_refused(bad):
-    with pytest.raises(ValueError, match="frameskip"):
-        Pong(frameskip=bad)
+def test_frameskip_is_a_deprecated_name_of_frame_skip():
+    with pytest.warns(DeprecationWarning, match="'frameskip' is deprecated, use 'frame_skip'"):
+        env, _ = paritygym.make("Pong-v0", frameskip=4)
+    assert env.frame_skip == 4
+    with pytest.warns(DeprecationWarning, match="frameskip"):
+        assert Pong(frameskip=3).frame_skip == 3
+    with pytest.raises(TypeError, match="give 'frame_skip' only"):
+        paritygym.make("Pong-v0", frameskip=4, frame_skip=4)
+
+
+@pytest.mark.parametrize("bad,exc", [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_bad_frame_skip_is_refused(bad, exc):
+    with pytest.raises(exc, match="frame_skip"):
+        Pong(frame_skip=bad)
+
+
+@pytest.mark.parametrize("option", ["continuous", "corrected"])
+def test_bool_options_take_bools_only(option):
+    with pytest.raises(TypeError, match=option):
+        paritygym.make("Pong-v0", **{option: "yes"})
+
+
+@pytest.mark.parametrize("kwargs,exc", [
+    (dict(max_steps_in_episode=-5), ValueError), (dict(max_steps_in_episode=0), ValueError),
+    (dict(max_score="a"), TypeError), (dict(max_score=0), ValueError), (dict(width=float("nan")), ValueError),
+    (dict(paddle_speed=True), TypeError), (dict(max_steps_in_episode=2**31), ValueError),
+])
+def test_bad_params_are_refused_by_make(kwargs, exc):
+    (name,) = kwargs
+    with pytest.raises(exc, match=f"Pong-v0: param {name} must be"):
+        paritygym.make("Pong-v0", **kwargs)
+
+
+def test_float_actions_are_refused_when_the_step_is_traced():
+    env, params = paritygym.make("Pong-v0")
+    key = jax.random.key(0)
+    _, state = env.reset(key, params)
+    for bad in (jnp.float32(2.7), jnp.float32(jnp.nan), 2.7, True):
+        with pytest.raises(TypeError, match="integer dtype"):
+            jax.jit(env.step)(key, state, bad, params)
+    for good in (2, jnp.int32(2), np.uint8(2)):
+        jax.eval_shape(env.step, key, state, good, params)
 
 
 def test_out_of_range_discrete_action_is_stay_in_functional_api():

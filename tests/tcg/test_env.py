@@ -229,3 +229,9 @@ def test_step_batch_equals_vmapped_step(env_rollout, opponent):
 def test_conformance():
     report = paritygym.testing.check_env(ENV_ID, num_envs=4, num_steps=32)
     assert report.checks
+
+
+def test_conformance_of_options_and_action_dtype():
+    """The parts of check_env that compile nothing, in the default suite (the full run is slow)."""
+    assert len(paritygym.testing.check_options(ENV_ID)) == 4
+    assert paritygym.testing.check_action_dtype(ENV_ID)

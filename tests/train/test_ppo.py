@@ -23,7 +23,7 @@ def small(**kwargs) -> PPOConfig:
 
 
 def test_mlp_on_pong_writes_outputs_and_reloads(tmp_path):
-    config = small(env_id="Pong-v0", env_kwargs={"frameskip": 4}, out_dir=str(tmp_path))
+    config = small(env_id="Pong-v0", env_kwargs={"frame_skip": 4}, out_dir=str(tmp_path))
     result = train(config, verbose=False)
     assert result.steps == 512 and len(result.history) == 4
     for name in ("metrics.csv", "metrics.json", "curve.png", "checkpoint.msgpack", "config.json"):
