@@ -12,10 +12,11 @@ import json
 import os
 import pathlib
 import select
-import shutil
 import subprocess
 import threading
 from typing import Any, Sequence
+
+from paritygym.references import MissingReference, require_program
 
 SHOWDOWN_DIR = pathlib.Path(__file__).resolve().parent / "showdown"
 SHOWDOWN_VERSION = "0.11.11"
@@ -24,6 +25,17 @@ _install_lock = threading.Lock()
 
 class ShowdownError(RuntimeError):
     """The bridge reported an error, died, or timed out."""
+
+
+class ShowdownMissing(ShowdownError, MissingReference):
+    """node or npm, which run and install Pokémon Showdown, is not installed."""
+
+
+def _require(program: str, purpose: str) -> str:
+    try:
+        return require_program(program, purpose)
+    except MissingReference as exc:
+        raise ShowdownMissing(str(exc)) from None
 
 
 def ensure_showdown() -> pathlib.Path:
@@ -37,9 +49,7 @@ def ensure_showdown() -> pathlib.Path:
         marker = package_dir / "package.json"
         if marker.exists() and json.loads(marker.read_text())["version"] == SHOWDOWN_VERSION:
             return package_dir
-        npm = shutil.which("npm")
-        if npm is None:
-            raise ShowdownError("npm is required to install Pokémon Showdown (scripts/install_system_deps.sh)")
+        npm = _require("npm", f"installing Pokémon Showdown {SHOWDOWN_VERSION}, the reference of PokemonGen1Random-v0")
         result = subprocess.run(
             [npm, "ci", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund"],
             cwd=SHOWDOWN_DIR, capture_output=True, text=True,
@@ -62,9 +72,7 @@ class ShowdownBridge:
 
     def __init__(self, timeout: float = 60.0):
         ensure_showdown()
-        node = shutil.which("node")
-        if node is None:
-            raise ShowdownError("node is required to run Pokémon Showdown")
+        node = _require("node", "running Pokémon Showdown, the reference of PokemonGen1Random-v0")
         self.timeout = timeout
         self._proc = subprocess.Popen(
             [node, str(SHOWDOWN_DIR / "bridge.js")],
