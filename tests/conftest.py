@@ -79,7 +79,7 @@ _GROUP_OVERRIDES: tuple[tuple[str, str], ...] = (
 _GROUP_CPU_SECONDS: dict[str, float] = {
     "pokemon": 263, "tcg": 156, "halfcheetah": 115, "pokemon-ppo-smoke": 101, "tcg-ppo-smoke": 97,
     "pong": 97, "train": 83, "paritygym": 66, "climb": 65, "gameboy": 30,
-    "wheel": 250,  # tests/paritygym/test_wheel.py: 101 CPU s with the smoke's programs in the cache (2026-12-05); cold, the smoke compiles every env's reset and step (~150 CPU s more)
+    "wheel": 250,  # tests/paritygym/test_wheel.py: 101 CPU s measured with the smoke's programs in the cache; cold, the smoke compiles every env's reset and step (~150 CPU s more)
 }
 
 
