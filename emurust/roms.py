@@ -18,6 +18,8 @@ import shutil
 import subprocess
 import tempfile
 
+from paritygym.references import PROGRAMS, MissingReference
+
 ROM_DIR = pathlib.Path(__file__).resolve().parent / "roms"
 BUILD_DIR = pathlib.Path(os.environ.get("EMURUST_ROM_BUILD_DIR", ROM_DIR / "build"))
 LIB_SOURCES = ("lib/gb.c", "lib/font.c")
@@ -61,16 +63,27 @@ ROMS: dict[str, RomSpec] = {
 }
 
 
+#: ROMs shipped prebuilt in `emurust/roms/prebuilt/` (the bundled games of `GameBoy-v0`), so that an installed
+#: wheel runs them without sdcc. `python -m emurust.roms --prebuilt` rewrites them from their sources; a
+#: default-suite test (tests/gameboy/test_prebuilt_roms.py) fails when a copy differs from a fresh build.
+PREBUILT: tuple[str, ...] = ("catch",)
+PREBUILT_DIR = ROM_DIR / "prebuilt"
+
+
 class RomBuildError(RuntimeError):
     """The toolchain is missing or a build step failed."""
+
+
+class MissingToolchain(RomBuildError, MissingReference):
+    """sdcc, which builds the test ROMs from source, is not installed."""
 
 
 def _tool(name: str) -> str:
     path = shutil.which(name)
     if path is None:
-        raise RomBuildError(
-            f"{name!r} not found: the test ROMs need Debian's sdcc (run scripts/install_system_deps.sh, "
-            "or `apt-get install sdcc`)"
+        raise MissingToolchain(
+            f"{name!r} was not found on PATH; it is needed to build emurust's test ROMs from source "
+            f"(the bundled games ship prebuilt). To get it: {PROGRAMS['sdcc']}"
         )
     return path
 
@@ -185,12 +198,30 @@ def _compile_c(spec: RomSpec, work: pathlib.Path, sdcc: str, sdasgb: str) -> pat
 
 
 def rom_bytes(name: str) -> bytes:
-    """The bytes of ROM `name`, built if needed."""
+    """The bytes of ROM `name`: the shipped copy for the `PREBUILT` games (no toolchain needed), the
+    others built from source if needed (sdcc)."""
+    if name in PREBUILT:
+        return (PREBUILT_DIR / f"{name}.gb").read_bytes()
     return build(name).read_bytes()
+
+
+def write_prebuilt() -> list[pathlib.Path]:
+    """Rebuilds every `PREBUILT` ROM from source and copies it into `emurust/roms/prebuilt/`."""
+    PREBUILT_DIR.mkdir(exist_ok=True)
+    written = []
+    for name in PREBUILT:
+        target = PREBUILT_DIR / f"{name}.gb"
+        target.write_bytes(build(name, force=True).read_bytes())
+        written.append(target)
+    return written
 
 
 if __name__ == "__main__":
     import sys
 
-    for n in sys.argv[1:] or sorted(ROMS):
-        print(build(n, force=True))
+    if sys.argv[1:] == ["--prebuilt"]:
+        for path in write_prebuilt():
+            print(path)
+    else:
+        for n in sys.argv[1:] or sorted(ROMS):
+            print(build(n, force=True))

@@ -96,20 +96,36 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reference_missing(exc: BaseException) -> str | None:
+    """The install advice when ``exc`` says a reference system is missing, else None."""
+    from paritygym.references import MissingReference, missing_package
+
+    if isinstance(exc, ModuleNotFoundError):
+        exc = missing_package(exc) or exc
+    return str(exc) if isinstance(exc, MissingReference) else None
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from paritygym.bench import format_table, run_bench, write_json, write_plot
 
     out = pathlib.Path(args.out).resolve()
     print(f"results will be written to {out}/")  # before the run: the default is relative to the current folder
-    result = run_bench(
-        args.env,
-        batches=args.batch,
-        reference=args.reference,
-        reference_batches=args.reference_batch,
-        min_seconds=args.min_seconds,
-        scan_length=args.scan_length,
-        modes=args.modes,
-    )
+    try:
+        result = run_bench(
+            args.env,
+            batches=args.batch,
+            reference=args.reference,
+            reference_batches=args.reference_batch,
+            min_seconds=args.min_seconds,
+            scan_length=args.scan_length,
+            modes=args.modes,
+        )
+    except (ImportError, RuntimeError) as exc:
+        advice = _reference_missing(exc)
+        if advice is None:
+            raise
+        print(f"paritygym bench {args.env} --reference: {advice}", file=sys.stderr)
+        return 2
     print(format_table(result))
     stem = out / f"{args.env}-{time.strftime('%Y%m%d-%H%M%S')}"
     print(f"json: {write_json(result, stem.with_suffix('.json'))}")
@@ -131,7 +147,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     enable_compilation_cache()  # verify compiles large programs; a rerun loads them
     extra = {"seeds": args.seeds} if args.seeds is not None else {}  # only hooks that train policies (L4) take it
-    reports = load(hook)(level=args.level, episodes=args.episodes, seed=args.seed, **extra)
+    try:
+        reports = load(hook)(level=args.level, episodes=args.episodes, seed=args.seed, **extra)
+    except (ImportError, RuntimeError) as exc:
+        advice = _reference_missing(exc)
+        if advice is None:
+            raise
+        print(f"paritygym verify {args.env}: {advice}", file=sys.stderr)
+        return 2
     print(format_reports(reports))
     out = pathlib.Path(args.out) if args.out else pathlib.Path("runs/verify") / f"{args.env}-L{args.level}.json"
     print(f"json: {write_reports(reports, out)}")
@@ -147,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Verified high-performance RL environments: list them, inspect one, benchmark it "
         "against its reference, or run its parity checks.",
     )
+    parser.add_argument("--version", action="version", version=f"paritygym {paritygym.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("list", help="list registered envs with their reference and parity status")

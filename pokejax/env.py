@@ -467,7 +467,7 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         return results[-1]
 
     # ``step_batch``'s stages, each on the whole batch. ``_batch_stages`` is their one list, which
-    # ``step_batch`` runs and ``python -m pokejax.bench --pieces`` times stage by stage.
+    # ``step_batch`` runs and ``python -m benchmarks.pokemon --pieces`` times stage by stage.
 
     @staticmethod
     def _batch_inputs(keys, states: SingleAgentState, actions) -> dict:

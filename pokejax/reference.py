@@ -18,6 +18,8 @@ import subprocess
 import threading
 from typing import Any, Sequence
 
+from paritygym.references import MissingReference, require_program
+
 SHOWDOWN_DIR = pathlib.Path(__file__).resolve().parent / "showdown"
 SHOWDOWN_VERSION = "0.11.11"
 _install_lock = threading.Lock()
@@ -27,26 +29,53 @@ class ShowdownError(RuntimeError):
     """The bridge reported an error, died, or timed out."""
 
 
+class ShowdownMissing(ShowdownError, MissingReference):
+    """node or npm, which run and install Pokémon Showdown, is not installed."""
+
+
+def _require(program: str, purpose: str) -> str:
+    try:
+        return require_program(program, purpose)
+    except MissingReference as exc:
+        raise ShowdownMissing(str(exc)) from None
+
+
+def showdown_dir() -> pathlib.Path:
+    """Where Showdown is installed and run from: ``pokejax/showdown`` when it already holds the
+    install or is writable (a source tree, a virtualenv); otherwise, e.g. for a read-only system-wide
+    install of the wheel, a copy of its three files in the user cache (``$PARITYGYM_CACHE``, else
+    ``~/.cache/paritygym``), folder ``showdown-<version>``."""
+    if (SHOWDOWN_DIR / "node_modules").exists() or os.access(SHOWDOWN_DIR, os.W_OK):
+        return SHOWDOWN_DIR
+    cache = os.environ.get("PARITYGYM_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "paritygym")
+    target = pathlib.Path(cache) / f"showdown-{SHOWDOWN_VERSION}"
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("package.json", "package-lock.json", "bridge.js"):
+        source, copy = SHOWDOWN_DIR / name, target / name
+        if not copy.exists() or copy.read_bytes() != source.read_bytes():
+            shutil.copyfile(source, copy)
+    return target
+
+
 def ensure_showdown() -> pathlib.Path:
-    """Install ``pokemon-showdown`` into ``pokejax/showdown/node_modules`` if it is missing.
+    """Install ``pokemon-showdown`` into ``node_modules`` of ``showdown_dir()`` if it is missing.
 
     Uses ``npm ci`` against the committed lockfile (no optional dependencies, no install scripts:
     the simulator needs neither).  Returns the package directory.
     """
-    package_dir = SHOWDOWN_DIR / "node_modules" / "pokemon-showdown"
+    base = showdown_dir()
+    package_dir = base / "node_modules" / "pokemon-showdown"
     with _install_lock:
         marker = package_dir / "package.json"
         if marker.exists() and json.loads(marker.read_text())["version"] == SHOWDOWN_VERSION:
             return package_dir
-        npm = shutil.which("npm")
-        if npm is None:
-            raise ShowdownError("npm is required to install Pokémon Showdown (scripts/install_system_deps.sh)")
+        npm = _require("npm", f"installing Pokémon Showdown {SHOWDOWN_VERSION}, the reference of PokemonGen1Random-v0")
         result = subprocess.run(
             [npm, "ci", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund"],
-            cwd=SHOWDOWN_DIR, capture_output=True, text=True,
+            cwd=base, capture_output=True, text=True,
         )
         if result.returncode != 0 or not marker.exists():
-            raise ShowdownError(f"npm ci failed in {SHOWDOWN_DIR}:\n{result.stdout}\n{result.stderr}")
+            raise ShowdownError(f"npm ci failed in {base}:\n{result.stdout}\n{result.stderr}")
     return package_dir
 
 
@@ -62,15 +91,13 @@ class ShowdownBridge:
     """
 
     def __init__(self, timeout: float = 60.0):
-        ensure_showdown()
-        node = shutil.which("node")
-        if node is None:
-            raise ShowdownError("node is required to run Pokémon Showdown")
+        base = ensure_showdown().parent.parent  # showdown_dir()
+        node = _require("node", "running Pokémon Showdown, the reference of PokemonGen1Random-v0")
         self.timeout = timeout
         self._proc = subprocess.Popen(
-            [node, str(SHOWDOWN_DIR / "bridge.js")],
+            [node, str(base / "bridge.js")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=SHOWDOWN_DIR, text=True, bufsize=1,
+            cwd=base, text=True, bufsize=1,
         )
         self._buffer = ""
         atexit.register(self.close)

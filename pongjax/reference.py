@@ -11,7 +11,6 @@ import ctypes
 import hashlib
 import os
 import pathlib
-import shutil
 import subprocess
 import tempfile
 import time
@@ -20,6 +19,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from paritygym.references import require_program
 from pongjax.game import PongParams
 
 SOURCE = pathlib.Path(__file__).with_name("csrc") / "pong.c"
@@ -56,9 +56,7 @@ def _cache_dir() -> pathlib.Path:
 
 def compile_library() -> pathlib.Path:
     """Compiles pong.c (once per source/flags version) and returns the shared library's path."""
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        raise RuntimeError("no C compiler found (set CC, or install gcc) to build the Pong C reference")
+    cc = os.environ.get("CC") or require_program("cc", "the Pong C reference (pongjax/csrc/pong.c)", "gcc", "clang")
     digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(CFLAGS).encode()).hexdigest()[:16]
     target = _cache_dir() / f"pong_ref_{digest}.so"
     if not target.exists():

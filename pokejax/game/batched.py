@@ -3,8 +3,8 @@ one ``[B]`` array per field and side, the rest by the per-battle engine on the b
 
 Why. The per-battle engine under ``vmap`` costs ~10-15 us of CPU per battle step on XLA:CPU (packed
 rows written by scatters, whole-state selects of ``flip`` and loop carries); the same mechanics as
-batched code on separate ``[B]`` arrays cost a small fraction of that (``python -m pokejax.shape_probe``,
-docs/dev/progress-pokemon-env.md, session 11). Rewriting every rare mechanic in this shape is a
+batched code on separate ``[B]`` arrays cost a small fraction of that (``python -m benchmarks.pokemon_shape_probe``,
+docs/dev/progress-pokemon-env.md). Rewriting every rare mechanic in this shape is a
 long job, so this module runs the *common* turn here and hands every other battle to
 ``engine.move_step`` (``paritygym.batching.update_where_needed``): same results, battle by battle.
 
