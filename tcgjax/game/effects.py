@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from tcgjax import spec
-from tcgjax.game import core
+from tcgjax.game import core, indexing
 from tcgjax.game.core import TRUE, merge
 from tcgjax.game.state import ACTIVE_INDEX as ACTIVE
 from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState, materialize
@@ -129,8 +129,8 @@ def play_trainer(tables: CardTables, state: GameState, p: int, card, gate) -> Ga
     fossil_row = core.new_slot_row(card, state.turn)
     t = jnp.maximum(tables.t_type[card], 0)
     column = SLOT_INDEX["energy"].start + t
-    moved = jnp.sum(slots[1:, column])
-    surged = slots.at[0, column].add(moved).at[1:, column].set(0)
+    moved = jnp.sum(indexing.read(slots, (slice(1, None), column)))
+    surged = indexing.write(indexing.add(slots, (0, column), moved), (slice(1, None), column), 0)
     bench = jnp.arange(spec.NUM_SLOTS) == core.first_empty_bench(state, p)
     slots = jnp.where(fossil & bench[:, None], fossil_row, jnp.where(surge, surged, slots))
     slots = jnp.where(koga & (jnp.arange(spec.NUM_SLOTS) == 0)[:, None], jnp.asarray(EMPTY_SLOT), slots)
