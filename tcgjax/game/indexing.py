@@ -8,8 +8,9 @@ when a function is traced) the helpers here compute the same values as one-hot s
 small indexed axis: a few wide elementwise kernels that XLA fuses with their neighbours. In the
 CPU form they are the plain indexing and `.at[]` updates, the program the engine always had.
 
-Both forms give the same integers bit for bit (tests/tcg/test_backend_forms.py): every index used here
-is in range (the callers clamp), and a one-hot sum of integers has exactly one non-zero term.
+Both forms give the same integers and booleans bit for bit (tests/tcg/test_backend_forms.py): an
+index is taken as jnp indexing takes it (negative from the end, a read clamped, a write out of range
+dropped), and a one-hot sum has exactly one non-zero term (the card tables hold no floats).
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ import numpy as np
 from paritygym.backend import accelerator_form as accelerated
 
 
-def _mask(shape, index: tuple):
+def _position(i, n: int, clamp: bool):
+    """Index `i` of an axis of `n` as jnp indexing takes it: a negative one counts from the end; a
+    read clamps one out of range, a write (`clamp` False) drops it (it matches no position)."""
+    i = jnp.asarray(i)
+    i = jnp.where(i < 0, i + n, i)
+    return jnp.clip(i, 0, n - 1) if clamp else i
+
+
+def _mask(shape, index: tuple, clamp: bool):
     """bool mask of `shape`, True at the positions `index` (ints, traced scalars and slices over the
     leading axes) selects; and the axes of the scalar entries."""
     mask = jnp.ones((), bool)
@@ -34,7 +43,7 @@ def _mask(shape, index: tuple):
                 raise ValueError("only contiguous slices")
             mask = mask & (positions >= start) & (positions < stop)
         else:
-            mask = mask & (positions == i)
+            mask = mask & (positions == _position(i, shape[axis], clamp))
             scalar_axes.append(axis)
     return mask, tuple(scalar_axes)
 
@@ -44,12 +53,12 @@ def _check(index) -> tuple:
 
 
 def read(x, index):
-    """`x[index]`: `index` is a tuple of ints, traced int scalars (in range) and contiguous slices
-    over the leading axes."""
+    """`x[index]`: `index` is a tuple of ints, traced int scalars and contiguous slices over the
+    leading axes."""
     index = _check(index)
     if not accelerated():
         return x[index]
-    mask, scalar_axes = _mask(x.shape, index)
+    mask, scalar_axes = _mask(x.shape, index, clamp=True)
     picked = jnp.where(mask, x, jnp.zeros((), x.dtype))
     reduced = jnp.any(picked, axis=scalar_axes) if x.dtype == jnp.bool_ else jnp.sum(picked, axis=scalar_axes, dtype=x.dtype)
     # the slices still span their whole axes: cut them
@@ -77,7 +86,7 @@ def write(x, index, value):
     index = _check(index)
     if not accelerated():
         return x.at[index].set(value)
-    mask, _ = _mask(x.shape, index)
+    mask, _ = _mask(x.shape, index, clamp=False)
     return jnp.where(mask, _spread(x, index, value), x)
 
 
@@ -86,14 +95,14 @@ def add(x, index, value):
     index = _check(index)
     if not accelerated():
         return x.at[index].add(value)
-    mask, _ = _mask(x.shape, index)
+    mask, _ = _mask(x.shape, index, clamp=False)
     return jnp.where(mask, x + _spread(x, index, value), x)
 
 
 def lookup(table, index):
-    """`table[index]` for integer index arrays (each in range; a tuple indexes the leading axes,
-    its entries broadcast together), e.g. a card property of every card of a hand, or an entry of
-    a short row at positions computed per game."""
+    """`table[index]` for integer index arrays (a tuple indexes the leading axes, its entries
+    broadcast together), e.g. a card property of every card of a hand, or an entry of a short row
+    at positions computed per game."""
     if not accelerated():
         return table[index]
     index = index if isinstance(index, tuple) else (index,)
@@ -105,6 +114,7 @@ def lookup(table, index):
     hot = jnp.ones((), bool)
     for axis, i in enumerate(index):
         positions = jnp.arange(table.shape[axis]).reshape((-1,) + (1,) * (k - axis - 1))
+        i = _position(i, table.shape[axis], clamp=True)
         hot = hot & (i.reshape(i.shape + (1,) * k) == positions)  # [..., N0, .., Nk-1]
     hot = hot.reshape(hot.shape + (1,) * (table.ndim - k))
     picked = jnp.where(hot, table, jnp.zeros((), table.dtype))

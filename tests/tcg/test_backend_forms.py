@@ -60,8 +60,9 @@ def test_indexing_helpers_agree():
     b = 64
     x = jnp.asarray(rng.integers(-50, 50, (b, 4, 15)), jnp.int32)
     table2 = jnp.asarray(rng.integers(-9, 9, (300, 2, 8)), jnp.int32)
-    cards = jnp.asarray(rng.integers(0, 200, (b, 20)), jnp.int32)
-    i, j = jnp.asarray(rng.integers(0, 4, b), jnp.int32), jnp.asarray(rng.integers(0, 15, b), jnp.int32)
+    # indices out of range too: negative ones count from the end, reads clamp, writes drop
+    cards = jnp.asarray(rng.integers(-5, 310, (b, 20)), jnp.int32)
+    i, j = jnp.asarray(rng.integers(-6, 7, b), jnp.int32), jnp.asarray(rng.integers(-17, 18, b), jnp.int32)
     v = jnp.asarray(rng.integers(-5, 5, b), jnp.int32)
     basic = card_tables().is_basic  # an indexing.Table: its [] is `lookup`
     assert isinstance(basic, indexing.Table)
