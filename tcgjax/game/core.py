@@ -212,7 +212,7 @@ def clear_slot(state: GameState, p, slot) -> GameState:
 
 def permute_slots(state: GameState, p, order) -> GameState:
     """Player p's slots rearranged: new slot s holds old slot order[s]."""
-    return state.replace(slots=state.slots.at[p].set(state.slots[p][order]))
+    return state.replace(slots=state.slots.at[p].set(indexing.lookup(state.slots[p], order)))
 
 
 def move_slot(state: GameState, p, source, target) -> GameState:

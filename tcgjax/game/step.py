@@ -15,7 +15,7 @@ import jax.numpy as jnp
 
 from paritygym.batching import update_where_needed, where_needed
 from tcgjax import spec
-from tcgjax.game import core, effects
+from tcgjax.game import core, effects, indexing
 from tcgjax.game.core import TRUE, merge
 from tcgjax.game.state import GameState, empty_state, rotate
 from tcgjax.game.tables import ABILITY_KIND, CardTables
@@ -270,7 +270,7 @@ def _in_decider_frame(tables: CardTables, state: GameState, action, mask):
     action = jnp.asarray(action, I32)
     frame = rotate(state, state.decider)
     mask = _legal_for_seat0(tables, frame) if mask is None else mask
-    legal = mask[jnp.clip(action, 0, spec.NUM_ACTIONS - 1)] & (action >= 0) & (action < spec.NUM_ACTIONS)
+    legal = indexing.read(mask, jnp.clip(action, 0, spec.NUM_ACTIONS - 1)) & (action >= 0) & (action < spec.NUM_ACTIONS)
     return frame, action, legal
 
 
