@@ -11,7 +11,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
 import paritygym
 from paritygym.backend import forced_form, step_form
@@ -93,21 +92,22 @@ def test_step_batch_has_fewer_gathers_when_accelerated():
     assert counts["accelerator"][1] < counts["cpu"][1], counts
 
 
-@pytest.mark.parametrize("opponent", [0, 1])
-def test_env_forms_identical(opponent):
-    """Random-play rollouts through the env's `step_batch` (both modes): observations, rewards,
+def test_env_forms_identical():
+    """Random-play rollouts through the env's `step_batch` (both opponents, both modes; one
+    compiled program per form, the opponent and mode are traced params): observations, rewards,
     flags, masks, actions and the whole state pytree after every step are identical."""
-    env, params = paritygym.make(ENV_ID, opponent=opponent)
-    us = np.random.default_rng(7 + opponent).integers(0, 2**32, size=(STEPS, BATCH), dtype=np.uint32)
+    env, params = paritygym.make(ENV_ID)
     runs = {}
     for name in FORMS:
         with _fresh(name):
             run = _rollout(env, paritygym.batched_step(env))
-            runs[name] = [jax.device_get(run(jax.random.PRNGKey(4), us, params.replace(
-                game=params.game.replace(interleaved=interleaved)))) for interleaved in (False, True)]
+            runs[name] = [jax.device_get(run(jax.random.PRNGKey(4 + opponent), us, params.replace(
+                opponent=opponent, game=params.game.replace(interleaved=interleaved))))
+                for opponent in (0, 1) for interleaved in (False, True)
+                for us in [np.random.default_rng(7 + opponent).integers(0, 2**32, size=(STEPS, BATCH), dtype=np.uint32)]]
     ends = 0
     for ours, theirs in zip(runs["accelerator"], runs["cpu"]):
         for a, b in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
             assert a.dtype == b.dtype and np.array_equal(a, b)
         ends += int(np.sum(theirs[2][2] | theirs[2][3]))
-    assert ends >= BATCH  # episodes ended, so the autoreset's new episodes were compared too
+    assert ends >= 4 * BATCH  # episodes ended, so the autoreset's new episodes were compared too
