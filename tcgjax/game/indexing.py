@@ -111,6 +111,12 @@ def lookup(table, index):
     table = jnp.asarray(table)
     index = jnp.broadcast_arrays(*(jnp.asarray(i) for i in index))
     k = len(index)
+    if table.dtype == jnp.bool_ and table.ndim == k == 2 and table.shape[0] <= 31:
+        # a few rows of flags (the name lists): their bits packed per column, so the select runs
+        # over the columns only, not over rows x columns
+        bits = jnp.sum(table.astype(jnp.int32) << jnp.arange(table.shape[0])[:, None], axis=0)
+        row = _position(index[0], table.shape[0], clamp=True)
+        return ((lookup(bits, index[1]) >> row) & 1) == 1
     hot = jnp.ones((), bool)
     for axis, i in enumerate(index):
         positions = jnp.arange(table.shape[axis]).reshape((-1,) + (1,) * (k - axis - 1))

@@ -46,12 +46,12 @@ def test_default_form_on_cpu_and_forced():
     assert not indexing.accelerated()
 
 
-def _helpers(x, table2, basic, cards, i, j, v):
+def _helpers(x, table2, basic, lists, cards, i, j, v):
     """Every helper of tcgjax.game.indexing on one row of the batch."""
     return (indexing.read(x, (i, j)), indexing.read(x, (slice(1, None), j)), indexing.read(x, i),
             indexing.write(x, (i, j), v), indexing.write(x, (slice(1, None), j), 0), indexing.write(x, i, x[0]),
             indexing.add(x, (0, j), v), indexing.lookup(table2, (cards, j % 2)), indexing.lookup(x[:, 0], cards % 4),
-            indexing.lookup(x[0] > 0, j), basic[cards], basic[cards[0]])
+            indexing.lookup(x[0] > 0, j), basic[cards], basic[cards[0]], lists[i, cards], lists[j, cards[0]])
 
 
 def test_indexing_helpers_agree():
@@ -65,12 +65,13 @@ def test_indexing_helpers_agree():
     v = jnp.asarray(rng.integers(-5, 5, b), jnp.int32)
     basic = card_tables().is_basic  # an indexing.Table: its [] is `lookup`
     assert isinstance(basic, indexing.Table)
-    fn = jax.vmap(_helpers, in_axes=(0, None, None, 0, 0, 0, 0))
+    lists = card_tables().name_lists  # bool [4, names]
+    fn = jax.vmap(_helpers, in_axes=(0, None, None, None, 0, 0, 0, 0))
     out = {}
     for name in FORMS:
         with _fresh(name):
-            out[name] = jax.jit(fn)(x, table2, basic, cards, i, j, v)
-            jaxpr = jax.make_jaxpr(fn)(x, table2, basic, cards, i, j, v).jaxpr
+            out[name] = jax.jit(fn)(x, table2, basic, lists, cards, i, j, v)
+            jaxpr = jax.make_jaxpr(fn)(x, table2, basic, lists, cards, i, j, v).jaxpr
             out[name + " indexing ops"] = _count(jaxpr, {"gather", "scatter", "scatter-add", "scatter_add"})
     for a, c in zip(out["cpu"], out["accelerator"]):
         assert a.dtype == c.dtype and np.array_equal(a, c)
