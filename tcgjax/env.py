@@ -327,7 +327,7 @@ class TCGPocketA1(SingleAgentEnv):
         stepped_masks = jax.vmap(self._agent_mask, in_axes=(0, 0, None))(games, agents, params)
         new_states, obs, next_masks = where_needed_batched(
             done, max(1, int(agents.shape[0] * RESTART_SHARE)), restart, (key_resets,),
-            otherwise=(stepped, observations, stepped_masks))
+            otherwise=(stepped, observations, stepped_masks), whole_batch_on_accelerator=True)
         info = _step_info(states, legal, next_masks, terminated, truncated, observations)
         return obs, new_states, rewards, terminated, truncated, info
 
@@ -377,7 +377,8 @@ class TCGPocketA1(SingleAgentEnv):
             playing = going(i, state, count, agents, has_agent_action)
             # the carry's rows are read from the loop's own output, so that it is updated in place
             return update_where_needed_batched(playing, max(1, int(agents.shape[0] * OPPONENT_LOOP_SHARE)), play,
-                                               carry, (words, agents, agent_actions, has_agent_action))
+                                               carry, (words, agents, agent_actions, has_agent_action),
+                                               whole_batch_on_accelerator=True)
 
         words = jax.vmap(_opponent_word)(keys)
         zeros = jnp.zeros(agents.shape, jnp.int32)

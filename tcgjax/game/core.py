@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from tcgjax import spec
+from tcgjax.game import indexing
 from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState, materialize
 from tcgjax.game.tables import CardTables
 from tcgjax.rng import stream_value_jax
@@ -77,11 +78,12 @@ def shuffled(seed, counter, row, n):
         active = i <= n - 1
         v = stream_value_jax(seed, counter + (n - 1 - i))
         j = (v % jnp.uint32(i + 1)).astype(I32)
-        a, b = row[i], row[j]
-        swapped = row.at[i].set(b).at[j].set(a)
+        a, b = indexing.read(row, i), indexing.read(row, j)
+        swapped = indexing.write(indexing.write(row, i, b), j, a)
         return jnp.where(active, swapped, row)
 
-    return jax.lax.fori_loop(0, length - 1, body, row)
+    # an accelerator runs the unrolled swaps as a few fused kernels, not a loop of tiny ones
+    return jax.lax.fori_loop(0, length - 1, body, row, unroll=indexing.accelerated())
 
 
 # ---------------------------------------------------------------------------- rows (deck, hand)
@@ -104,14 +106,14 @@ def append_row(row, size, cards, count):
     """`row` with the first `count` entries of `cards` written from position `size` on."""
     idx = jnp.arange(row.shape[0])
     src = jnp.clip(idx - size, 0, cards.shape[0] - 1)
-    return jnp.where((idx >= size) & (idx < size + count), cards[src], row)
+    return jnp.where((idx >= size) & (idx < size + count), indexing.lookup(cards, src), row)
 
 
 def drop_row(row, first, count):
     """`row` without entries first .. first+count-1, the rest moved up, -1 at the end."""
     idx = jnp.arange(row.shape[0])
     src = jnp.where(idx >= first, idx + count, idx)
-    return jnp.where(src < row.shape[0], row[jnp.minimum(src, row.shape[0] - 1)], -1)
+    return jnp.where(src < row.shape[0], indexing.lookup(row, jnp.minimum(src, row.shape[0] - 1)), -1)
 
 
 def prefix_sum(values, axis: int = -1):
@@ -210,7 +212,7 @@ def clear_slot(state: GameState, p, slot) -> GameState:
 
 def permute_slots(state: GameState, p, order) -> GameState:
     """Player p's slots rearranged: new slot s holds old slot order[s]."""
-    return state.replace(slots=state.slots.at[p].set(state.slots[p][order]))
+    return state.replace(slots=state.slots.at[p].set(indexing.lookup(state.slots[p], order)))
 
 
 def move_slot(state: GameState, p, source, target) -> GameState:

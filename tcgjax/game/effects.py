@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from tcgjax import spec
-from tcgjax.game import core
+from tcgjax.game import core, indexing
 from tcgjax.game.core import TRUE, merge
 from tcgjax.game.state import ACTIVE_INDEX as ACTIVE
 from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState, materialize
@@ -129,8 +129,8 @@ def play_trainer(tables: CardTables, state: GameState, p: int, card, gate) -> Ga
     fossil_row = core.new_slot_row(card, state.turn)
     t = jnp.maximum(tables.t_type[card], 0)
     column = SLOT_INDEX["energy"].start + t
-    moved = jnp.sum(slots[1:, column])
-    surged = slots.at[0, column].add(moved).at[1:, column].set(0)
+    moved = jnp.sum(indexing.read(slots, (slice(1, None), column)))
+    surged = indexing.write(indexing.add(slots, (0, column), moved), (slice(1, None), column), 0)
     bench = jnp.arange(spec.NUM_SLOTS) == core.first_empty_bench(state, p)
     slots = jnp.where(fossil & bench[:, None], fossil_row, jnp.where(surge, surged, slots))
     slots = jnp.where(koga & (jnp.arange(spec.NUM_SLOTS) == 0)[:, None], jnp.asarray(EMPTY_SLOT), slots)
@@ -202,7 +202,7 @@ def ability_targets(tables: CardTables, state: GameState, p, user_slot):
 def ability_usable(tables: CardTables, state: GameState, p, slot):
     """ABILITY-1..3 for player p's slot."""
     o = 1 - p
-    card = state.card[p, slot]
+    card = indexing.read(state.card, (p, slot))
     c = jnp.maximum(card, 0)
     kind = tables.ab_kind[c]
     has_bench = jnp.any(core.bench_mask(state, p))
@@ -265,7 +265,7 @@ def answer_ability_target(tables: CardTables, state: GameState, p: int, opp_slot
     pull = gate & (kind == ABILITY_KIND["pull_opponent_bench_basic"])
     hit = gate & (kind == ABILITY_KIND["damage_opponent_any"])
     order = jnp.where(pull & (SLOTS == 0), opp_slot, jnp.where(pull & (SLOTS == opp_slot), 0, SLOTS))
-    block = state.slots[o][order]
+    block = indexing.lookup(state.slots[o], order)
     damage = block[:, SLOT_INDEX["damage"]] + jnp.where(hit & (SLOTS == opp_slot), tables.ab_amount[c], 0)
     block = block.at[:, SLOT_INDEX["damage"]].set(damage)
     return state.replace(slots=state.slots.at[o].set(block), active=state.active.at[o].set(jnp.where(pull, 0, state.active[o])),
@@ -493,7 +493,7 @@ def resolve_attack(tables: CardTables, state: GameState, p: int, card, a, target
     block_p = jnp.where(benched & (slots == core.first_empty_bench(state, p))[:, None],
                         core.new_slot_row(deck[position], state.turn), block_p)
     order = jnp.where(slots == 0, own_slot, jnp.where(slots == own_slot, 0, slots))
-    block_p = jnp.where(teleport, block_p[order], block_p)
+    block_p = jnp.where(teleport, indexing.lookup(block_p, order), block_p)
     block_o = _with_columns(state.slots[o], damage_o, state.energy[o].at[0].set(energy_o))
     block_o = jnp.where(wing & (slots == 0)[:, None], jnp.asarray(EMPTY_SLOT), block_o)
     slots_new = jnp.stack([block_p, block_o][:: 1 if p == 0 else -1])

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 
 from paritygym.batching import update_where_needed, where_needed
 from tcgjax import spec
-from tcgjax.game import core, effects
+from tcgjax.game import core, effects, indexing
 from tcgjax.game.core import TRUE, merge
 from tcgjax.game.state import GameState, empty_state, rotate
 from tcgjax.game.tables import ABILITY_KIND, CardTables
@@ -270,7 +270,7 @@ def _in_decider_frame(tables: CardTables, state: GameState, action, mask):
     action = jnp.asarray(action, I32)
     frame = rotate(state, state.decider)
     mask = _legal_for_seat0(tables, frame) if mask is None else mask
-    legal = mask[jnp.clip(action, 0, spec.NUM_ACTIONS - 1)] & (action >= 0) & (action < spec.NUM_ACTIONS)
+    legal = indexing.read(mask, jnp.clip(action, 0, spec.NUM_ACTIONS - 1)) & (action >= 0) & (action < spec.NUM_ACTIONS)
     return frame, action, legal
 
 
@@ -313,6 +313,7 @@ def step_batch(tables: CardTables, states: GameState, actions, max_turns=spec.DE
     gates the sub-batches are gathered by; for tests and `bench --requests`)."""
     batch = jnp.shape(actions)[0]
     size = lambda share: max(1, int(batch * share)) if chunk is None else int(chunk)  # noqa: E731
+    whole = chunk is None  # the accelerator form runs each part on the whole batch; an explicit chunk asks for sub-batches
     if masks is None:
         frames, actions, legal = jax.vmap(lambda s, a: _in_decider_frame(tables, s, a, None))(states, actions)
     else:
@@ -325,13 +326,13 @@ def step_batch(tables: CardTables, states: GameState, actions, max_turns=spec.DE
     # (the stages below read their rows from the state they update, so that XLA updates it in place)
     light, requests = update_where_needed(answering, size(ANSWER_SHARE),
                                           lambda carry, ph, a, ok: _apply_answer(tables, carry[0], ph, a, ok),
-                                          (turned, requests), (phases, actions, legal))
+                                          (turned, requests), (phases, actions, legal), whole)
     # the handlers exclude each other (HandlerRequests), so a game's row is still the light state
     # when its handler reads it
     handled = light
     for handler, gate, share in HANDLERS:
         handled = update_where_needed(getattr(requests, gate), size(share), lambda s, r, h=handler: h(tables, s, r),
-                                      handled, (requests,))
+                                      handled, (requests,), whole)
     turn_frames, gates, turn_players = jax.vmap(lambda s, ph, h: _to_turn_player(s, ph, h, write_first=False))(
         states, phases, handled)
     # `settle` in full only where it has work (an attack or a turn ends, Knock Outs, promotions); an
@@ -339,7 +340,7 @@ def step_batch(tables: CardTables, states: GameState, actions, max_turns=spec.DE
     busy = gates & legal & jax.vmap(lambda s: core.settle_has_work(tables, s))(turn_frames)
     settled = where_needed(busy, size(SETTLE_SHARE),
                            lambda s: core.settle(tables, s, max_turns), (turn_frames,),
-                           otherwise=jax.vmap(core.settle_quiet)(turn_frames, gates))
+                           otherwise=jax.vmap(core.settle_quiet)(turn_frames, gates), whole_batch_on_accelerator=whole)
     new_states = jax.vmap(_back_to_table)(states, legal, settled, turn_players)
     if report:
         return new_states, {"answer": answering, "trainer": requests.trainer, "ability": requests.ability, "attack": requests.attack,

@@ -1,0 +1,164 @@
+"""Dynamic indexing by a per-game (traced) index, in the form that suits the backend.
+
+XLA:CPU runs a vmapped gather/scatter (`x[p, slot]`, `x.at[slot].set(v)`, `table[card]` with a
+per-game index) as one cheap kernel, and the engine was written for it. XLA's TPU backend expands a
+scatter or gather whose indices differ per batch row into a sequential loop over the rows, or runs
+it element by element, while the chip idles. In the accelerator form (`paritygym.backend`, read
+when a function is traced) the helpers here compute the same values as one-hot selects over the
+small indexed axis: a few wide elementwise kernels that XLA fuses with their neighbours. In the
+CPU form they are the plain indexing and `.at[]` updates, the program the engine always had.
+
+Both forms give the same integers and booleans bit for bit (tests/tcg/test_backend_forms.py): an
+index is taken as jnp indexing takes it (negative from the end, a read clamped, a write out of range
+dropped), and a one-hot sum has exactly one non-zero term (the card tables hold no floats).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from paritygym.backend import accelerator_form as accelerated
+
+
+def _position(i, n: int, clamp: bool):
+    """Index `i` of an axis of `n` as jnp indexing takes it: a negative one counts from the end; a
+    read clamps one out of range, a write (`clamp` False) drops it (it matches no position)."""
+    i = jnp.asarray(i)
+    i = jnp.where(i < 0, i + n, i)
+    return jnp.clip(i, 0, n - 1) if clamp else i
+
+
+def _mask(shape, index: tuple, clamp: bool):
+    """bool mask of `shape`, True at the positions `index` (ints, traced scalars and slices over the
+    leading axes) selects; and the axes of the scalar entries."""
+    mask = jnp.ones((), bool)
+    scalar_axes = []
+    for axis, i in enumerate(index):
+        positions = jnp.arange(shape[axis]).reshape((-1,) + (1,) * (len(shape) - axis - 1))
+        if isinstance(i, slice):
+            start, stop, step = i.indices(shape[axis])
+            if step != 1:
+                raise ValueError("only contiguous slices")
+            mask = mask & (positions >= start) & (positions < stop)
+        else:
+            mask = mask & (positions == _position(i, shape[axis], clamp))
+            scalar_axes.append(axis)
+    return mask, tuple(scalar_axes)
+
+
+def _check(index) -> tuple:
+    return index if isinstance(index, tuple) else (index,)
+
+
+def read(x, index):
+    """`x[index]`: `index` is a tuple of ints, traced int scalars and contiguous slices over the
+    leading axes."""
+    index = _check(index)
+    if not accelerated():
+        return x[index]
+    mask, scalar_axes = _mask(x.shape, index, clamp=True)
+    picked = jnp.where(mask, x, jnp.zeros((), x.dtype))
+    reduced = jnp.any(picked, axis=scalar_axes) if x.dtype == jnp.bool_ else jnp.sum(picked, axis=scalar_axes, dtype=x.dtype)
+    # the slices still span their whole axes: cut them
+    return reduced[tuple(i for i in index if isinstance(i, slice))]
+
+
+def _spread(x, index, value):
+    """`value` (shaped like `x[index]`, or broadcastable to it) broadcast to `x`'s shape; a
+    non-scalar value needs whole-axis slices."""
+    value = jnp.asarray(value, x.dtype)
+    if value.ndim == 0:
+        return jnp.broadcast_to(value, x.shape)
+    if any(isinstance(i, slice) and i.indices(x.shape[a])[:2] != (0, x.shape[a]) for a, i in enumerate(index)):
+        raise ValueError("a non-scalar value needs whole-axis slices")
+    kept = tuple(n for a, n in enumerate(x.shape) if a >= len(index) or isinstance(index[a], slice))
+    value = jnp.broadcast_to(value, kept)
+    for axis, i in enumerate(index):
+        if not isinstance(i, slice):
+            value = jnp.expand_dims(value, axis)
+    return jnp.broadcast_to(value, x.shape)
+
+
+def write(x, index, value):
+    """`x.at[index].set(value)` (index as in `read`)."""
+    index = _check(index)
+    if not accelerated():
+        return x.at[index].set(value)
+    mask, _ = _mask(x.shape, index, clamp=False)
+    return jnp.where(mask, _spread(x, index, value), x)
+
+
+def add(x, index, value):
+    """`x.at[index].add(value)` (index as in `read`)."""
+    index = _check(index)
+    if not accelerated():
+        return x.at[index].add(value)
+    mask, _ = _mask(x.shape, index, clamp=False)
+    return jnp.where(mask, x + _spread(x, index, value), x)
+
+
+def lookup(table, index):
+    """`table[index]` for integer index arrays (a tuple indexes the leading axes, its entries
+    broadcast together), e.g. a card property of every card of a hand, or an entry of a short row
+    at positions computed per game."""
+    if not accelerated():
+        return table[index]
+    index = index if isinstance(index, tuple) else (index,)
+    if any(not _is_integer_index(i) for i in index):
+        return table[index]
+    table = jnp.asarray(table)
+    index = jnp.broadcast_arrays(*(jnp.asarray(i) for i in index))
+    k = len(index)
+    if table.dtype == jnp.bool_ and table.ndim == k == 2 and table.shape[0] <= 31:
+        # a few rows of flags (the name lists): their bits packed per column, so the select runs
+        # over the columns only, not over rows x columns
+        bits = jnp.sum(table.astype(jnp.int32) << jnp.arange(table.shape[0])[:, None], axis=0)
+        row = _position(index[0], table.shape[0], clamp=True)
+        return ((lookup(bits, index[1]) >> row) & 1) == 1
+    hot = jnp.ones((), bool)
+    for axis, i in enumerate(index):
+        positions = jnp.arange(table.shape[axis]).reshape((-1,) + (1,) * (k - axis - 1))
+        i = _position(i, table.shape[axis], clamp=True)
+        hot = hot & (i.reshape(i.shape + (1,) * k) == positions)  # [..., N0, .., Nk-1]
+    hot = hot.reshape(hot.shape + (1,) * (table.ndim - k))
+    picked = jnp.where(hot, table, jnp.zeros((), table.dtype))
+    axes = tuple(range(index[0].ndim, index[0].ndim + k))
+    return jnp.any(picked, axis=axes) if table.dtype == jnp.bool_ else jnp.sum(picked, axis=axes, dtype=table.dtype)
+
+
+def _is_integer_index(i) -> bool:
+    if isinstance(i, (slice, type(None), type(Ellipsis))) or isinstance(i, bool):
+        return False
+    return isinstance(i, int) or jnp.issubdtype(jnp.asarray(i).dtype, jnp.integer)
+
+
+@jax.tree_util.register_pytree_node_class
+class Table:
+    """A card table (an array indexed by card, `tcgjax.game.tables.CardTables`) whose `[...]` is
+    `lookup`: the engine's `T.hp[card]` needs no change to run as a one-hot select on an
+    accelerator, and stays the plain gather on the CPU."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return lookup(self.array, index)
+
+    def __jax_array__(self):
+        return jnp.asarray(self.array)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.array, dtype)
+
+    shape = property(lambda self: self.array.shape)
+    dtype = property(lambda self: self.array.dtype)
+    ndim = property(lambda self: self.array.ndim)
+
+    def tree_flatten(self):
+        return (self.array,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
