@@ -11,25 +11,38 @@ XLA:CPU and an accelerator reward different programs for the same rules:
 
 Code that has two forms asks ``accelerator_form()`` when it is traced. Both forms give bit-identical
 results; the tests force each one on the CPU with ``forced_form`` and compare them.
+
+Which form runs is set by the environment variable ``PARITYGYM_STEP_FORM``: ``cpu`` (the default),
+``accelerator``, or ``auto`` (the CPU form on the CPU backend, the accelerator form on any other).
+The default stays ``cpu`` on every backend until the accelerator form has been timed faster on an
+accelerator: the CPU form is the one with measured TPU figures (docs/dev/accelerator.md).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import Iterator, Literal
 
 import jax
 
 Form = Literal["cpu", "accelerator"]
+FORM_VARIABLE = "PARITYGYM_STEP_FORM"
+_CHOICES = ("cpu", "accelerator", "auto")
 _forced: Form | None = None
 
 
 def step_form() -> Form:
-    """The form for programs traced now: "cpu" on the CPU backend, "accelerator" on any other
-    (TPU, GPU), unless ``forced_form`` says otherwise."""
+    """The form for programs traced now: ``forced_form``'s if one is forced, else the one
+    ``PARITYGYM_STEP_FORM`` names (default ``cpu``; ``auto`` picks by ``jax.default_backend()``)."""
     if _forced is not None:
         return _forced
-    return "cpu" if jax.default_backend() == "cpu" else "accelerator"
+    chosen = os.environ.get(FORM_VARIABLE, "cpu").strip().lower() or "cpu"
+    if chosen not in _CHOICES:
+        raise ValueError(f"{FORM_VARIABLE} must be one of {', '.join(_CHOICES)}; got {chosen!r}")
+    if chosen == "auto":
+        return "cpu" if jax.default_backend() == "cpu" else "accelerator"
+    return chosen  # type: ignore[return-value]
 
 
 def accelerator_form() -> bool:

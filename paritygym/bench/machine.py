@@ -20,6 +20,8 @@ def cpu_model() -> str:
 def machine_info() -> dict[str, str | int]:
     import jax
 
+    from paritygym.backend import step_form
+
     dev = jax.devices()[0]
     return {
         "cpu": cpu_model(),
@@ -28,5 +30,6 @@ def machine_info() -> dict[str, str | int]:
         "jax_device": getattr(dev, "device_kind", str(dev)),
         "jax_device_count": jax.device_count(),
         "jax_version": jax.__version__,
+        "step_form": step_form(),   # which form the game engines' steps are traced in (paritygym.backend)
         "python": platform.python_version(),
     }

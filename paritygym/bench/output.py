@@ -11,7 +11,8 @@ from paritygym.bench.runner import BenchResult
 def format_table(result: BenchResult) -> str:
     m = result.machine
     lines = [
-        f"{result.env_id} on {m['cpu']} ({m['cpu_count']} cores), JAX {m['jax_version']} {m['jax_backend']} ({m['jax_device']})",
+        f"{result.env_id} on {m['cpu']} ({m['cpu_count']} cores), JAX {m['jax_version']} {m['jax_backend']} ({m['jax_device']})"
+        + (f", {m['step_form']} form of the step" if "step_form" in m else ""),
         f"{'system':<16} {'batch':>7} {'steps/s':>16} {'compile s':>10}",
     ]
     for x in result.measurements:

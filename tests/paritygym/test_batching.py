@@ -163,6 +163,22 @@ def test_forced_form_refuses_an_unknown_form():
             pass
 
 
+def test_the_form_variable_chooses_the_form_and_defaults_to_the_cpu_form(monkeypatch):
+    from paritygym import backend
+    monkeypatch.delenv(backend.FORM_VARIABLE, raising=False)
+    assert backend.step_form() == "cpu"
+    on_this_backend = "cpu" if jax.default_backend() == "cpu" else "accelerator"
+    for value, form in (("accelerator", "accelerator"), (" Auto ", on_this_backend), ("cpu", "cpu"), ("", "cpu")):
+        monkeypatch.setenv(backend.FORM_VARIABLE, value)
+        assert backend.step_form() == form, value
+    monkeypatch.setenv(backend.FORM_VARIABLE, "accelerator")
+    with forced_form("cpu"):   # a forced form wins over the variable
+        assert backend.step_form() == "cpu"
+    monkeypatch.setenv(backend.FORM_VARIABLE, "gpu")
+    with pytest.raises(ValueError, match="PARITYGYM_STEP_FORM"):
+        backend.step_form()
+
+
 def test_where_needed_refuses_a_bad_chunk():
     with pytest.raises(ValueError, match="chunk"):
         where_needed(jnp.ones(4, bool), 0, _work, (jnp.zeros(4, jnp.int32),) * 2, None)
