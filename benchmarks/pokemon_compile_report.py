@@ -267,7 +267,7 @@ def kernels(batch: int, env_id: str = ENV_ID) -> None:
 
 
 # generic helpers skipped when naming the innermost function a kernel comes from
-_PROFILE_HELPERS = ("_Packed.", "<lambda>", "<listcomp>", "<genexpr>", "_w", "where_needed", "one_chunk")
+_PROFILE_HELPERS = ("_Packed.", "<lambda>", "<listcomp>", "<genexpr>", "where_needed", "one_chunk")
 
 
 def _innermost(names: list[str]) -> str:

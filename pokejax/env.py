@@ -40,11 +40,11 @@ from paritygym.random import batch_keys
 from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentParams, SingleAgentState,
                                  TwoPlayerGame, first_legal_action, random_legal_action)
 from pokejax import prng
-from pokejax.data import tables as T
-from pokejax.game import batched, engine, mechanics as M, setup, teams
+from pokejax.data import tables
+from pokejax.game import batched, engine, mechanics, setup, teams
 from pokejax.game.state import REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, WINNER_TIE, BattleState
 
-_T = T.load()
+_TABLES = tables.load()
 NUM_ACTIONS = engine.NUM_ACTIONS
 
 # ---------------------------------------------------------------------------------------------
@@ -98,13 +98,13 @@ def obs_layout() -> list[tuple[str, int, int]]:
     return out
 
 
-_MOVE_TYPE = jnp.asarray(_T.move_type)
-_MOVE_CATEGORY = jnp.asarray(_T.move_category)
-_MOVE_POWER = jnp.asarray(_T.move_power)
-_MOVE_ACCURACY = jnp.asarray(_T.move_accuracy)
-_MOVE_MAXPP = jnp.asarray(_T.move_maxpp)
-_MOVE_PRIORITY = jnp.asarray(_T.move_priority)
-_F = jnp.float32
+_MOVE_TYPE = jnp.asarray(_TABLES.move_type)
+_MOVE_CATEGORY = jnp.asarray(_TABLES.move_category)
+_MOVE_POWER = jnp.asarray(_TABLES.move_power)
+_MOVE_ACCURACY = jnp.asarray(_TABLES.move_accuracy)
+_MOVE_MAXPP = jnp.asarray(_TABLES.move_maxpp)
+_MOVE_PRIORITY = jnp.asarray(_TABLES.move_priority)
+F32 = jnp.float32
 
 
 def _unit(x) -> jax.Array:
@@ -113,7 +113,7 @@ def _unit(x) -> jax.Array:
     (one-hots, base stats, power, accuracy, priority) lie in [-1, 1] already
     (``test_observation_table_features_lie_in_unit_range``). A clip of the whole vector would be one
     more pass over it: a kernel of its own in the env step (~3% of its kernel time)."""
-    return jnp.clip(jnp.asarray(x, _F), -1.0, 1.0)
+    return jnp.clip(jnp.asarray(x, F32), -1.0, 1.0)
 
 
 def _move_features(moves, pp, known, show_pp):
@@ -121,12 +121,12 @@ def _move_features(moves, pp, known, show_pp):
     known = known & (moves != 0)
     acc = _MOVE_ACCURACY[moves]
     feats = [
-        known[..., None].astype(_F), _unit(moves / 165.0)[..., None],
-        jax.nn.one_hot(_MOVE_TYPE[moves], 16, dtype=_F), jax.nn.one_hot(_MOVE_CATEGORY[moves], 3, dtype=_F),
-        (_MOVE_POWER[moves] / 255.0)[..., None].astype(_F),
-        jnp.where(acc < 0, 1.0, acc / 255.0)[..., None].astype(_F),
+        known[..., None].astype(F32), _unit(moves / 165.0)[..., None],
+        jax.nn.one_hot(_MOVE_TYPE[moves], 16, dtype=F32), jax.nn.one_hot(_MOVE_CATEGORY[moves], 3, dtype=F32),
+        (_MOVE_POWER[moves] / 255.0)[..., None].astype(F32),
+        jnp.where(acc < 0, 1.0, acc / 255.0)[..., None].astype(F32),
         _unit(jnp.where(show_pp, pp / jnp.maximum(_MOVE_MAXPP[moves], 1), 0.0))[..., None],
-        _MOVE_PRIORITY[moves][..., None].astype(_F),
+        _MOVE_PRIORITY[moves][..., None].astype(F32),
     ]
     return jnp.where(known[..., None], jnp.concatenate(feats, axis=-1), 0.0)
 
@@ -144,16 +144,16 @@ def _team_features(st: BattleState, side, visible_all):
     exact = hp / max_hp
     percent = jnp.ceil(100.0 * hp / max_hp)   # HP Percentage Mod: what the opponent sees
     percent = jnp.where((percent == 100) & (hp < max_hp), 99, percent) / 100.0
-    types = M.SPECIES_TYPES[species]
+    types = mechanics.SPECIES_TYPES[species]
     mon = jnp.concatenate([
-        seen[:, None].astype(_F), (is_active & seen)[:, None].astype(_F), (fainted & seen)[:, None].astype(_F),
+        seen[:, None].astype(F32), (is_active & seen)[:, None].astype(F32), (fainted & seen)[:, None].astype(F32),
         _unit(species / 151.0)[:, None], _unit(level / 100.0)[:, None],
         _unit(jnp.where(visible_all, exact, percent))[:, None],
-        jax.nn.one_hot(jnp.where(fainted, 0, status), 7, dtype=_F),
-        M.SPECIES_BASE[species] / 255.0,
-        jnp.clip(jax.nn.one_hot(types[:, 0], 16, dtype=_F) + jax.nn.one_hot(types[:, 1], 16, dtype=_F), 0, 1),
+        jax.nn.one_hot(jnp.where(fainted, 0, status), 7, dtype=F32),
+        mechanics.SPECIES_BASE[species] / 255.0,
+        jnp.clip(jax.nn.one_hot(types[:, 0], 16, dtype=F32) + jax.nn.one_hot(types[:, 1], 16, dtype=F32), 0, 1),
         _unit(jnp.where(visible_all, stats / 999.0, 0.0)),
-    ], axis=-1).astype(_F)
+    ], axis=-1).astype(F32)
     mon = jnp.where(seen[:, None], mon, 0.0)
     moves = _move_features(pick(team.moves), pick(team.pp), visible_all | pick(team.revealed_moves), visible_all)
     return jnp.concatenate([mon, moves.reshape(6, 4 * MOVE_SIZE)], axis=-1)
@@ -165,11 +165,11 @@ def _active_features(st: BattleState, side, visible_all):
              a.must_recharge,
              (a.locked_move != 0) | a.rage | (a.two_turn_move != 0) | (a.bide_time > 0) | (a.trap_lock_move != 0),
              a.trapped > 0, a.transformed]
-    disabled = jnp.where(a.disable_move != 0, jax.nn.one_hot(a.disable_slot, 4, dtype=_F), 0.0)
+    disabled = jnp.where(a.disable_move != 0, jax.nn.one_hot(a.disable_slot, 4, dtype=F32), 0.0)
     head = jnp.concatenate([
         _unit(a.boosts / 6.0), _unit(jnp.where(visible_all, a.modified / 999.0, 0.0)),
-        jnp.stack(flags).astype(_F), disabled, _unit(a.toxic_counter / 16.0)[None],
-    ]).astype(_F)
+        jnp.stack(flags).astype(F32), disabled, _unit(a.toxic_counter / 16.0)[None],
+    ]).astype(F32)
     # the active's current move slots (Transform, Mimic) are shown to its own player only
     moves = _move_features(a.moves, a.pp, jnp.broadcast_to(visible_all, (4,)), visible_all)
     return jnp.concatenate([head, moves.reshape(-1)])
@@ -185,7 +185,7 @@ def observe(st: BattleState, player, full: bool | jax.Array = False) -> jax.Arra
     foe_team = _team_features(st, foe, full)
     acting = must_act(st)
     glob = jnp.stack([st.request == REQUEST_MOVE, st.request == REQUEST_SWITCH, acting[player], acting[foe],
-                      jnp.asarray(False)]).astype(_F).at[4].set(_unit(st.turn / 1000.0))
+                      jnp.asarray(False)]).astype(F32).at[4].set(_unit(st.turn / 1000.0))
     return jnp.concatenate([own_team.reshape(-1), foe_team.reshape(-1),
                             _active_features(st, player, jnp.asarray(True)), _active_features(st, foe, full), glob])
 
@@ -232,20 +232,21 @@ def expected_damage(st: BattleState, player) -> jax.Array:
     level = st.team.wide().level[player, me.slot]
     moves = me.moves
     mtype = _MOVE_TYPE[moves]
-    special = _MOVE_CATEGORY[moves] == T.CATEGORY_SPECIAL
-    attack = jnp.where(special, me.modified[T.SPA], me.modified[T.ATK])
-    defense = jnp.where(special, foe.modified[T.SPD], foe.modified[T.DEF])
+    special = _MOVE_CATEGORY[moves] == tables.CATEGORY_SPECIAL
+    attack = jnp.where(special, me.modified[tables.SPA], me.modified[tables.ATK])
+    defense = jnp.where(special, foe.modified[tables.SPD], foe.modified[tables.DEF])
     defense = jnp.where(jnp.where(special, foe.light_screen, foe.reflect), defense * 2, defense)
     selfdestruct = engine.MOVE_SELFDESTRUCT[moves] & ~special
-    d = M.base_damage(level, _MOVE_POWER[moves], attack, defense, False, selfdestruct)
-    d = M.modify_by_type(d, mtype, jnp.broadcast_to(me.types, (4, 2)), jnp.broadcast_to(foe.types, (4, 2)))
-    d = jnp.where(d > 1, d * 236.0 / 255.0, d.astype(_F))
+    d = mechanics.base_damage(level, _MOVE_POWER[moves], attack, defense, False, selfdestruct)
+    d = mechanics.modify_by_type(d, mtype, jnp.broadcast_to(me.types, (4, 2)), jnp.broadcast_to(foe.types, (4, 2)))
+    d = jnp.where(d > 1, d * 236.0 / 255.0, d.astype(F32))
     fixed = engine.MOVE_FIXED[moves]
-    d = jnp.where(fixed == -1, level.astype(_F), jnp.where(fixed > 0, fixed.astype(_F), d))
-    d = jnp.where(engine.MOVE_EFFECT[moves] == T.Effect.SUPER_FANG, jnp.maximum(foe.hp // 2, 1).astype(_F), d)
-    immune = ~engine.MOVE_IGNORE_IMMUNITY[moves] & M.is_immune(mtype, jnp.broadcast_to(foe.types, (4, 2)))
-    damaging = (_MOVE_POWER[moves] > 0) | (fixed != 0) | (engine.MOVE_EFFECT[moves] == T.Effect.SUPER_FANG)
-    damaging = damaging & (engine.MOVE_EFFECT[moves] != T.Effect.COUNTER) & (engine.MOVE_EFFECT[moves] != T.Effect.OHKO)
+    d = jnp.where(fixed == -1, level.astype(F32), jnp.where(fixed > 0, fixed.astype(F32), d))
+    d = jnp.where(engine.MOVE_EFFECT[moves] == tables.Effect.SUPER_FANG, jnp.maximum(foe.hp // 2, 1).astype(F32), d)
+    immune = ~engine.MOVE_IGNORE_IMMUNITY[moves] & mechanics.is_immune(mtype, jnp.broadcast_to(foe.types, (4, 2)))
+    damaging = (_MOVE_POWER[moves] > 0) | (fixed != 0) | (engine.MOVE_EFFECT[moves] == tables.Effect.SUPER_FANG)
+    damaging = (damaging & (engine.MOVE_EFFECT[moves] != tables.Effect.COUNTER)
+                & (engine.MOVE_EFFECT[moves] != tables.Effect.OHKO))
     acc = _MOVE_ACCURACY[moves]
     hit = jnp.where(acc < 0, 1.0, acc / 256.0)
     return jnp.where(damaging & ~immune & (moves != 0), d * hit, 0.0)

@@ -46,7 +46,7 @@ DEFAULT_CHECKPOINT = "runs/ppo_pokemon/checkpoint.msgpack"
 TRAIN_COMMAND = "python examples/ppo_pokemon.py --time-budget-s 900"
 MAX_TURNS = 1000  # PokemonParams.max_turns: a battle still running after this turn is truncated
 
-_T = tables.load()
+_TABLES = tables.load()
 _ACTIVE_LAYOUT = {name: Active.indices(name) for name, _ in Active.FIELDS}
 
 
@@ -122,12 +122,12 @@ def state_from_showdown(reply: dict, seen: RevealTracker) -> BattleState:
         team = sides[s]["team"]
         size[s] = len(team)
         for k, mon in enumerate(team):
-            species[s, k] = _T.species_by_id[mon["base_species"]]
+            species[s, k] = _TABLES.species_by_id[mon["base_species"]]
             level[s, k] = mon["level"]
             base = mon["base_stored_stats"]
             stats[s, k] = [mon["maxhp"]] + [base[name] for name in ("atk", "def", "spa", "spd", "spe")]
             for j, slot in enumerate(mon["base_move_slots"]):
-                moves[s, k, j] = _T.move_by_id[slot["id"]]
+                moves[s, k, j] = _TABLES.move_by_id[slot["id"]]
     pp = rec["base_pp"].astype(i32)
     revealed_moves = seen.revealed_moves.copy()
     team = Team(species=species, level=level, ivs=np.zeros((2, TEAM_SIZE, 6), i32),

@@ -172,7 +172,7 @@ def test_observation_layout_covers_the_vector():
 def test_observation_table_features_lie_in_unit_range():
     """The observation clips only the features it computes (``penv._unit``); those it reads from the
     data tables must lie in [-1, 1] as they are: base stats, power and accuracy over 255, priority."""
-    tables = penv._T
+    tables = penv._TABLES
     assert 0 <= np.min(tables.species_base) and np.max(tables.species_base) <= 255
     assert 0 <= np.min(tables.move_power) and np.max(tables.move_power) <= 255
     assert np.max(tables.move_accuracy) <= 255   # negative: never misses (shown as 1)
