@@ -35,7 +35,9 @@ import numpy as np
 
 from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM, random_legal_action
 from pokejax.data import tables
-from pokejax.env import NUM_ACTIONS, OBS_SIZE, legal_mask, max_damage_action, observe
+from pokejax.game.bots import max_damage_action
+from pokejax.game.masks import NUM_ACTIONS, legal_mask
+from pokejax.game.observe import OBS_SIZE, observe
 from pokejax.game.state import NUM_MOVE_SLOTS, TEAM_SIZE, Active, BattleState, Side, Team
 from pokejax.reference import VOLATILE_COLUMNS, ShowdownBridge, choice_actions, showdown_record
 
@@ -524,7 +526,7 @@ def verify_l4(level: int = 4, episodes: int = 2048, seed: int = 0, alpha: float 
                       "affordable on CPU); independent battles on each backend, sampled policy; on Showdown the "
                       "agent and the bot see pokejax's observation/mask/max-damage choice of the converted "
                       "Showdown state (pokejax.l4.state_from_showdown)",
-        "opponent": "max-damage bot (pokejax.env.max_damage_action)",
+        "opponent": "max-damage bot (pokejax.game.bots.max_damage_action)",
         "battles_per_backend": episodes,
         "win_rate": {"ours": float(win_ours.mean()), "reference": float(win_ref.mean())},
         "loss_rate": {"ours": float(run["ours"]["loss"].mean()), "reference": float(run["reference"]["loss"].mean())},

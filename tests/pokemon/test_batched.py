@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 import paritygym
-from pokejax import env as penv
 from pokejax import prng
 from pokejax.data import tables
 from pokejax.data.tables import Effect
 from pokejax.game import batched, engine, setup
+from pokejax.game.masks import legal_masks
 from pokejax.game.state import REQUEST_MOVE
 
 BATTLES = 64
@@ -70,7 +70,7 @@ def _any_move_battles(seed: int):
 @pytest.fixture(scope="module")
 def programs():
     """The compiled programs, shared by both team sources (same shapes)."""
-    return dict(masks=jax.jit(jax.vmap(penv.legal_masks)), old=jax.jit(jax.vmap(engine.move_step)),
+    return dict(masks=jax.jit(jax.vmap(legal_masks)), old=jax.jit(jax.vmap(engine.move_step)),
                 switch=jax.jit(jax.vmap(engine.switch_step)), new=jax.jit(batched.move_step_batch),
                 eligible=jax.jit(batched.eligible), committed=jax.jit(_committed_moves))
 
