@@ -58,36 +58,38 @@ MOVE_EFFECT = _col(_TABLES.move_effect)
 MOVE_COUNTERABLE = _col(_TABLES.move_counterable).astype(bool)
 METRONOME_LIST = _col(_TABLES.metronome_list)
 
-_ID = _TABLES.move_by_id
+_MOVE_BY_ID = _TABLES.move_by_id
 MV_STRUGGLE, MV_NOMOVE, MV_CANNOTMOVE = tables.STRUGGLE, tables.NOMOVE, tables.CANNOTMOVE
-MV_BIDE, MV_COUNTER, MV_METRONOME, MV_MIRROR_MOVE = _ID["bide"], _ID["counter"], _ID["metronome"], _ID["mirrormove"]
-MV_RAGE, MV_DISABLE, MV_SWIFT, MV_TRANSFORM = _ID["rage"], _ID["disable"], _ID["swift"], _ID["transform"]
+MV_BIDE, MV_COUNTER, MV_METRONOME, MV_MIRROR_MOVE = (_MOVE_BY_ID["bide"], _MOVE_BY_ID["counter"],
+                                                     _MOVE_BY_ID["metronome"], _MOVE_BY_ID["mirrormove"])
+MV_RAGE, MV_DISABLE, MV_SWIFT, MV_TRANSFORM = (_MOVE_BY_ID["rage"], _MOVE_BY_ID["disable"], _MOVE_BY_ID["swift"],
+                                               _MOVE_BY_ID["transform"])
 # Showdown's TWO_TURN_MOVES (PP and lastMove bookkeeping differ for them)
 _TWO_TURN = np.zeros(tables.NUM_MOVES, bool)
 for _m in ("dig", "fly", "razorwind", "skullbash", "skyattack", "solarbeam"):
-    _TWO_TURN[_ID[_m]] = True
+    _TWO_TURN[_MOVE_BY_ID[_m]] = True
 MOVE_TWO_TURN = jnp.asarray(_TWO_TURN)
 # Moves that do not zero battle.lastDamage when used (Showdown's SKIP_LASTDAMAGE)
 _KEEP_LAST_DAMAGE = np.zeros(tables.NUM_MOVES, bool)
 for _m in ("confuseray", "conversion", "counter", "focusenergy", "glare", "haze", "leechseed", "lightscreen",
            "mimic", "mist", "poisongas", "poisonpowder", "recover", "reflect", "rest", "softboiled", "splash",
            "stunspore", "substitute", "supersonic", "teleport", "thunderwave", "toxic", "transform"):
-    _KEEP_LAST_DAMAGE[_ID[_m]] = True
+    _KEEP_LAST_DAMAGE[_MOVE_BY_ID[_m]] = True
 MOVE_KEEPS_LAST_DAMAGE = jnp.asarray(_KEEP_LAST_DAMAGE)
-MOVE_IS_REFLECT = jnp.arange(tables.NUM_MOVES) == _ID["reflect"]
+MOVE_IS_REFLECT = jnp.arange(tables.NUM_MOVES) == _MOVE_BY_ID["reflect"]
 # The volatile flag a self-targeting status move sets on its user: its column in the packed
 # Active row (-1 = none), so that one table lookup and one write serve every such move.
 _SELF_FLAG = np.full(tables.NUM_MOVES, -1, np.int32)
 for _m in range(tables.NUM_MOVES):
     _e = _TABLES.move_effect[_m]
-    _field = {Effect.SCREEN: "reflect" if _m == _ID["reflect"] else "light_screen", Effect.MIST: "mist",
+    _field = {Effect.SCREEN: "reflect" if _m == _MOVE_BY_ID["reflect"] else "light_screen", Effect.MIST: "mist",
               Effect.FOCUS_ENERGY: "focus_energy",
               Effect.SELF_VOLATILE_NOOP: "minimize" if _TABLES.move_boosts[_m][tables.EVA] != 0 else "defense_curl",
               }.get(_e)
     if _field is not None:
         _SELF_FLAG[_m] = Active.indices(_field)[0]
 MOVE_SELF_FLAG = jnp.asarray(_SELF_FLAG)
-MOVE_IS_LEECH_SEED = jnp.arange(tables.NUM_MOVES) == _ID["leechseed"]
+MOVE_IS_LEECH_SEED = jnp.arange(tables.NUM_MOVES) == _MOVE_BY_ID["leechseed"]
 
 
 def _check_shared_effect_paths() -> None:

@@ -160,12 +160,12 @@ def test_eligible_excludes_the_rare_mechanics():
     moves = np.asarray(game.active.moves)   # [B, 2, 4]
     common = np.asarray(batched.COMMON_MOVE)
     for name in ("metronome", "wrap", "bide", "thrash", "rage", "leechseed", "disable", "petaldance", "bind"):
-        assert not common[engine._ID[name]], name
+        assert not common[engine._MOVE_BY_ID[name]], name
     for name in ("tackle", "doubleedge", "megadrain", "seismictoss", "thunderwave", "swordsdance", "reflect",
                  "hyperbeam", "counter", "explosion", "recover", "rest", "fissure", "doublekick", "superfang",
                  "psywave", "dreameater", "highjumpkick", "conversion", "haze", "substitute", "skyattack", "dig",
                  "transform", "mimic", "mirrormove", "struggle"):
-        assert common[engine._ID[name]], name
+        assert common[engine._MOVE_BY_ID[name]], name
     # both players use move slot 0: eligible exactly when both moves are common ones (a fresh battle
     # has no volatile that would exclude it)
     eligible = np.asarray(batched.eligible(game, jnp.zeros((2, 2), jnp.int32)))
