@@ -49,8 +49,10 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
     import paritygym
     from paritygym.batching import batched_step
     from paritygym.twoplayer import random_legal_action
-    from pokejax import env as penv
     from pokejax.game import engine
+    from pokejax.game.bots import max_damage_action
+    from pokejax.game.masks import legal_masks
+    from pokejax.game.observe import observe
 
     env, params = paritygym.make(env_id)
     keys = jax.random.split(jax.random.key(seed), batch)
@@ -84,17 +86,17 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
         "engine.move_step": (jax.vmap(engine.move_step), (game, two)),
         "engine.switch_step": (jax.vmap(engine.switch_step), (game, two)),
         "new episode (teams + initial_state)": (jax.vmap(env._new_episode, in_axes=(0, None)), (keys, params)),
-        "observe": (jax.vmap(lambda s, p: penv.observe(s, p, g.full_observation)), (game, states.agent)),
-        "legal_masks": (jax.vmap(penv.legal_masks), (game,)),
+        "observe": (jax.vmap(lambda s, p: observe(s, p, g.full_observation)), (game, states.agent)),
+        "legal_masks": (jax.vmap(legal_masks), (game,)),
         "opponent: random_legal_action": (jax.vmap(random_legal_action), (keys, mask_of(states, params))),
-        "opponent: max_damage_action": (jax.vmap(lambda k, s, p: penv.max_damage_action(k, s, p)),
+        "opponent: max_damage_action": (jax.vmap(lambda k, s, p: max_damage_action(k, s, p)),
                                         (keys, game, 1 - states.agent)),
     }
     for name, (fn, args) in pieces.items():
         timed(name, fn, args)
     # inside engine.move_step: its parts on the same states, both players choosing at random
     both = jax.jit(jax.vmap(lambda k, m: jax.vmap(random_legal_action)(jax.random.split(k, 2), m)))(
-        keys, jax.vmap(penv.legal_masks)(game))
+        keys, jax.vmap(legal_masks)(game))
     begun = jax.jit(jax.vmap(engine.begin_step))(game)
     engine_parts = {
         "engine.move_step, random actions": (jax.vmap(engine.move_step), (game, both)),
@@ -112,16 +114,17 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
 
 def step_batch_stages(env, params, keys, states, actions) -> list[tuple[str, Callable, tuple]]:
     """(name, function, arguments) of each stage of ``env.step_batch(keys, states, actions, params)``
-    in order (the env's own ``_batch_stages`` list, default chunks), the arguments being the real
-    outputs of the stages before (run here, jitted). Prints how many envs each chunked stage has to
-    run on."""
+    in order (``pokejax.env_step.batch_stages``, the list ``step_batch`` runs, default chunks), the
+    arguments being the real outputs of the stages before (run here, jitted). Prints how many envs
+    each chunked stage has to run on."""
     import jax
 
+    from pokejax import env_step
     from pokejax.game.state import REQUEST_START, REQUEST_SWITCH
 
-    inputs = env._batch_inputs(keys, states, actions)
+    inputs = env_step.batch_inputs(keys, states, actions)
     out, results = [], []
-    for name, fn, stage_args in env._batch_stages(params, *env._chunks(inputs)):
+    for name, fn, stage_args in env_step.batch_stages(env, params, *env_step.chunk_sizes(inputs)):
         args = stage_args(inputs, results)
         out.append((name, fn, args))
         results.append(jax.jit(fn)(*args))

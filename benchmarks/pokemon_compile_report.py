@@ -56,8 +56,10 @@ import jax.numpy as jnp
 import numpy as np
 
 import paritygym
-from pokejax import env as penv
 from pokejax.game import engine, setup, teams
+from pokejax.game.bots import max_damage_action
+from pokejax.game.masks import legal_mask
+from pokejax.game.observe import OBS_SIZE, observe
 
 ENV_ID = "PokemonGen1Random-v0"
 
@@ -117,9 +119,9 @@ def report(programs: list[str], batch: int, env_id: str = ENV_ID):
             "env.reset_env": (env.reset_env, (key, params)),
             "setup.new_battle": (lambda k: setup.new_battle(teams.random_teams(k), jnp.zeros(2, jnp.uint32)), (key,)),
             "teams.random_teams": (teams.random_teams, (key,)),
-            "observe": (lambda s: penv.observe(s, 0), (game,)),
-            "max_damage_action": (lambda k, s: penv.max_damage_action(k, s, 0), (key, game)),
-            "legal_mask": (lambda s: penv.legal_mask(s, 0), (game,)),
+            "observe": (lambda s: observe(s, 0), (game,)),
+            "max_damage_action": (lambda k, s: max_damage_action(k, s, 0), (key, game)),
+            "legal_mask": (lambda s: legal_mask(s, 0), (game,)),
         }
         for name, (fn, args) in parts.items():
             yield name, stages(fn, *args, compile_=False)
@@ -172,9 +174,10 @@ def _timed_rounds(step: Callable, key, states, calls: int, rounds: int, first_st
 
 # where a kernel comes from: the first function of its call stack (outermost first) named in
 # KERNEL_STAGES, then the first name of KERNEL_PARTS (in this order) found below it
-KERNEL_STAGES = ("_batch_inputs", "_batch_move", "_batch_switch_steps", "_batch_new_observations", "_batch_finish")
-KERNEL_PARTS = ("move_step", "switch_step", "_new_episode", "_choose", "observe", "_joint_outcome", "_settle_input",
-                "_settle_result", "_nothing_after", "one_chunk.<locals>.<lambda>", "one_env", "_finish")
+# (functions of pokejax.env_step, and the env's _new_episode)
+KERNEL_STAGES = ("batch_inputs", "batch_move", "batch_switch_steps", "batch_new_observations", "batch_finish")
+KERNEL_PARTS = ("move_step", "switch_step", "_new_episode", "choose", "observe", "joint_outcome", "settle_input",
+                "settle_result", "nothing_after", "one_chunk.<locals>.<lambda>", "one_env", "finish")
 PACKED_WRITES = ("_Packed.", "set_active", "set_side")
 
 
@@ -267,7 +270,7 @@ def kernels(batch: int, env_id: str = ENV_ID) -> None:
 
 
 # generic helpers skipped when naming the innermost function a kernel comes from
-_PROFILE_HELPERS = ("_Packed.", "<lambda>", "<listcomp>", "<genexpr>", "_w", "where_needed", "one_chunk")
+_PROFILE_HELPERS = ("_Packed.", "<lambda>", "<listcomp>", "<genexpr>", "where_needed", "one_chunk")
 
 
 def _innermost(names: list[str]) -> str:
@@ -490,7 +493,7 @@ def _stub_parts() -> dict[str, Callable[[Any], None]]:
                                                          jnp.bool_(False))
 
     def no_observation(e):
-        e.game.observe = lambda g, player, p: jnp.zeros(penv.OBS_SIZE, jnp.float32) + g.turn.astype(jnp.float32)
+        e.game.observe = lambda g, player, p: jnp.zeros(OBS_SIZE, jnp.float32) + g.turn.astype(jnp.float32)
 
     def no_team_generator(e):
         key = jax.random.key(0)

@@ -35,7 +35,9 @@ import numpy as np
 
 from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM, random_legal_action
 from pokejax.data import tables
-from pokejax.env import NUM_ACTIONS, OBS_SIZE, legal_mask, max_damage_action, observe
+from pokejax.game.bots import max_damage_action
+from pokejax.game.masks import NUM_ACTIONS, legal_mask
+from pokejax.game.observe import OBS_SIZE, observe
 from pokejax.game.state import NUM_MOVE_SLOTS, TEAM_SIZE, Active, BattleState, Side, Team
 from pokejax.reference import VOLATILE_COLUMNS, ShowdownBridge, choice_actions, showdown_record
 
@@ -46,7 +48,7 @@ DEFAULT_CHECKPOINT = "runs/ppo_pokemon/checkpoint.msgpack"
 TRAIN_COMMAND = "python examples/ppo_pokemon.py --time-budget-s 900"
 MAX_TURNS = 1000  # PokemonParams.max_turns: a battle still running after this turn is truncated
 
-_T = tables.load()
+_TABLES = tables.load()
 _ACTIVE_LAYOUT = {name: Active.indices(name) for name, _ in Active.FIELDS}
 
 
@@ -122,12 +124,12 @@ def state_from_showdown(reply: dict, seen: RevealTracker) -> BattleState:
         team = sides[s]["team"]
         size[s] = len(team)
         for k, mon in enumerate(team):
-            species[s, k] = _T.species_by_id[mon["base_species"]]
+            species[s, k] = _TABLES.species_by_id[mon["base_species"]]
             level[s, k] = mon["level"]
             base = mon["base_stored_stats"]
             stats[s, k] = [mon["maxhp"]] + [base[name] for name in ("atk", "def", "spa", "spd", "spe")]
             for j, slot in enumerate(mon["base_move_slots"]):
-                moves[s, k, j] = _T.move_by_id[slot["id"]]
+                moves[s, k, j] = _TABLES.move_by_id[slot["id"]]
     pp = rec["base_pp"].astype(i32)
     revealed_moves = seen.revealed_moves.copy()
     team = Team(species=species, level=level, ivs=np.zeros((2, TEAM_SIZE, 6), i32),
@@ -524,7 +526,7 @@ def verify_l4(level: int = 4, episodes: int = 2048, seed: int = 0, alpha: float 
                       "affordable on CPU); independent battles on each backend, sampled policy; on Showdown the "
                       "agent and the bot see pokejax's observation/mask/max-damage choice of the converted "
                       "Showdown state (pokejax.l4.state_from_showdown)",
-        "opponent": "max-damage bot (pokejax.env.max_damage_action)",
+        "opponent": "max-damage bot (pokejax.game.bots.max_damage_action)",
         "battles_per_backend": episodes,
         "win_rate": {"ours": float(win_ours.mean()), "reference": float(win_ref.mean())},
         "loss_rate": {"ours": float(run["ours"]["loss"].mean()), "reference": float(run["reference"]["loss"].mean())},

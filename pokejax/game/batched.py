@@ -36,35 +36,35 @@ import numpy as np
 
 from paritygym.batching import update_where_needed
 from pokejax import prng
-from pokejax.data import tables as T
-from pokejax.game import engine as G
-from pokejax.game import mechanics as M
+from pokejax.data import tables
+from pokejax.data.tables import Effect
+from pokejax.game import engine, mechanics
 from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, STORE, VOLATILE_START, WINNER_NONE,
                                 WINNER_P1, WINNER_P2, WINNER_TIE, Active, BattleState, Side)
 
 I32 = jnp.int32
-E = T.Effect
-_w = jnp.where
 
 # ---------------------------------------------------------------------------------------------
 # which moves the common turn runs
 # ---------------------------------------------------------------------------------------------
-_t = T.load()
-_effect = np.asarray(_t.move_effect)
-_self = np.asarray(_t.move_targets_self).astype(bool)
-_COMMON_FOE = ~_self & np.isin(_effect, (E.NONE, E.NOTHING, E.HYPER_BEAM, E.COUNTER, E.SUPER_FANG, E.PSYWAVE,
-                                         E.OHKO, E.DREAM_EATER, E.CRASH, E.CONVERSION, E.CHARGE,
-                                         E.CHARGE_INVULNERABLE, E.TRANSFORM, E.MIMIC))
-_COMMON_SELF = _self & np.isin(_effect, (E.NONE, E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP,
-                                         E.RECOVER, E.REST, E.HAZE, E.SUBSTITUTE, E.MIRROR_MOVE))
+_TABLES = tables.load()
+_effect = np.asarray(_TABLES.move_effect)
+_self = np.asarray(_TABLES.move_targets_self).astype(bool)
+_COMMON_FOE = ~_self & np.isin(_effect, (Effect.NONE, Effect.NOTHING, Effect.HYPER_BEAM, Effect.COUNTER,
+                                         Effect.SUPER_FANG, Effect.PSYWAVE, Effect.OHKO, Effect.DREAM_EATER,
+                                         Effect.CRASH, Effect.CONVERSION, Effect.CHARGE, Effect.CHARGE_INVULNERABLE,
+                                         Effect.TRANSFORM, Effect.MIMIC))
+_COMMON_SELF = _self & np.isin(_effect, (Effect.NONE, Effect.NOTHING, Effect.SCREEN, Effect.MIST, Effect.FOCUS_ENERGY,
+                                         Effect.SELF_VOLATILE_NOOP, Effect.RECOVER, Effect.REST, Effect.HAZE,
+                                         Effect.SUBSTITUTE, Effect.MIRROR_MOVE))
 _common = _COMMON_FOE | _COMMON_SELF
-_common[[T.NOMOVE, T.CANNOTMOVE]] = False
-_common[T.STRUGGLE] = True
+_common[[tables.NOMOVE, tables.CANNOTMOVE]] = False
+_common[tables.STRUGGLE] = True
 COMMON_MOVE = jnp.asarray(_common)
 # a move that may run from the commit's last selection (a thawed Pokémon's, a two-turn move's second
 # turn), and a move Mirror Move may call (none: it fails)
 _queued = _common.copy()
-_queued[[T.NOMOVE, T.CANNOTMOVE]] = True
+_queued[[tables.NOMOVE, tables.CANNOTMOVE]] = True
 QUEUED_OK = jnp.asarray(_queued)
 _callable = _common.copy()
 _callable[0] = True
@@ -75,7 +75,7 @@ def unbatched_moves(moves) -> list[str]:
     """Showdown ids of the moves in ``moves`` (a host array of move indices; 0 marks an empty move
     slot) that the common turn does not run: a battle with any of them needs ``engine.move_step``."""
     ids = np.unique(np.asarray(moves))
-    return [_t.move_ids[i] for i in ids if i != 0 and not _common[i]]
+    return [_TABLES.move_ids[i] for i in ids if i != 0 and not _common[i]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ def _at(values: list, index):
     """``values[index]`` for a list of [B] arrays and a [B] index."""
     out = values[0]
     for j in range(1, len(values)):
-        out = _w(index == j, values[j], out)
+        out = jnp.where(index == j, values[j], out)
     return out
 
 
@@ -122,9 +122,9 @@ def _set(side: dict, on, **fields) -> None:
     for name, value in fields.items():
         old = side[name]
         if isinstance(old, list):
-            side[name] = [_w(on, v, o) for v, o in zip(value, old)]
+            side[name] = [jnp.where(on, v, o) for v, o in zip(value, old)]
         else:
-            side[name] = _w(on, jnp.asarray(value).astype(old.dtype), old)
+            side[name] = jnp.where(on, jnp.asarray(value).astype(old.dtype), old)
 
 
 def _select(pick_first, x: dict, y: dict) -> dict:
@@ -132,9 +132,9 @@ def _select(pick_first, x: dict, y: dict) -> dict:
     out = {}
     for name, value in x.items():
         if isinstance(value, list):
-            out[name] = [_w(pick_first, a, b) for a, b in zip(value, y[name])]
+            out[name] = [jnp.where(pick_first, a, b) for a, b in zip(value, y[name])]
         else:
-            out[name] = _w(pick_first, value, y[name])
+            out[name] = jnp.where(pick_first, value, y[name])
     return out
 
 
@@ -190,17 +190,17 @@ class _Turn:
         for s in sides:
             slot = self.act[s]["slot"]
             here = six == slot[:, None]
-            pick = lambda x: jnp.sum(_w(here, x, 0), axis=1)
+            pick = lambda x: jnp.sum(jnp.where(here, x, 0), axis=1)
             exists = six < team.size[:, s, None]
             stats = team.stats[:, s]
             self.team_facts[s] = dict(
                 max_hp=pick(stats[..., 0]), own=[pick(stats[..., 1 + j]) for j in range(5)],
                 level=pick(team.level[:, s]), species=pick(team.species[:, s]),
-                speed_iv=pick(team.ivs[:, s, :, T.SPE + 1]), speed_ev=pick(team.evs[:, s, :, T.SPE + 1]),
+                speed_iv=pick(team.ivs[:, s, :, tables.SPE + 1]), speed_ev=pick(team.evs[:, s, :, tables.SPE + 1]),
                 # the benched Pokémon's part of the Sleep / Freeze Clause tests and of has_bench
-                bench_asleep=jnp.any(~here & (team.hp[:, s] > 0) & (team.status[:, s] == T.SLP)
+                bench_asleep=jnp.any(~here & (team.hp[:, s] > 0) & (team.status[:, s] == tables.SLP)
                                      & team.status_by_foe[:, s], axis=1),
-                bench_frozen=jnp.any(~here & (team.status[:, s] == T.FRZ), axis=1),
+                bench_frozen=jnp.any(~here & (team.status[:, s] == tables.FRZ), axis=1),
                 has_bench=jnp.any(exists & ~here & ~team.fainted[:, s], axis=1))
 
     def barrier(self, *extra, team: bool = False):
@@ -294,7 +294,8 @@ class _Turn:
         # materialised at every draw: the generator words are a chain of selects through the whole
         # turn, which XLA's fusion would otherwise re-evaluate from the last barrier in each consumer
         # (6.08 -> 5.2-5.4 CPU us per battle for the move turn at batch 1,024, compile 14 -> 12 s)
-        self.hi, self.lo, new_hi = self._materialise([_w(on, new_hi, self.hi), _w(on, new_lo, self.lo), new_hi])
+        self.hi, self.lo, new_hi = self._materialise([jnp.where(on, new_hi, self.hi), jnp.where(on, new_lo, self.lo),
+                                                      new_hi])
         self.count = self.count + on.astype(I32)
         low = jnp.asarray(low, I32)
         return low + prng.scale(new_hi, jnp.asarray(high, I32) - low)
@@ -315,7 +316,7 @@ class _Turn:
         self.team_facts = [_select(keep, self.team_facts[0], self.team_facts[1]),
                            _select(keep, self.team_facts[1], self.team_facts[0])]
         self.team = jax.tree_util.tree_map(
-            lambda x: _w(keep.reshape((-1,) + (1,) * (x.ndim - 1)), x, x[:, ::-1]), self.team)
+            lambda x: jnp.where(keep.reshape((-1,) + (1,) * (x.ndim - 1)), x, x[:, ::-1]), self.team)
 
     def flip(self):
         self.act, self.side, self.team_facts = self.act[::-1], self.side[::-1], self.team_facts[::-1]
@@ -339,7 +340,7 @@ def _struggles(a: dict):
 def _keeps_last_selection(a: dict):
     """Asleep, frozen, recharging or mid-charge: the commit keeps the last selected move (a two-turn
     move's second turn, or none of its own that runs)."""
-    return (a["status"] == T.SLP) | (a["status"] == T.FRZ) | a["must_recharge"] | (a["two_turn_move"] != 0)
+    return (a["status"] == tables.SLP) | (a["status"] == tables.FRZ) | a["must_recharge"] | (a["two_turn_move"] != 0)
 
 
 def eligible(st: BattleState, actions) -> jax.Array:
@@ -357,11 +358,11 @@ def eligible(st: BattleState, actions) -> jax.Array:
         struggle = _struggles(a)
         no_move = _keeps_last_selection(a)
         chosen = _at(a["moves"], jnp.clip(actions[:, s], 0, 3))
-        move = _w(no_move, side[s]["last_selected_move"], _w(struggle, T.STRUGGLE, chosen))
-        move_ok = _w(no_move, QUEUED_OK[move], COMMON_MOVE[move])
-        switches.append(actions[:, s] >= G.ACTION_SWITCH_BASE)
+        move = jnp.where(no_move, side[s]["last_selected_move"], jnp.where(struggle, tables.STRUGGLE, chosen))
+        move_ok = jnp.where(no_move, QUEUED_OK[move], COMMON_MOVE[move])
+        switches.append(actions[:, s] >= engine.ACTION_SWITCH_BASE)
         move_now.append(move)
-        mirror.append(~switches[s] & ~no_move & (move == G.MV_MIRROR_MOVE))
+        mirror.append(~switches[s] & ~no_move & (move == engine.MV_MIRROR_MOVE))
         ok = ok & quiet & (switches[s] | move_ok)
     # Mirror Move calls the foe's last move: the one it has, the one it may use first this turn, or
     # (the foe's own Mirror Move) the user's last move; all must be moves this module runs
@@ -376,7 +377,7 @@ def eligible(st: BattleState, actions) -> jax.Array:
 def _boost_stats(turn: _Turn, a: dict, deltas: list, on, from_foe_status_move):
     """``engine.boost_stats`` on ``a`` (deltas: 7 [B] arrays). Returns success."""
     on = on & (a["hp"] > 0)
-    deltas = [_w(a["mist"] & from_foe_status_move & (dv < 0), 0, dv) for dv in deltas]
+    deltas = [jnp.where(a["mist"] & from_foe_status_move & (dv < 0), 0, dv) for dv in deltas]
     changed_any = jnp.zeros_like(on)
     boosts, modified = list(a["boosts"]), list(a["modified"])
     for j in range(7):
@@ -387,14 +388,14 @@ def _boost_stats(turn: _Turn, a: dict, deltas: list, on, from_foe_status_move):
         if j < 5:
             m = a["modified"][j]
             at_cap = ((dv > 0) & (m == 999)) | ((dv < 0) & (m == 1))
-        new_b = _w(at_cap, raised - jnp.sign(dv), raised)
+        new_b = jnp.where(at_cap, raised - jnp.sign(dv), raised)
         changed = (dv != 0) & ~blocked & ~at_cap
         applied = (dv != 0) & ~blocked
-        boosts[j] = _w(applied, new_b, b)
+        boosts[j] = jnp.where(applied, new_b, b)
         if j < 5:
-            re = M.staged_stat(a["stored"][j], boosts[j])
-            re = _w(dv > 0, jnp.minimum(re, 999), re)
-            modified[j] = _w(changed, re, a["modified"][j])
+            re = mechanics.staged_stat(a["stored"][j], boosts[j])
+            re = jnp.where(dv > 0, jnp.minimum(re, 999), re)
+            modified[j] = jnp.where(changed, re, a["modified"][j])
         changed_any = changed_any | changed
     _set(a, on, boosts=boosts, modified=modified)
     # materialised: each stage and stat is a chain of selects that later consumers would re-evaluate
@@ -407,8 +408,8 @@ def _penalised(stats: list, status) -> list:
     """``mechanics.apply_status_penalties`` on a list of 5 [B] stats: paralysis quarters Speed, burn
     halves Attack (floor, at least 1)."""
     out = list(stats)
-    out[T.SPE] = _w(status == T.PAR, jnp.maximum(stats[T.SPE] // 4, 1), stats[T.SPE])
-    out[T.ATK] = _w(status == T.BRN, jnp.maximum(stats[T.ATK] // 2, 1), stats[T.ATK])
+    out[tables.SPE] = jnp.where(status == tables.PAR, jnp.maximum(stats[tables.SPE] // 4, 1), stats[tables.SPE])
+    out[tables.ATK] = jnp.where(status == tables.BRN, jnp.maximum(stats[tables.ATK] // 2, 1), stats[tables.ATK])
     return out
 
 
@@ -420,12 +421,12 @@ def _stat_modification_error(foe: dict, on):
 def _damage_hp(turn: _Turn, x: dict, amount, on, sets_last_damage: bool):
     hp = x["hp"]
     on = on & (hp > 0)
-    uncapped = _w(amount != 0, jnp.maximum(amount, 1), 0)
+    uncapped = jnp.where(amount != 0, jnp.maximum(amount, 1), 0)
     dealt = jnp.minimum(uncapped, hp)
     _set(x, on, hp=hp - dealt)
     if sets_last_damage:
-        turn.last_damage = _w(on, uncapped, turn.last_damage)
-    return _w(on, dealt, 0)
+        turn.last_damage = jnp.where(on, uncapped, turn.last_damage)
+    return jnp.where(on, dealt, 0)
 
 
 def _heal(x: dict, max_hp, amount, on):
@@ -438,17 +439,17 @@ def _set_status(turn: _Turn, x: dict, tx: dict, status, on, by_foe=True, ignore_
     """``engine.set_status`` on ``x`` (``tx``: its team facts). Returns success."""
     on = on & (x["hp"] > 0) & (x["status"] != status)
     if not ignore_immunity:
-        poison = (status == T.PSN) | (status == T.TOX)
-        poison_type = G._T.type_names.index("Poison")
+        poison = (status == tables.PSN) | (status == tables.TOX)
+        poison_type = engine._TABLES.type_names.index("Poison")
         on = on & ~(poison & ((x["types"][0] == poison_type) | (x["types"][1] == poison_type)))
     turn.draw(0, 2, on)   # Sleep Clause Mod / Freeze Clause Mod handler tie
-    asleep = tx["bench_asleep"] | ((x["hp"] > 0) & (x["status"] == T.SLP) & x["status_by_foe"])
-    frozen = tx["bench_frozen"] | (x["status"] == T.FRZ)
-    blocked = by_foe & (((status == T.SLP) & asleep) | ((status == T.FRZ) & frozen))
+    asleep = tx["bench_asleep"] | ((x["hp"] > 0) & (x["status"] == tables.SLP) & x["status_by_foe"])
+    frozen = tx["bench_frozen"] | (x["status"] == tables.FRZ)
+    blocked = by_foe & (((status == tables.SLP) & asleep) | ((status == tables.FRZ) & frozen))
     ok = on & ~blocked
-    turns = turn.draw(1, 8, ok & (status == T.SLP))
-    _set(x, ok, status=status, status_by_foe=by_foe, sleep_turns=_w(status == T.SLP, turns, 0))
-    _set(x, ok & (status == T.TOX), has_toxic_counter=True, toxic_counter=0)
+    turns = turn.draw(1, 8, ok & (status == tables.SLP))
+    _set(x, ok, status=status, status_by_foe=by_foe, sleep_turns=jnp.where(status == tables.SLP, turns, 0))
+    _set(x, ok & (status == tables.TOX), has_toxic_counter=True, toxic_counter=0)
     return ok
 
 
@@ -462,41 +463,43 @@ def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
     """``engine.get_damage`` for the moves of the common turn (no trapping moves), where ``on``: the
     caller (``_hit_foe``) has already stopped a move the defender is immune to, so no immunity here.
     ``sd``: the defender's side fields (Counter reads them). Returns (kind, damage)."""
-    mtype = G.MOVE_TYPE[move]
-    effect = G.MOVE_EFFECT[move]
-    fixed = G.MOVE_FIXED[move]
-    power = G.MOVE_POWER[move]
+    mtype = engine.MOVE_TYPE[move]
+    effect = engine.MOVE_EFFECT[move]
+    fixed = engine.MOVE_FIXED[move]
+    power = engine.MOVE_POWER[move]
     level = ta["level"]
-    psywave = effect == E.PSYWAVE
+    psywave = effect == Effect.PSYWAVE
     psywave_softlock = ((level + (level >> 1)) & 255) < 2
     psywave_damage = turn.draw(1, (level * 3) // 2, on & psywave & ~psywave_softlock)
-    counter = effect == E.COUNTER
-    counter_ok = ((sd["last_enemy_selected_move"] != G.MV_COUNTER)
-                  & G.MOVE_COUNTERABLE[sd["last_enemy_move"]] & (turn.last_damage > 0))
-    ohko, super_fang = effect == E.OHKO, effect == E.SUPER_FANG
-    kind = _w((~ohko & counter & ~counter_ok) | (psywave & psywave_softlock), G.DMG_FALSE, G.DMG_NUMBER)
-    value = _w(ohko, 65535, _w(counter, 2 * turn.last_damage,
-               _w(super_fang, jnp.maximum(d["hp"] // 2, 1), _w(psywave, psywave_damage,
-                  _w(fixed == -1, level, _w(fixed > 0, fixed, 0))))))
+    counter = effect == Effect.COUNTER
+    counter_ok = ((sd["last_enemy_selected_move"] != engine.MV_COUNTER)
+                  & engine.MOVE_COUNTERABLE[sd["last_enemy_move"]] & (turn.last_damage > 0))
+    ohko, super_fang = effect == Effect.OHKO, effect == Effect.SUPER_FANG
+    kind = jnp.where((~ohko & counter & ~counter_ok) | (psywave & psywave_softlock), engine.DMG_FALSE,
+                     engine.DMG_NUMBER)
+    value = jnp.where(ohko, 65535, jnp.where(counter, 2 * turn.last_damage,
+               jnp.where(super_fang, jnp.maximum(d["hp"] // 2, 1), jnp.where(psywave, psywave_damage,
+                  jnp.where(fixed == -1, level, jnp.where(fixed > 0, fixed, 0))))))
     decided = ohko | counter | super_fang | psywave | (fixed != 0)
-    kind = _w(~decided & (power == 0), G.DMG_UNDEFINED, kind)
+    kind = jnp.where(~decided & (power == 0), engine.DMG_UNDEFINED, kind)
     decided = decided | (power == 0)
     formula = on & ~decided
-    threshold = M.crit_threshold(M.SPECIES_BASE[ta["species"], 5], a["focus_energy"], G.MOVE_HIGH_CRIT[move])
+    threshold = mechanics.crit_threshold(mechanics.SPECIES_BASE[ta["species"], 5], a["focus_energy"],
+                                         engine.MOVE_HIGH_CRIT[move])
     crit = turn.chance(threshold, 256, formula & (threshold > 0)) & formula & (threshold > 0)
-    special = G.MOVE_CATEGORY[move] == T.CATEGORY_SPECIAL
-    attack = _w(special, a["modified"][T.SPA], a["modified"][T.ATK])
-    defense = _w(special, d["modified"][T.SPD], d["modified"][T.DEF])
-    screened = _w(special, d["light_screen"], d["reflect"])
-    defense = _w(screened, defense * 2, defense)
-    attack = _w(crit, _w(special, ta["own"][T.SPA], ta["own"][T.ATK]), attack)
-    defense = _w(crit, _w(special, td["own"][T.SPD], td["own"][T.DEF]), defense)
-    dmg = M.base_damage(level, power, attack, defense, crit, G.MOVE_SELFDESTRUCT[move] & ~special)
-    dmg = M.modify_by_type(dmg, mtype, jnp.stack(a["types"], -1), jnp.stack(d["types"], -1))
-    roll = turn.draw(217, 256, formula & M.needs_roll(dmg))
-    dmg = M.apply_roll(dmg, roll)
+    special = engine.MOVE_CATEGORY[move] == tables.CATEGORY_SPECIAL
+    attack = jnp.where(special, a["modified"][tables.SPA], a["modified"][tables.ATK])
+    defense = jnp.where(special, d["modified"][tables.SPD], d["modified"][tables.DEF])
+    screened = jnp.where(special, d["light_screen"], d["reflect"])
+    defense = jnp.where(screened, defense * 2, defense)
+    attack = jnp.where(crit, jnp.where(special, ta["own"][tables.SPA], ta["own"][tables.ATK]), attack)
+    defense = jnp.where(crit, jnp.where(special, td["own"][tables.SPD], td["own"][tables.DEF]), defense)
+    dmg = mechanics.base_damage(level, power, attack, defense, crit, engine.MOVE_SELFDESTRUCT[move] & ~special)
+    dmg = mechanics.modify_by_type(dmg, mtype, jnp.stack(a["types"], -1), jnp.stack(d["types"], -1))
+    roll = turn.draw(217, 256, formula & mechanics.needs_roll(dmg))
+    dmg = mechanics.apply_roll(dmg, roll)
     # materialised: the damage chain (stats, crit, type chart, roll) feeds many consumers (-8% move turn)
-    kind, dmg = turn._materialise([kind, _w(formula, dmg, value)])
+    kind, dmg = turn._materialise([kind, jnp.where(formula, dmg, value)])
     return kind, dmg
 
 
@@ -504,90 +507,93 @@ def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     """``engine.hit_foe`` + ``primary_hit`` + ``extra_hit`` + ``foe_effects`` for a foe-aimed move of
     the common turn. Returns move_failed."""
     act_a, act_d = dict(a), dict(d)   # the values at the start of the hit (the engine's ``act``)
-    effect = G.MOVE_EFFECT[move]
+    effect = engine.MOVE_EFFECT[move]
     # a foe in the air / underground (Fly, Dig): every move but Swift and Transform misses
-    invulnerable_miss = on & d["invulnerable"] & (move != G.MV_SWIFT) & (move != G.MV_TRANSFORM)
+    invulnerable_miss = on & d["invulnerable"] & (move != engine.MV_SWIFT) & (move != engine.MV_TRANSFORM)
     on_target = on & ~invulnerable_miss
-    immune = on_target & ~G.MOVE_IGNORE_IMMUNITY[move] & M.is_immune(G.MOVE_TYPE[move], jnp.stack(d["types"], -1))
+    immune = (on_target & ~engine.MOVE_IGNORE_IMMUNITY[move]
+              & mechanics.is_immune(engine.MOVE_TYPE[move], jnp.stack(d["types"], -1)))
     # TryImmunity: Dream Eater needs a sleeping foe without a substitute
-    try_immunity_fail = on_target & ~immune & (effect == E.DREAM_EATER) & ((d["status"] != T.SLP) | (d["sub_hp"] > 0))
-    selfdestruct = G.MOVE_SELFDESTRUCT[move]
+    try_immunity_fail = (on_target & ~immune & (effect == Effect.DREAM_EATER)
+                         & ((d["status"] != tables.SLP) | (d["sub_hp"] > 0)))
+    selfdestruct = engine.MOVE_SELFDESTRUCT[move]
     _set(a, (invulnerable_miss | immune) & selfdestruct, hp=0)   # faint_now
     live = on_target & ~immune & ~try_immunity_fail
-    ohko_fail = live & (effect == E.OHKO) & (act_d["modified"][T.SPE] > act_a["modified"][T.SPE])
+    ohko_fail = live & (effect == Effect.OHKO) & (act_d["modified"][tables.SPE] > act_a["modified"][tables.SPE])
     live = live & ~ohko_fail
     # accuracy (a sleep move never misses a Pokémon that must recharge)
-    never_miss = (G.MOVE_ACCURACY[move] < 0) | ((G.MOVE_STATUS[move] == T.SLP) & act_d["must_recharge"])
-    acc = G.MOVE_ACCURACY[move]
-    acc = acc * M.ACCURACY_TABLE[act_a["boosts"][T.ACC] + 6] // 100
-    acc = acc * M.ACCURACY_TABLE[-act_d["boosts"][T.EVA] + 6] // 100
+    never_miss = (engine.MOVE_ACCURACY[move] < 0) | ((engine.MOVE_STATUS[move] == tables.SLP) & act_d["must_recharge"])
+    acc = engine.MOVE_ACCURACY[move]
+    acc = acc * mechanics.ACCURACY_TABLE[act_a["boosts"][tables.ACC] + 6] // 100
+    acc = acc * mechanics.ACCURACY_TABLE[-act_d["boosts"][tables.EVA] + 6] // 100
     acc = jnp.clip(acc, 1, 255)
     hit = turn.chance(acc, 256, live & ~never_miss)
     miss = live & ~never_miss & ~hit
-    turn.last_damage = _w(miss, 0, turn.last_damage)
+    turn.last_damage = jnp.where(miss, 0, turn.last_damage)
     live = live & ~miss
     # the hit count: 2, or 2-5 from the multi-hit table
-    multihit = G.MOVE_MULTIHIT[move]
+    multihit = engine.MOVE_MULTIHIT[move]
     k = turn.draw(0, 8, live & (multihit == 5))
-    hits = _w(multihit == 5, G.MULTIHIT_TABLE[k], _w(multihit == 2, 2, 1))
+    hits = jnp.where(multihit == 5, engine.MULTIHIT_TABLE[k], jnp.where(multihit == 2, 2, 1))
     # primary hit (primary_hit): the substitute blocks poison, stage-changing and confusing status
     # moves; a damaging move hits the substitute instead of the Pokémon
-    is_status = G.MOVE_CATEGORY[move] == T.CATEGORY_STATUS
+    is_status = engine.MOVE_CATEGORY[move] == tables.CATEGORY_STATUS
     had_sub = d["sub_hp"] > 0
-    mstatus = G.MOVE_STATUS[move]
-    blocked_status = is_status & ((mstatus == T.PSN) | (mstatus == T.TOX) | jnp.any(G.MOVE_BOOSTS[move] != 0, axis=-1)
-                                  | G.MOVE_CONFUSES[move])
+    mstatus = engine.MOVE_STATUS[move]
+    blocked_status = is_status & ((mstatus == tables.PSN) | (mstatus == tables.TOX)
+                                  | jnp.any(engine.MOVE_BOOSTS[move] != 0, axis=-1) | engine.MOVE_CONFUSES[move])
     sub_block = live & had_sub & blocked_status
     via_sub = live & had_sub & ~is_status
     kind, dmg = _get_damage(turn, a, d, ta, td, sd, move, live & ~sub_block)
-    sub_null = via_sub & (kind != G.DMG_NUMBER)
-    sub_hit = via_sub & (kind == G.DMG_NUMBER)
-    turn.last_damage = _w(sub_hit, dmg, turn.last_damage)
+    sub_null = via_sub & (kind != engine.DMG_NUMBER)
+    sub_hit = via_sub & (kind == engine.DMG_NUMBER)
+    turn.last_damage = jnp.where(sub_hit, dmg, turn.last_damage)
     new_sub = d["sub_hp"] - jnp.minimum(dmg, d["sub_hp"])
     broke = sub_hit & (new_sub <= 0)
     _set(d, sub_hit, sub_hp=new_sub)
     _set(d, broke, sub_fainted=True)
     survived = sub_hit & ~broke
     direct = live & ~sub_block & ~via_sub
-    number = direct & (kind == G.DMG_NUMBER)
+    number = direct & (kind == engine.DMG_NUMBER)
     capped = jnp.minimum(dmg, d["hp"])
     dealt = _damage_hp(turn, d, capped, number, sets_last_damage=True)
     # drain and recoil of the damage to a substitute that survived or to the Pokémon (a drain into
     # a substitute heals even for 0 damage; a hit that broke the substitute has neither)
-    landed = _w(survived, dmg, dealt)
-    drain = (survived | (number & (dealt > 0))) & G.MOVE_DRAIN[move]
-    turn.last_damage = _w(drain, jnp.maximum(landed // 2, 1), turn.last_damage)
+    landed = jnp.where(survived, dmg, dealt)
+    drain = (survived | (number & (dealt > 0))) & engine.MOVE_DRAIN[move]
+    turn.last_damage = jnp.where(drain, jnp.maximum(landed // 2, 1), turn.last_damage)
     _heal(a, ta["max_hp"], jnp.maximum(landed // 2, 1), drain)
-    num, den = G.MOVE_RECOIL_NUM[move], G.MOVE_RECOIL_DEN[move]
+    num, den = engine.MOVE_RECOIL_NUM[move], engine.MOVE_RECOIL_DEN[move]
     _damage_hp(turn, a, jnp.maximum(landed * num // jnp.maximum(den, 1), 1),
                (survived | number) & (num > 0) & (landed > 0), sets_last_damage=False)
-    go = direct & (kind != G.DMG_FALSE)
-    first_failed = sub_block | sub_null | (direct & (kind == G.DMG_FALSE))
+    go = direct & (kind != engine.DMG_FALSE)
+    first_failed = sub_block | sub_null | (direct & (kind == engine.DMG_FALSE))
     # onHit: Transform (the foe's species, types, stats, stages and moves at 5 PP; only the cached
     # speed is the user's own set's, from the new species), Mimic (a random foe move into Mimic's
     # slot), Conversion (the foe's types)
-    transform = go & (effect == E.TRANSFORM)
-    own_speed = ((2 * M.SPECIES_BASE[d["species"], T.SPE + 1] + ta["speed_iv"] + ta["speed_ev"] // 4) * ta["level"]
-                 // 100 + 5)
+    transform = go & (effect == Effect.TRANSFORM)
+    own_speed = ((2 * mechanics.SPECIES_BASE[d["species"], tables.SPE + 1] + ta["speed_iv"] + ta["speed_ev"] // 4)
+                 * ta["level"] // 100 + 5)
     real = [m != 0 for m in d["moves"]]
-    copied_pp = [_w(r, jnp.minimum(5, G.MOVE_PP[m]), 0) for r, m in zip(real, d["moves"])]
+    copied_pp = [jnp.where(r, jnp.minimum(5, engine.MOVE_PP[m]), 0) for r, m in zip(real, d["moves"])]
     _set(a, transform, species=d["species"], types=d["types"], stored=d["stored"], modified=d["modified"],
          boosts=d["boosts"], moves=d["moves"], pp=copied_pp, virtual=real, transformed=True, speed=own_speed)
-    mimic = go & (effect == E.MIMIC)
+    mimic = go & (effect == Effect.MIMIC)
     k = jnp.clip(turn.draw(0, sum(r.astype(I32) for r in real), mimic), 0, 3)
     mimic_slot = [mimic & (sa["last_selected_slot"] == j) for j in range(4)]
-    a["moves"] = [_w(here, _at(d["moves"], k), m) for here, m in zip(mimic_slot, a["moves"])]
+    a["moves"] = [jnp.where(here, _at(d["moves"], k), m) for here, m in zip(mimic_slot, a["moves"])]
     a["virtual"] = [v | here for here, v in zip(mimic_slot, a["virtual"])]
-    _set(a, go & (effect == E.CONVERSION), types=d["types"])
+    _set(a, go & (effect == Effect.CONVERSION), types=d["types"])
     # Hyper Beam's recharge: not after a hit that broke a substitute
     reached = sub_hit | go
-    _set(a, reached & (~had_sub | (d["sub_hp"] > 0)) & (effect == E.HYPER_BEAM) & (a["hp"] > 0), must_recharge=True)
+    _set(a, reached & (~had_sub | (d["sub_hp"] > 0)) & (effect == Effect.HYPER_BEAM) & (a["hp"] > 0),
+         must_recharge=True)
     # hits 2+ of a multi-hit move: the first hit's damage again (into a substitute: the last damage);
     # the secondary rolls after the last hit, and never through a substitute
     multi = live & (multihit > 0)
     keep_going = multi & ~first_failed & ~d["sub_fainted"]
     last_landed = go & (hits == 1)
-    first_dealt = _w(number, dealt, 0)
+    first_dealt = jnp.where(number, dealt, 0)
     for n in range(2, 6):
         on_n = keep_going & (n <= hits) & (d["hp"] > 0) & (a["hp"] > 0)
         into_sub = on_n & (d["sub_hp"] > 0)
@@ -600,42 +606,44 @@ def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
         keep_going = keep_going & ~broke_n
         last_landed = last_landed | (direct_n & (n == hits))
     # a confusing secondary still rolls on a substitute that survived
-    sub_confusion_roll = survived & (G.MOVE_SEC_KIND[move] == T.SECONDARY_CONFUSION)
+    sub_confusion_roll = survived & (engine.MOVE_SEC_KIND[move] == tables.SECONDARY_CONFUSION)
     go, first_failed, last_landed, sub_confusion_roll = turn.checkpoint((a, d), go, first_failed, last_landed,
                                                                         sub_confusion_roll)
     # foe_effects: a status move's primary effects, or a damaging move's secondary
-    sec = G.MOVE_SEC_KIND[move]
-    sstatus = G.MOVE_SEC_STATUS[move]
-    mtype = G.MOVE_TYPE[move]
-    same_type_skip = ((sec == T.SECONDARY_STATUS) & ((sstatus == T.PAR) | (sstatus == T.BRN) | (sstatus == T.FRZ))
+    sec = engine.MOVE_SEC_KIND[move]
+    sstatus = engine.MOVE_SEC_STATUS[move]
+    mtype = engine.MOVE_TYPE[move]
+    same_type_skip = ((sec == tables.SECONDARY_STATUS)
+                      & ((sstatus == tables.PAR) | (sstatus == tables.BRN) | (sstatus == tables.FRZ))
                       & ((d["types"][0] == mtype) | (d["types"][1] == mtype)))
-    roll = (last_landed & (sec != T.SECONDARY_NONE) & (d["hp"] > 0) & ~same_type_skip) | sub_confusion_roll
-    secondary_on = roll & turn.chance(G.MOVE_SEC_CHANCE[move], 256, roll)
-    primary_boosts = G.MOVE_BOOSTS[move]
+    roll = (last_landed & (sec != tables.SECONDARY_NONE) & (d["hp"] > 0) & ~same_type_skip) | sub_confusion_roll
+    secondary_on = roll & turn.chance(engine.MOVE_SEC_CHANCE[move], 256, roll)
+    primary_boosts = engine.MOVE_BOOSTS[move]
     boost_primary = go & jnp.any(primary_boosts != 0, axis=-1)
-    boost_on = (boost_primary | (secondary_on & (sec == T.SECONDARY_BOOST))) & (d["hp"] > 0)
-    deltas = _w(boost_primary[:, None], primary_boosts, G.MOVE_SEC_BOOSTS[move])
+    boost_on = (boost_primary | (secondary_on & (sec == tables.SECONDARY_BOOST))) & (d["hp"] > 0)
+    deltas = jnp.where(boost_primary[:, None], primary_boosts, engine.MOVE_SEC_BOOSTS[move])
     boosted = _boost_stats(turn, d, [deltas[:, j] for j in range(7)], boost_on, is_status)
     boost_fail = boost_on & boost_primary & ~boosted
     _stat_modification_error(d, boost_on & boosted)   # the engine's stat_modification_error(st, 0, ...): side 1
     status_primary = go & (mstatus != 0)
-    status = _w(status_primary, mstatus, sstatus)
+    status = jnp.where(status_primary, mstatus, sstatus)
     # a sleep move also lands on a Pokémon that must recharge, whatever its status
-    sleep_recharge = status_primary & (mstatus == T.SLP) & d["must_recharge"]
-    plain = ((status_primary & ~sleep_recharge) | (secondary_on & (sec == T.SECONDARY_STATUS))) & (d["status"] == 0)
+    sleep_recharge = status_primary & (mstatus == tables.SLP) & d["must_recharge"]
+    plain = (((status_primary & ~sleep_recharge) | (secondary_on & (sec == tables.SECONDARY_STATUS)))
+             & (d["status"] == 0))
     ok = _set_status(turn, d, td, status, sleep_recharge | plain)
     _set(d, sleep_recharge & ok, must_recharge=False)
     # apply_penalty_for_new_status
     _set(d, plain & ok, modified=_penalised(d["modified"], status))
-    flinch = secondary_on & (sec == T.SECONDARY_FLINCH) & (d["hp"] > 0) & (d["flinch"] == 0)
+    flinch = secondary_on & (sec == tables.SECONDARY_FLINCH) & (d["hp"] > 0) & (d["flinch"] == 0)
     _set(d, flinch, flinch=1, must_recharge=False)
-    confuse = (go & G.MOVE_CONFUSES[move]) | (secondary_on & (sec == T.SECONDARY_CONFUSION))
+    confuse = (go & engine.MOVE_CONFUSES[move]) | (secondary_on & (sec == tables.SECONDARY_CONFUSION))
     _add_confusion(turn, d, confuse)
     _set(a, on & selfdestruct & ~d["sub_fainted"] & ~immune & ~invulnerable_miss, hp=0)   # faint_now
     move_failed = on & (invulnerable_miss | immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed)
                         | boost_fail)
-    thaw = (on & ~move_failed & ~(multi & first_failed) & (d["status"] == T.FRZ) & (d["hp"] > 0)
-            & (sec == T.SECONDARY_STATUS) & (sstatus == T.BRN))
+    thaw = (on & ~move_failed & ~(multi & first_failed) & (d["status"] == tables.FRZ) & (d["hp"] > 0)
+            & (sec == tables.SECONDARY_STATUS) & (sstatus == tables.BRN))
     _set(d, thaw, status=0)
     return move_failed
 
@@ -645,7 +653,7 @@ def _direct_self_damage(turn: _Turn, a, d, amount, on):
     then the foe's substitute (if any) takes it and nobody loses HP."""
     on = on & (a["hp"] > 0)
     amount = jnp.maximum(amount, 1)
-    turn.last_damage = _w(on, amount, turn.last_damage)
+    turn.last_damage = jnp.where(on, amount, turn.last_damage)
     user_sub = a["sub_hp"] > 0
     new_sub = d["sub_hp"] - amount
     _set(d, on & user_sub & (d["sub_hp"] > 0), sub_hp=jnp.maximum(new_sub, 0),
@@ -656,13 +664,13 @@ def _direct_self_damage(turn: _Turn, a, d, amount, on):
 def _haze(a, d, sd, on):
     """``engine.haze``: stages, the foe's status and most volatiles end on both sides; a sleeping or
     frozen foe that has yet to move does nothing this turn."""
-    foe_sleeps = (d["status"] == T.SLP) | (d["status"] == T.FRZ)
-    _set(sd, on & foe_sleeps, last_selected_move=T.CANNOTMOVE, last_enemy_selected_move=T.CANNOTMOVE,
-         queued_move=_w(sd["queued_move"] != 0, T.CANNOTMOVE, 0))
+    foe_sleeps = (d["status"] == tables.SLP) | (d["status"] == tables.FRZ)
+    _set(sd, on & foe_sleeps, last_selected_move=tables.CANNOTMOVE, last_enemy_selected_move=tables.CANNOTMOVE,
+         queued_move=jnp.where(sd["queued_move"] != 0, tables.CANNOTMOVE, 0))
     _set(d, on & (d["hp"] > 0), status=0, sleep_turns=0)
     zero = jnp.zeros_like(a["hp"])
     for x in (a, d):
-        _set(x, on, boosts=[zero] * 7, modified=x["stored"], speed=x["stored"][T.SPE], disable_move=zero,
+        _set(x, on, boosts=[zero] * 7, modified=x["stored"], speed=x["stored"][tables.SPE], disable_move=zero,
              disable_time=zero, disable_slot=zero, confusion=zero, mist=False, focus_energy=False,
              leech_seed=False, light_screen=False, reflect=False, has_toxic_counter=False, toxic_counter=zero)
 
@@ -670,18 +678,18 @@ def _haze(a, d, sd, on):
 def _hit_self(turn: _Turn, a, d, sa, sd, ta, move, on):
     """``engine.hit_self`` for the common self-targeting moves (``sa`` / ``sd``: the user's / foe's
     side fields). Returns the move Mirror Move calls (0: none)."""
-    effect = G.MOVE_EFFECT[move]
-    sub_fail = (effect == E.SUBSTITUTE) & ((a["sub_hp"] > 0) | (a["hp"] * 4 < ta["max_hp"]))
-    screen_fail = (effect == E.SCREEN) & _w(G.MOVE_IS_REFLECT[move], a["reflect"], a["light_screen"])
+    effect = engine.MOVE_EFFECT[move]
+    sub_fail = (effect == Effect.SUBSTITUTE) & ((a["sub_hp"] > 0) | (a["hp"] * 4 < ta["max_hp"]))
+    screen_fail = (effect == Effect.SCREEN) & jnp.where(engine.MOVE_IS_REFLECT[move], a["reflect"], a["light_screen"])
     live = on & ~sub_fail & ~screen_fail
-    boosts = G.MOVE_BOOSTS[move]
+    boosts = engine.MOVE_BOOSTS[move]
     boost_on = live & jnp.any(boosts != 0, axis=-1) & (a["hp"] > 0)
     boosted = _boost_stats(turn, a, [boosts[:, j] for j in range(7)], boost_on, jnp.zeros_like(on))
     _stat_modification_error(d, boost_on & boosted)
     live = live & ~(boost_on & ~boosted)
-    new_sub = live & (effect == E.SUBSTITUTE) & (a["hp"] > 0)
+    new_sub = live & (effect == Effect.SUBSTITUTE) & (a["hp"] > 0)
     _set(a, new_sub, sub_hp=ta["max_hp"] // 4 + 1, trapped=0)
-    column = G.MOVE_SELF_FLAG[move]
+    column = engine.MOVE_SELF_FLAG[move]
     flag_on = live & (a["hp"] > 0)
     for name in ("reflect", "light_screen", "mist", "focus_energy", "minimize", "defense_curl"):
         a[name] = a[name] | (flag_on & (column == Active.indices(name)[0]))
@@ -689,24 +697,24 @@ def _hit_self(turn: _Turn, a, d, sa, sd, ta, move, on):
     hp, max_hp = a["hp"], ta["max_hp"]
     full = hp == max_hp
     heal_glitch = ((hp == max_hp - 255) | (hp == max_hp - 511)) & (hp % 256 != 0)
-    recovered = live & (effect == E.RECOVER) & ~full & ~heal_glitch
-    rest = live & (effect == E.REST)
+    recovered = live & (effect == Effect.RECOVER) & ~full & ~heal_glitch
+    rest = live & (effect == Effect.REST)
     rest_try = rest & ~full & ~heal_glitch
-    haze_on = live & (effect == E.HAZE)
-    toxic_to_poison = haze_on & (a["status"] == T.TOX)
+    haze_on = live & (effect == Effect.HAZE)
+    toxic_to_poison = haze_on & (a["status"] == tables.TOX)
     by_foe = a["status_by_foe"] & ~rest
     _rarely(haze_on, lambda a, d, sd: _haze(a, d, sd, haze_on), (a, d, sd))
     # Rest's sleep, or Haze turning the user's Toxic into poison: one setStatus
-    set_ok = _set_status(turn, a, ta, _w(rest, T.SLP, T.PSN), rest_try | toxic_to_poison, by_foe=by_foe,
-                         ignore_immunity=True)
+    set_ok = _set_status(turn, a, ta, jnp.where(rest, tables.SLP, tables.PSN), rest_try | toxic_to_poison,
+                         by_foe=by_foe, ignore_immunity=True)
     slept = rest_try & set_ok
     _set(a, slept, sleep_turns=2)
-    _heal(a, max_hp, _w(recovered, max_hp // 2, max_hp), slept | recovered)
+    _heal(a, max_hp, jnp.where(recovered, max_hp // 2, max_hp), slept | recovered)
     _damage_hp(turn, a, max_hp // 4, new_sub & (max_hp > 3), sets_last_damage=False)   # the substitute's cost
     # Mirror Move: the foe's last move, unless it has none or it is Mirror Move
     foe_last = d["last_move"]
-    mirror = live & (effect == E.MIRROR_MOVE) & (foe_last != 0) & (foe_last != G.MV_MIRROR_MOVE)
-    call = _w(mirror, foe_last, 0)
+    mirror = live & (effect == Effect.MIRROR_MOVE) & (foe_last != 0) & (foe_last != engine.MV_MIRROR_MOVE)
+    call = jnp.where(mirror, foe_last, 0)
     _set(sa, mirror, last_selected_move=call, last_enemy_selected_move=call)
     return call
 
@@ -714,24 +722,24 @@ def _hit_self(turn: _Turn, a, d, sa, sd, ta, move, on):
 def _after_move_self(turn: _Turn, a, ta, on):
     """``engine.after_move_self`` without Leech Seed (none in the common turn)."""
     status = a["status"]
-    poisoned = (status == T.BRN) | (status == T.PSN) | (status == T.TOX)
+    poisoned = (status == tables.BRN) | (status == tables.PSN) | (status == tables.TOX)
     counter = a["toxic_counter"] + (on & a["has_toxic_counter"] & poisoned).astype(I32)
     _set(a, on, toxic_counter=counter)
-    wake = on & (status == T.SLP) & (a["sleep_turns"] <= 0) & (a["hp"] > 0)
+    wake = on & (status == tables.SLP) & (a["sleep_turns"] <= 0) & (a["hp"] > 0)
     _set(a, wake, status=0)
     base = jnp.maximum(ta["max_hp"] // 16, 1)
-    mult = _w(status == T.TOX, counter, _w(a["has_toxic_counter"], counter, 1))
+    mult = jnp.where(status == tables.TOX, counter, jnp.where(a["has_toxic_counter"], counter, 1))
     _damage_hp(turn, a, base * mult, on & poisoned, sets_last_damage=False)
 
 
 def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     """``engine.run_move`` of the common turn."""
-    cannot = move == T.CANNOTMOVE
+    cannot = move == tables.CANNOTMOVE
     _set(d, on & ~cannot, sub_fainted=False)
     live = on & ~cannot
-    frozen = live & (a["status"] == T.FRZ)
+    frozen = live & (a["status"] == tables.FRZ)
     live = live & ~frozen
-    asleep = live & (a["status"] == T.SLP)
+    asleep = live & (a["status"] == tables.SLP)
     _set(a, asleep, sleep_turns=a["sleep_turns"] - 1)
     _set(a, frozen | asleep, last_move=0)
     live = live & ~asleep & ~(a["flinch"] > 0)
@@ -744,11 +752,11 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     roll = confused & (confusion_left > 0)
     keeps_control = turn.chance(128, 256, roll)
     self_hit = roll & ~keeps_control
-    amount = ((ta["level"] * 2 // 5 + 2) * a["modified"][T.ATK] * 40 // a["modified"][T.DEF]) // 50 + 2
+    amount = ((ta["level"] * 2 // 5 + 2) * a["modified"][tables.ATK] * 40 // a["modified"][tables.DEF]) // 50 + 2
     _direct_self_damage(turn, a, d, amount, self_hit)
     _set(a, self_hit, two_turn_move=0, invulnerable=False)
     live = live & ~self_hit
-    paralysed = live & (a["status"] == T.PAR)
+    paralysed = live & (a["status"] == tables.PAR)
     full = paralysed & turn.chance(63, 256, paralysed)
     _set(a, full, two_turn_move=0)   # a Dig / Fly user stays invulnerable (the Gen 1 quirk Showdown keeps)
     live = live & ~full
@@ -758,11 +766,12 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     slot = sa["last_selected_slot"]
     charged = a["two_turn_move"] != 0
     locked = a["must_recharge"] | charged
-    deduct = (live & (move != T.STRUGGLE) & (_at(a["moves"], slot) != 0)
-              & ((~locked & ~G.MOVE_TWO_TURN[move]) | charged))
-    pp = [_w(deduct & (slot == j), (a["pp"][j] - 1) % 64, a["pp"][j]) for j in range(4)]
+    deduct = (live & (move != tables.STRUGGLE) & (_at(a["moves"], slot) != 0)
+              & ((~locked & ~engine.MOVE_TWO_TURN[move]) | charged))
+    pp = [jnp.where(deduct & (slot == j), (a["pp"][j] - 1) % 64, a["pp"][j]) for j in range(4)]
     # a slot that is not a Transform copy is the base slot (a Mimic slot writes through to it)
-    base_pp = [_w(deduct & (slot == j) & ~(a["virtual"][j] & a["transformed"]), (a["pp"][j] - 1) % 64, a["base_pp"][j])
+    base_pp = [jnp.where(deduct & (slot == j) & ~(a["virtual"][j] & a["transformed"]), (a["pp"][j] - 1) % 64,
+                         a["base_pp"][j])
                for j in range(4)]
     a["pp"], a["base_pp"] = pp, base_pp
 
@@ -771,9 +780,9 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     def use(a, d, sa, sd, loop):
         k, move, on, aborted = loop
         call = _use_move(turn, a, d, sa, sd, ta, td, move, on, called=k > 0)
-        _after_move(turn, a, d, ta, move, on & ~((move == G.MV_MIRROR_MOVE) & (call != 0)), aborted)
+        _after_move(turn, a, d, ta, move, on & ~((move == engine.MV_MIRROR_MOVE) & (call != 0)), aborted)
         again = on & (call != 0)
-        return k + 1, _w(again, call, move), again, jnp.zeros_like(aborted)
+        return k + 1, jnp.where(again, call, move), again, jnp.zeros_like(aborted)
 
     turn.repeat(lambda loop: (loop[0] == 0) | ((loop[0] < 2) & jnp.any(loop[2])), use, (a, d, sa, sd),
                 (jnp.zeros((), I32), move, live, aborted))
@@ -785,43 +794,43 @@ def _use_move(turn: _Turn, a, d, sa, sd, ta, td, move, on, called):
     slot = sa["last_selected_slot"]
     # a called two-turn move gives the calling slot its PP back; a transformed user's base slot gets
     # one back for any called move (Showdown's corner cases)
-    refund = on & called & G.MOVE_TWO_TURN[move] & (_at(a["moves"], slot) != 0)
+    refund = on & called & engine.MOVE_TWO_TURN[move] & (_at(a["moves"], slot) != 0)
     pp_back = (_at(a["pp"], slot) + 1) % 64
     here = [slot == j for j in range(4)]
-    a["base_pp"] = [_w(refund & h & ~(v & a["transformed"]), pp_back, p)
+    a["base_pp"] = [jnp.where(refund & h & ~(v & a["transformed"]), pp_back, p)
                     for h, v, p in zip(here, a["virtual"], a["base_pp"])]
-    a["pp"] = [_w(refund & h, pp_back, p) for h, p in zip(here, a["pp"])]
+    a["pp"] = [jnp.where(refund & h, pp_back, p) for h, p in zip(here, a["pp"])]
     refund_base = on & called & a["transformed"] & (_at(a["base_moves"], slot) != 0)
-    a["base_pp"] = [_w(refund_base & h, (p + 1) % 64, p) for h, p in zip(here, a["base_pp"])]
+    a["base_pp"] = [jnp.where(refund_base & h, (p + 1) % 64, p) for h, p in zip(here, a["base_pp"])]
     _set(sa, on, last_move=move, last_enemy_move=move)
     # the opponent now knows this move of the set (not for calls or a Transform copy)
     a["base_revealed"] = [r | (on & ~called & ~a["transformed"] & (m == move))
                           for r, m in zip(a["base_revealed"], a["base_moves"])]
     charged = a["two_turn_move"] != 0
-    _set(a, on & (~G.MOVE_TWO_TURN[move] | charged), last_move=move)
+    _set(a, on & (~engine.MOVE_TWO_TURN[move] | charged), last_move=move)
     # TryMove: the charging turn of a two-turn move (Dig / Fly: invulnerable meanwhile)
-    effect = G.MOVE_EFFECT[move]
-    charge_move = on & ((effect == E.CHARGE) | (effect == E.CHARGE_INVULNERABLE))
+    effect = engine.MOVE_EFFECT[move]
+    charge_move = on & ((effect == Effect.CHARGE) | (effect == Effect.CHARGE_INVULNERABLE))
     releasing = charge_move & charged
     _set(a, releasing, two_turn_move=0, invulnerable=False)
     charging = charge_move & ~releasing
-    _set(a, charging, two_turn_move=move, invulnerable=(effect == E.CHARGE_INVULNERABLE) | a["invulnerable"])
+    _set(a, charging, two_turn_move=move, invulnerable=(effect == Effect.CHARGE_INVULNERABLE) | a["invulnerable"])
     go = on & ~charging
-    turn.last_damage = _w(go & ~G.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
-    targets_self = G.MOVE_SELF[move]
+    turn.last_damage = jnp.where(go & ~engine.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
+    targets_self = engine.MOVE_SELF[move]
     call = _hit_self(turn, a, d, sa, sd, ta, move, go & targets_self)
     failed = _hit_foe(turn, a, d, sa, sd, ta, td, move, go & ~targets_self)
     # Jump Kick / Hi Jump Kick that failed: 1 HP of crash damage
-    _direct_self_damage(turn, a, d, 1, go & ~targets_self & failed & (effect == E.CRASH))
+    _direct_self_damage(turn, a, d, 1, go & ~targets_self & failed & (effect == Effect.CRASH))
     return call
 
 
 def _after_move(turn: _Turn, a, d, ta, move, on, aborted):
     """``engine.after_move`` of the common turn (a KO drops the recharge), then ``after_move_self``
     (also after an aborted move)."""
-    targets_self = G.MOVE_SELF[move]
-    _set(a, on & a["must_recharge"] & (_w(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
-    target_alive = _w(targets_self, a["hp"], d["hp"]) > 0
+    targets_self = engine.MOVE_SELF[move]
+    _set(a, on & a["must_recharge"] & (jnp.where(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
+    target_alive = jnp.where(targets_self, a["hp"], d["hp"]) > 0
     _after_move_self(turn, a, ta, (on & target_alive) | aborted)
 
 
@@ -833,7 +842,7 @@ def _speed_tie_event(turn: _Turn, on):
 
 def _update_speeds(turn: _Turn, on):
     for a in turn.act:
-        _set(a, on & ~a["fainted"], speed=a["modified"][T.SPE])
+        _set(a, on & ~a["fainted"], speed=a["modified"][tables.SPE])
 
 
 def _reset_volatiles(a: dict, tf: dict, on):
@@ -841,9 +850,9 @@ def _reset_volatiles(a: dict, tf: dict, on):
     (with the par / brn penalty of the current status) and moves. ``tf``: the team facts of ``a``'s slot."""
     own = tf["own"]
     species = tf["species"]
-    types = M.SPECIES_TYPES[species]
+    types = mechanics.SPECIES_TYPES[species]
     fresh = dict(species=species, types=[types[:, 0], types[:, 1]], stored=own, modified=_penalised(own, a["status"]),
-                 speed=own[T.SPE], moves=a["base_moves"], pp=a["base_pp"])
+                 speed=own[tables.SPE], moves=a["base_moves"], pp=a["base_pp"])
     for name, (offset, length) in Active._layout.items():
         if offset < VOLATILE_START:
             continue
@@ -868,13 +877,13 @@ def _switch_in(turn: _Turn, new_slot, on):
     at_old = (six == a["slot"][:, None]) & on[:, None]
     for name, value in (("hp", a["hp"]), ("status", a["status"]), ("sleep_turns", a["sleep_turns"]),
                         ("status_by_foe", a["status_by_foe"]), ("fainted", a["fainted"])):
-        columns[name] = _w(at_old, value[:, None], columns[name])
+        columns[name] = jnp.where(at_old, value[:, None], columns[name])
     for name, value in (("pp", a["base_pp"]), ("revealed_moves", a["base_revealed"])):
-        columns[name] = _w(at_old[..., None], jnp.stack(value, -1)[:, None, :], columns[name])
+        columns[name] = jnp.where(at_old[..., None], jnp.stack(value, -1)[:, None, :], columns[name])
     at_new = (six == new_slot[:, None]) & on[:, None]
     columns["revealed"] = columns["revealed"] | at_new
-    pick = lambda x: jnp.sum(_w(six == new_slot[:, None], x, 0), axis=1)
-    pick4 = lambda x: [jnp.sum(_w(six == new_slot[:, None], x[..., j], 0), axis=1) for j in range(4)]
+    pick = lambda x: jnp.sum(jnp.where(six == new_slot[:, None], x, 0), axis=1)
+    pick4 = lambda x: [jnp.sum(jnp.where(six == new_slot[:, None], x[..., j], 0), axis=1) for j in range(4)]
     _set(a, on, slot=new_slot, hp=pick(columns["hp"]), status=pick(columns["status"]),
          sleep_turns=pick(columns["sleep_turns"]), status_by_foe=pick(columns["status_by_foe"]) != 0,
          fainted=False, base_moves=pick4(team.moves[:, 0]), base_pp=pick4(columns["pp"]),
@@ -883,18 +892,18 @@ def _switch_in(turn: _Turn, new_slot, on):
                                 for name, column in columns.items()})
     turn.refresh_team_facts(sides=(0,))
     _reset_volatiles(a, turn.team_facts[0], on)
-    _set(a, on, speed=a["modified"][T.SPE])
+    _set(a, on, speed=a["modified"][tables.SPE])
 
 
 def _run_switch(turn: _Turn, on):
     """``engine.run_switch`` of the acting side's new active (no Wrap-family lock in the common turn)."""
     a = turn.act[0]
-    _set(a, on & (a["status"] == T.TOX), status=T.PSN)
+    _set(a, on & (a["status"] == tables.TOX), status=tables.PSN)
     for x in turn.act:
         _set(x, on & ~x["fainted"], last_move=0)
     _set(turn.side[0], on, last_selected_slot=0)
     status = a["status"]
-    hurt = on & ~turn.side[0]["fainted_this_turn"] & ((status == T.PSN) | (status == T.BRN))
+    hurt = on & ~turn.side[0]["fainted_this_turn"] & ((status == tables.PSN) | (status == tables.BRN))
     _damage_hp(turn, a, jnp.maximum(turn.team_facts[0]["max_hp"] // 16, 1), hurt, sets_last_damage=False)
 
 
@@ -910,16 +919,17 @@ def _process_faints(turn: _Turn, on, real_of_0):
         _set(sd, newly, pokemon_left=jnp.maximum(sd["pokemon_left"] - 1, 0), fainted_this_turn=True)
         any_faint = any_faint | newly
     left0, left1 = turn.side[0]["pokemon_left"], turn.side[1]["pokemon_left"]
-    p0, p1 = _w(real_of_0 == 0, WINNER_P1, WINNER_P2), _w(real_of_0 == 0, WINNER_P2, WINNER_P1)
-    winner = _w((left0 == 0) & (left1 == 0), WINNER_TIE, _w(left1 == 0, p0, _w(left0 == 0, p1, WINNER_NONE)))
+    p0, p1 = jnp.where(real_of_0 == 0, WINNER_P1, WINNER_P2), jnp.where(real_of_0 == 0, WINNER_P2, WINNER_P1)
+    winner = jnp.where((left0 == 0) & (left1 == 0), WINNER_TIE,
+                       jnp.where(left1 == 0, p0, jnp.where(left0 == 0, p1, WINNER_NONE)))
     ended = any_faint & (winner != WINNER_NONE)
-    turn.winner = _w(ended, winner, turn.winner)
-    turn.request = _w(ended, REQUEST_ENDED, turn.request)
+    turn.winner = jnp.where(ended, winner, turn.winner)
+    turn.request = jnp.where(ended, REQUEST_ENDED, turn.request)
     for s in range(2):
         flag = any_faint & ~ended & turn.act[s]["fainted"] & turn.team_facts[s]["has_bench"]
         _set(turn.side[s], flag, switch_flag=True)
     need = any_faint & ~ended & (turn.side[0]["switch_flag"] | turn.side[1]["switch_flag"])
-    turn.request = _w(need, REQUEST_SWITCH, turn.request)
+    turn.request = jnp.where(need, REQUEST_SWITCH, turn.request)
     return any_faint
 
 
@@ -927,7 +937,7 @@ def _residual(turn: _Turn, on):
     """``engine.residual`` of the common turn: only flinch can be counted down."""
     _update_speeds(turn, on)
     a0, a1 = turn.act
-    counts = [_w(a["fainted"], 0, (a["flinch"] > 0).astype(I32)) for a in turn.act]
+    counts = [jnp.where(a["fainted"], 0, (a["flinch"] > 0).astype(I32)) for a in turn.act]
     tie = a0["speed"] == a1["speed"]
     turn.draw(0, 2, on & tie & (counts[0] + counts[1] >= 2))
     for a in turn.act:
@@ -944,37 +954,38 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
     moves, is_move = [], []
     for s in range(2):
         a, sd = turn.act[s], turn.side[s]
-        move_on = on & (actions[:, s] < G.ACTION_SWITCH_BASE)
+        move_on = on & (actions[:, s] < engine.ACTION_SWITCH_BASE)
         sleeps = _keeps_last_selection(a)
         _set(sd, move_on & sleeps, last_enemy_selected_move=_at(a["moves"], sd["last_selected_slot"]))
         struggle = move_on & ~sleeps & _struggles(a)
-        _set(sd, struggle, last_selected_move=T.STRUGGLE, last_enemy_selected_move=T.STRUGGLE)
+        _set(sd, struggle, last_selected_move=tables.STRUGGLE, last_enemy_selected_move=tables.STRUGGLE)
         slot = jnp.clip(actions[:, s], 0, 3)
         chosen = _at(a["moves"], slot)
         normal = move_on & ~sleeps & ~struggle
         _set(sd, normal, last_selected_move=chosen, last_selected_slot=slot, last_move=chosen,
              last_enemy_selected_move=chosen)
         moves.append(sd["last_selected_move"])
-        is_move.append(actions[:, s] < G.ACTION_SWITCH_BASE)
-        _set(sd, on, queued_move=_w(is_move[s], sd["last_selected_move"], 0))
-    speed = [turn.act[s]["modified"][T.SPE] for s in range(2)]
-    key = [_w(is_move[s], 200, 103) * 1_000_000 - _w(is_move[s], G.MOVE_PRIORITY[moves[s]], 0) * 10_000 - speed[s]
+        is_move.append(actions[:, s] < engine.ACTION_SWITCH_BASE)
+        _set(sd, on, queued_move=jnp.where(is_move[s], sd["last_selected_move"], 0))
+    speed = [turn.act[s]["modified"][tables.SPE] for s in range(2)]
+    key = [jnp.where(is_move[s], 200, 103) * 1_000_000
+           - jnp.where(is_move[s], engine.MOVE_PRIORITY[moves[s]], 0) * 10_000 - speed[s]
            for s in range(2)]
     tie = key[0] == key[1]
     swapped = turn.draw(0, 2, on & tie) == 1
-    first = _w(tie, _w(on & swapped, 1, 0), _w(key[0] < key[1], 0, 1))
+    first = jnp.where(tie, jnp.where(on & swapped, 1, 0), jnp.where(key[0] < key[1], 0, 1))
     _speed_tie_event(turn, on)
     _speed_tie_event(turn, on)
     # the two movers in the acting frame (side 0 acts), one loop body for both
     swap = first == 1
     turn.orient(swap)
-    in_order = lambda pair: [_w(swap, pair[1], pair[0]), _w(swap, pair[0], pair[1])]
+    in_order = lambda pair: [jnp.where(swap, pair[1], pair[0]), jnp.where(swap, pair[0], pair[1])]
 
     def mover(carry):
         """The acting side's action, then the faint check; then the other side's turn to act."""
         going, real_of_0, is_move_, action = carry
         switching = going & ~is_move_[0]
-        _switch_in(turn, action[0] - G.ACTION_SWITCH_BASE, switching)
+        _switch_in(turn, action[0] - engine.ACTION_SWITCH_BASE, switching)
         _speed_tie_event(turn, switching)
         _run_switch(turn, switching)
         going, switching = turn.barrier(going, switching, team=True)
@@ -1004,10 +1015,10 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
                      last_damage=turn.last_damage, turn=turn.turn, winner=turn.winner, request=turn.request,
                      rng=jnp.stack([turn.hi, turn.lo], axis=1), draw_count=turn.count,
                      draw_pool=jnp.zeros(st.draw_pool.shape[:-1] + (0,), jnp.uint32))
-    stuck = jax.vmap(G.no_progress_possible)(out)
+    stuck = jax.vmap(engine.no_progress_possible)(out)
     tie_end = going & (stuck | (out.turn > 1000))
-    return out.replace(winner=_w(tie_end, WINNER_TIE, out.winner),
-                       request=_w(tie_end, REQUEST_ENDED, _w(going, REQUEST_MOVE, out.request)))
+    return out.replace(winner=jnp.where(tie_end, WINNER_TIE, out.winner),
+                       request=jnp.where(tie_end, REQUEST_ENDED, jnp.where(going, REQUEST_MOVE, out.request)))
 
 
 def move_step_batch(st: BattleState, actions, chunk: int | None = None, fallback: bool = True) -> BattleState:
@@ -1025,5 +1036,5 @@ def move_step_batch(st: BattleState, actions, chunk: int | None = None, fallback
     chunk = max(batch // 16, 1) if chunk is None else chunk
     common = eligible(st, actions)
     fast = move_turn_common(st, actions)
-    return update_where_needed(~common, chunk, lambda _, s, a: G.move_step(s, a),
+    return update_where_needed(~common, chunk, lambda _, s, a: engine.move_step(s, a),
                                fast, (st, actions))

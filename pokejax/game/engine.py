@@ -19,90 +19,94 @@ import numpy as np
 
 from paritygym.backend import accelerator_form
 from pokejax import prng
-from pokejax.data import tables as T
-from pokejax.game import mechanics as M
+from pokejax.data import tables
+from pokejax.data.tables import Effect
+from pokejax.game import mechanics
 from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, WINNER_NONE, WINNER_P1,
                                 WINNER_P2, WINNER_TIE, VOLATILE_START, Active, BattleState, Team)
 
-_T = T.load()
-E = T.Effect
+_TABLES = tables.load()
 
 
 def _col(a):
     return jnp.asarray(a, jnp.int32)
 
 
-MOVE_TYPE = _col(_T.move_type)
-MOVE_CATEGORY = _col(_T.move_category)
-MOVE_POWER = _col(_T.move_power)
-MOVE_ACCURACY = _col(_T.move_accuracy)
-MOVE_PP = _col(_T.move_pp)
-MOVE_PRIORITY = _col(_T.move_priority)
-MOVE_HIGH_CRIT = _col(_T.move_high_crit).astype(bool)
-MOVE_SELF = _col(_T.move_targets_self).astype(bool)
-MOVE_IGNORE_IMMUNITY = _col(_T.move_ignore_immunity).astype(bool)
-MOVE_MULTIHIT = _col(_T.move_multihit)
-MOVE_RECOIL_NUM = _col(_T.move_recoil_num)
-MOVE_RECOIL_DEN = _col(_T.move_recoil_den)
-MOVE_DRAIN = _col(_T.move_drain).astype(bool)
-MOVE_FIXED = _col(_T.move_fixed_damage)
-MOVE_SELFDESTRUCT = _col(_T.move_selfdestruct).astype(bool)
-MOVE_STATUS = _col(_T.move_status)
-MOVE_CONFUSES = _col(_T.move_primary_volatile) == T.PRIMARY_VOLATILE_CONFUSION
-MOVE_BOOSTS = _col(_T.move_boosts)
-MOVE_SEC_CHANCE = _col(_T.move_secondary_chance)
-MOVE_SEC_KIND = _col(_T.move_secondary_kind)
-MOVE_SEC_STATUS = _col(_T.move_secondary_status)
-MOVE_SEC_BOOSTS = _col(_T.move_secondary_boosts)
-MOVE_EFFECT = _col(_T.move_effect)
-MOVE_COUNTERABLE = _col(_T.move_counterable).astype(bool)
-METRONOME_LIST = _col(_T.metronome_list)
+MOVE_TYPE = _col(_TABLES.move_type)
+MOVE_CATEGORY = _col(_TABLES.move_category)
+MOVE_POWER = _col(_TABLES.move_power)
+MOVE_ACCURACY = _col(_TABLES.move_accuracy)
+MOVE_PP = _col(_TABLES.move_pp)
+MOVE_PRIORITY = _col(_TABLES.move_priority)
+MOVE_HIGH_CRIT = _col(_TABLES.move_high_crit).astype(bool)
+MOVE_SELF = _col(_TABLES.move_targets_self).astype(bool)
+MOVE_IGNORE_IMMUNITY = _col(_TABLES.move_ignore_immunity).astype(bool)
+MOVE_MULTIHIT = _col(_TABLES.move_multihit)
+MOVE_RECOIL_NUM = _col(_TABLES.move_recoil_num)
+MOVE_RECOIL_DEN = _col(_TABLES.move_recoil_den)
+MOVE_DRAIN = _col(_TABLES.move_drain).astype(bool)
+MOVE_FIXED = _col(_TABLES.move_fixed_damage)
+MOVE_SELFDESTRUCT = _col(_TABLES.move_selfdestruct).astype(bool)
+MOVE_STATUS = _col(_TABLES.move_status)
+MOVE_CONFUSES = _col(_TABLES.move_primary_volatile) == tables.PRIMARY_VOLATILE_CONFUSION
+MOVE_BOOSTS = _col(_TABLES.move_boosts)
+MOVE_SEC_CHANCE = _col(_TABLES.move_secondary_chance)
+MOVE_SEC_KIND = _col(_TABLES.move_secondary_kind)
+MOVE_SEC_STATUS = _col(_TABLES.move_secondary_status)
+MOVE_SEC_BOOSTS = _col(_TABLES.move_secondary_boosts)
+MOVE_EFFECT = _col(_TABLES.move_effect)
+MOVE_COUNTERABLE = _col(_TABLES.move_counterable).astype(bool)
+METRONOME_LIST = _col(_TABLES.metronome_list)
 
-_ID = _T.move_by_id
-MV_STRUGGLE, MV_NOMOVE, MV_CANNOTMOVE = T.STRUGGLE, T.NOMOVE, T.CANNOTMOVE
-MV_BIDE, MV_COUNTER, MV_METRONOME, MV_MIRROR_MOVE = _ID["bide"], _ID["counter"], _ID["metronome"], _ID["mirrormove"]
-MV_RAGE, MV_DISABLE, MV_SWIFT, MV_TRANSFORM = _ID["rage"], _ID["disable"], _ID["swift"], _ID["transform"]
+_MOVE_BY_ID = _TABLES.move_by_id
+MV_STRUGGLE, MV_NOMOVE, MV_CANNOTMOVE = tables.STRUGGLE, tables.NOMOVE, tables.CANNOTMOVE
+MV_BIDE, MV_COUNTER, MV_METRONOME, MV_MIRROR_MOVE = (_MOVE_BY_ID["bide"], _MOVE_BY_ID["counter"],
+                                                     _MOVE_BY_ID["metronome"], _MOVE_BY_ID["mirrormove"])
+MV_RAGE, MV_DISABLE, MV_SWIFT, MV_TRANSFORM = (_MOVE_BY_ID["rage"], _MOVE_BY_ID["disable"], _MOVE_BY_ID["swift"],
+                                               _MOVE_BY_ID["transform"])
 # Showdown's TWO_TURN_MOVES (PP and lastMove bookkeeping differ for them)
-_TWO_TURN = np.zeros(T.NUM_MOVES, bool)
+_TWO_TURN = np.zeros(tables.NUM_MOVES, bool)
 for _m in ("dig", "fly", "razorwind", "skullbash", "skyattack", "solarbeam"):
-    _TWO_TURN[_ID[_m]] = True
+    _TWO_TURN[_MOVE_BY_ID[_m]] = True
 MOVE_TWO_TURN = jnp.asarray(_TWO_TURN)
 # Moves that do not zero battle.lastDamage when used (Showdown's SKIP_LASTDAMAGE)
-_KEEP_LAST_DAMAGE = np.zeros(T.NUM_MOVES, bool)
+_KEEP_LAST_DAMAGE = np.zeros(tables.NUM_MOVES, bool)
 for _m in ("confuseray", "conversion", "counter", "focusenergy", "glare", "haze", "leechseed", "lightscreen",
            "mimic", "mist", "poisongas", "poisonpowder", "recover", "reflect", "rest", "softboiled", "splash",
            "stunspore", "substitute", "supersonic", "teleport", "thunderwave", "toxic", "transform"):
-    _KEEP_LAST_DAMAGE[_ID[_m]] = True
+    _KEEP_LAST_DAMAGE[_MOVE_BY_ID[_m]] = True
 MOVE_KEEPS_LAST_DAMAGE = jnp.asarray(_KEEP_LAST_DAMAGE)
-MOVE_IS_REFLECT = jnp.arange(T.NUM_MOVES) == _ID["reflect"]
+MOVE_IS_REFLECT = jnp.arange(tables.NUM_MOVES) == _MOVE_BY_ID["reflect"]
 # The volatile flag a self-targeting status move sets on its user: its column in the packed
 # Active row (-1 = none), so that one table lookup and one write serve every such move.
-_SELF_FLAG = np.full(T.NUM_MOVES, -1, np.int32)
-for _m in range(T.NUM_MOVES):
-    _e = _T.move_effect[_m]
-    _field = {E.SCREEN: "reflect" if _m == _ID["reflect"] else "light_screen", E.MIST: "mist",
-              E.FOCUS_ENERGY: "focus_energy",
-              E.SELF_VOLATILE_NOOP: "minimize" if _T.move_boosts[_m][T.EVA] != 0 else "defense_curl"}.get(_e)
+_SELF_FLAG = np.full(tables.NUM_MOVES, -1, np.int32)
+for _m in range(tables.NUM_MOVES):
+    _e = _TABLES.move_effect[_m]
+    _field = {Effect.SCREEN: "reflect" if _m == _MOVE_BY_ID["reflect"] else "light_screen", Effect.MIST: "mist",
+              Effect.FOCUS_ENERGY: "focus_energy",
+              Effect.SELF_VOLATILE_NOOP: "minimize" if _TABLES.move_boosts[_m][tables.EVA] != 0 else "defense_curl",
+              }.get(_e)
     if _field is not None:
         _SELF_FLAG[_m] = Active.indices(_field)[0]
 MOVE_SELF_FLAG = jnp.asarray(_SELF_FLAG)
-MOVE_IS_LEECH_SEED = jnp.arange(T.NUM_MOVES) == _ID["leechseed"]
+MOVE_IS_LEECH_SEED = jnp.arange(tables.NUM_MOVES) == _MOVE_BY_ID["leechseed"]
 
 
 def _check_shared_effect_paths() -> None:
     """Facts of the Gen 1 move table that let every move share one effect path (primary_hit,
     foe_effects): a regenerated table that breaks one must fail here, not change battles silently."""
-    boosts = np.asarray(_T.move_boosts) != 0
-    primary = (boosts.any(axis=1) | (np.asarray(_T.move_status) != 0)
-               | (np.asarray(_T.move_primary_volatile) == T.PRIMARY_VOLATILE_CONFUSION))
+    boosts = np.asarray(_TABLES.move_boosts) != 0
+    primary = (boosts.any(axis=1) | (np.asarray(_TABLES.move_status) != 0)
+               | (np.asarray(_TABLES.move_primary_volatile) == tables.PRIMARY_VOLATILE_CONFUSION))
     broken = {
         # foe_effects applies both kinds at the secondary's point of the move
-        "primary foe effects and a secondary": primary & (np.asarray(_T.move_secondary_kind) != T.SECONDARY_NONE),
+        "primary foe effects and a secondary":
+            primary & (np.asarray(_TABLES.move_secondary_kind) != tables.SECONDARY_NONE),
         # drain and recoil are applied one after the other, in either order
-        "drain and recoil": (np.asarray(_T.move_drain) != 0) & (np.asarray(_T.move_recoil_num) != 0),
+        "drain and recoil": (np.asarray(_TABLES.move_drain) != 0) & (np.asarray(_TABLES.move_recoil_num) != 0),
         # a stage-changing move's failure gates nothing else it does
         "stage changes and another effect": boosts.any(axis=1) & ~np.isin(
-            np.asarray(_T.move_effect), (E.NONE, E.SELF_VOLATILE_NOOP)),
+            np.asarray(_TABLES.move_effect), (Effect.NONE, Effect.SELF_VOLATILE_NOOP)),
     }
     for what, moves in broken.items():
         if moves.any():
@@ -111,14 +115,10 @@ def _check_shared_effect_paths() -> None:
 
 
 _check_shared_effect_paths()
-_SECONDARY_STATUS_SKIP_SAME_TYPE = (T.PAR, T.BRN, T.FRZ)
+_SECONDARY_STATUS_SKIP_SAME_TYPE = (tables.PAR, tables.BRN, tables.FRZ)
 MULTIHIT_TABLE = jnp.asarray([2, 2, 2, 3, 3, 3, 4, 5], jnp.int32)
 
 I32 = jnp.int32
-
-
-def _w(cond, a, b):
-    return jnp.where(cond, a, b)
 
 
 # =============================================================================================
@@ -128,11 +128,12 @@ def _w(cond, a, b):
 def flip(st: BattleState, do) -> BattleState:
     """Swap the two sides of every side-indexed array when ``do`` is true."""
     def swap(x):
-        return _w(do, x[::-1], x) if x.ndim >= 1 and x.shape[0] == 2 else x
+        return jnp.where(do, x[::-1], x) if x.ndim >= 1 and x.shape[0] == 2 else x
     team = jax.tree_util.tree_map(swap, st.team)
     active = st.active.swapped(do)
     side = st.side.swapped(do)
-    winner = _w(do & (st.winner == WINNER_P1), WINNER_P2, _w(do & (st.winner == WINNER_P2), WINNER_P1, st.winner))
+    winner = jnp.where(do & (st.winner == WINNER_P1), WINNER_P2,
+                       jnp.where(do & (st.winner == WINNER_P2), WINNER_P1, st.winner))
     return st.replace(team=team, active=active, side=side, winner=winner)
 
 
@@ -155,7 +156,7 @@ def draw(st: BattleState, low, high, on):
     if st.draw_log.shape[0]:  # tracing build: record (low, high, value) of every draw
         j = jnp.minimum(st.draw_count, st.draw_log.shape[0] - 1)
         row = jnp.stack([low, jnp.asarray(high, I32), value])
-        st = st.replace(draw_log=st.draw_log.at[j].set(_w(on, row, st.draw_log[j])))
+        st = st.replace(draw_log=st.draw_log.at[j].set(jnp.where(on, row, st.draw_log[j])))
     return st.replace(draw_count=st.draw_count + on.astype(I32)), value
 
 
@@ -189,15 +190,15 @@ def damage_hp(st: BattleState, i: int, amount, on, sets_last_damage):
     hp = st.active.hp[i]
     on = on & (hp > 0)
     amount = jnp.asarray(amount, I32)
-    dealt = jnp.minimum(_w(amount != 0, jnp.maximum(amount, 1), 0), hp)
+    dealt = jnp.minimum(jnp.where(amount != 0, jnp.maximum(amount, 1), 0), hp)
     st = set_active(st, i, on, hp=hp - dealt)
-    st = st.replace(last_damage=_w(on & sets_last_damage, dealt_uncapped(amount), st.last_damage))
-    return st, _w(on, dealt, 0)
+    st = st.replace(last_damage=jnp.where(on & sets_last_damage, dealt_uncapped(amount), st.last_damage))
+    return st, jnp.where(on, dealt, 0)
 
 
 def dealt_uncapped(amount):
     # spreadDamage records lastDamage before target.damage() caps it at the remaining HP
-    return _w(amount != 0, jnp.maximum(amount, 1), 0)
+    return jnp.where(amount != 0, jnp.maximum(amount, 1), 0)
 
 
 def heal(st: BattleState, i: int, amount, on):
@@ -207,7 +208,7 @@ def heal(st: BattleState, i: int, amount, on):
     on = on & (amount > 0) & (hp > 0) & (hp < max_hp)
     new_hp = jnp.minimum(hp + amount, max_hp)
     st = set_active(st, i, on, hp=new_hp)
-    return st, _w(on, new_hp - hp, 0)
+    return st, jnp.where(on, new_hp - hp, 0)
 
 
 def max_hp_of(st: BattleState, i: int):
@@ -244,7 +245,7 @@ def boost_stats(st: BattleState, i: int, deltas, on, from_foe_status_move):
     act = st.active
     on = on & (act.hp[i] > 0)
     deltas = jnp.asarray(deltas, I32)
-    deltas = _w(act.mist[i] & from_foe_status_move & (deltas < 0), 0, deltas)
+    deltas = jnp.where(act.mist[i] & from_foe_status_move & (deltas < 0), 0, deltas)
     boosts = act.boosts[i]
     modified = act.modified[i]
     stored = act.stored[i]
@@ -254,13 +255,13 @@ def boost_stats(st: BattleState, i: int, deltas, on, from_foe_status_move):
     is_stat = jnp.arange(7) < 5
     mod7 = jnp.concatenate([modified, jnp.zeros(2, I32)])
     at_cap = is_stat & (((deltas > 0) & (mod7 == 999)) | ((deltas < 0) & (mod7 == 1)))
-    new_boosts = _w(at_cap, raised - jnp.sign(deltas), raised)
+    new_boosts = jnp.where(at_cap, raised - jnp.sign(deltas), raised)
     changed = active_stat & ~blocked & ~at_cap
     applied = active_stat & ~blocked
-    boosts_out = _w(applied, new_boosts, boosts)
-    recomputed = M.staged_stat(stored, boosts_out[:5])
-    recomputed = _w(deltas[:5] > 0, jnp.minimum(recomputed, 999), recomputed)
-    modified_out = _w(changed[:5], recomputed, modified)
+    boosts_out = jnp.where(applied, new_boosts, boosts)
+    recomputed = mechanics.staged_stat(stored, boosts_out[:5])
+    recomputed = jnp.where(deltas[:5] > 0, jnp.minimum(recomputed, 999), recomputed)
+    modified_out = jnp.where(changed[:5], recomputed, modified)
     st = set_active(st, i, on, boosts=boosts_out, modified=modified_out)
     return st, on & jnp.any(changed)
 
@@ -268,12 +269,12 @@ def boost_stats(st: BattleState, i: int, deltas, on, from_foe_status_move):
 def rage_builds(st: BattleState, i: int, on) -> BattleState:
     """Rage's +1 Attack (``battle.boost`` from the rage condition; callers check stage < 6)."""
     act = st.active
-    on = on & (act.hp[i] > 0) & (act.boosts[i, T.ATK] < 6)
-    at_cap = act.modified[i, T.ATK] == 999
-    stage = jnp.minimum(act.boosts[i, T.ATK] + 1, 6) - at_cap.astype(I32)
-    attack = jnp.minimum(M.staged_stat(act.stored[i, T.ATK], stage), 999)
-    boosts = act.boosts[i].at[T.ATK].set(stage)
-    modified = act.modified[i].at[T.ATK].set(_w(at_cap, act.modified[i, T.ATK], attack))
+    on = on & (act.hp[i] > 0) & (act.boosts[i, tables.ATK] < 6)
+    at_cap = act.modified[i, tables.ATK] == 999
+    stage = jnp.minimum(act.boosts[i, tables.ATK] + 1, 6) - at_cap.astype(I32)
+    attack = jnp.minimum(mechanics.staged_stat(act.stored[i, tables.ATK], stage), 999)
+    boosts = act.boosts[i].at[tables.ATK].set(stage)
+    modified = act.modified[i].at[tables.ATK].set(jnp.where(at_cap, act.modified[i, tables.ATK], attack))
     return set_active(st, i, on, boosts=boosts, modified=modified)
 
 
@@ -282,20 +283,20 @@ def stat_modification_error(st: BattleState, user: int, on):
     foe = 1 - user
     status = st.active.status[foe]
     mod = st.active.modified[foe]
-    spe = _w(status == T.PAR, jnp.maximum(mod[T.SPE] // 4, 1), mod[T.SPE])
-    atk = _w(status == T.BRN, jnp.maximum(mod[T.ATK] // 2, 1), mod[T.ATK])
-    return set_active(st, foe, on, modified=mod.at[T.SPE].set(spe).at[T.ATK].set(atk))
+    spe = jnp.where(status == tables.PAR, jnp.maximum(mod[tables.SPE] // 4, 1), mod[tables.SPE])
+    atk = jnp.where(status == tables.BRN, jnp.maximum(mod[tables.ATK] // 2, 1), mod[tables.ATK])
+    return set_active(st, foe, on, modified=mod.at[tables.SPE].set(spe).at[tables.ATK].set(atk))
 
 
 def sleep_clause_blocks(st: BattleState, target: int):
     """Sleep Clause Mod: a Pokémon on the target's side with HP is asleep from an opponent's move."""
     team_hp, team_status, team_foe = synced_fields(st, target)
-    return jnp.any((team_hp > 0) & (team_status == T.SLP) & team_foe)
+    return jnp.any((team_hp > 0) & (team_status == tables.SLP) & team_foe)
 
 
 def freeze_clause_blocks(st: BattleState, target: int):
     _, team_status, _ = synced_fields(st, target)
-    return jnp.any(team_status == T.FRZ)
+    return jnp.any(team_status == tables.FRZ)
 
 
 def synced_fields(st: BattleState, i: int):
@@ -303,9 +304,9 @@ def synced_fields(st: BattleState, i: int):
     slot = st.active.slot[i]
     idx = jnp.arange(6) == slot
     team = st.team.wide()
-    hp = _w(idx, st.active.hp[i], team.hp[i])
-    status = _w(idx, st.active.status[i], team.status[i])
-    by_foe = _w(idx, st.active.status_by_foe[i], team.status_by_foe[i])
+    hp = jnp.where(idx, st.active.hp[i], team.hp[i])
+    status = jnp.where(idx, st.active.status[i], team.status[i])
+    by_foe = jnp.where(idx, st.active.status_by_foe[i], team.status_by_foe[i])
     return hp, status, by_foe
 
 
@@ -316,19 +317,19 @@ def set_status(st: BattleState, target: int, status, on, by_foe, ignore_immunity
     clauses then may block. Sleep starts its counter with ``random(1, 8)``."""
     act = st.active
     on = on & (act.hp[target] > 0) & (act.status[target] != status)
-    poison = (status == T.PSN) | (status == T.TOX)
-    immune = poison & has_type(st, target, _T.type_names.index("Poison"))
+    poison = (status == tables.PSN) | (status == tables.TOX)
+    immune = poison & has_type(st, target, _TABLES.type_names.index("Poison"))
     if not ignore_immunity:
         on = on & ~immune
     st, _ = draw(st, 0, 2, on)  # Sleep Clause Mod / Freeze Clause Mod handler tie
-    blocked = by_foe & (((status == T.SLP) & sleep_clause_blocks(st, target)) |
-                        ((status == T.FRZ) & freeze_clause_blocks(st, target)))
+    blocked = by_foe & (((status == tables.SLP) & sleep_clause_blocks(st, target)) |
+                        ((status == tables.FRZ) & freeze_clause_blocks(st, target)))
     ok = on & ~blocked
-    st, turns = draw(st, 1, 8, ok & (status == T.SLP))
+    st, turns = draw(st, 1, 8, ok & (status == tables.SLP))
     st = set_active(st, target, ok, status=status, status_by_foe=by_foe,
-                    sleep_turns=_w(status == T.SLP, turns, 0))
+                    sleep_turns=jnp.where(status == tables.SLP, turns, 0))
     # Toxic starts its counter volatile (residualdmg) at 0
-    st = set_active(st, target, ok & (status == T.TOX), has_toxic_counter=True, toxic_counter=0)
+    st = set_active(st, target, ok & (status == tables.TOX), has_toxic_counter=True, toxic_counter=0)
     return st, ok
 
 
@@ -349,8 +350,8 @@ def reset_volatiles(st: BattleState, i: int, on) -> BattleState:
     species = team.species[i, slot]
     own = own_stats_of(st, i)
     active = st.active.with_reset(
-        i, on, VOLATILE_START, species=species, types=M.SPECIES_TYPES[species], stored=own,
-        modified=M.apply_status_penalties(own, st.active.status[i]), speed=own[T.SPE],
+        i, on, VOLATILE_START, species=species, types=mechanics.SPECIES_TYPES[species], stored=own,
+        modified=mechanics.apply_status_penalties(own, st.active.status[i]), speed=own[tables.SPE],
         moves=st.active.base_moves[i], pp=st.active.base_pp[i])
     return st.replace(active=active)
 
@@ -371,7 +372,7 @@ def get_damage(st: BattleState, move, on, fixed_override=None):
     act, sd = st.active, st.side
     effect = MOVE_EFFECT[move]
     mtype = MOVE_TYPE[move]
-    immune = ~MOVE_IGNORE_IMMUNITY[move] & M.is_immune(mtype, act.types[1])
+    immune = ~MOVE_IGNORE_IMMUNITY[move] & mechanics.is_immune(mtype, act.types[1])
     level = level_of(st, 0)
 
     # damageCallback moves and fixed damage
@@ -379,28 +380,28 @@ def get_damage(st: BattleState, move, on, fixed_override=None):
                   & (st.last_damage > 0))
     psywave_cap = (level * 3) // 2
     psywave_softlock = ((level + (level >> 1)) & 255) < 2
-    st, psywave = draw(st, 1, psywave_cap, on & ~immune & (effect == E.PSYWAVE) & ~psywave_softlock)
+    st, psywave = draw(st, 1, psywave_cap, on & ~immune & (effect == Effect.PSYWAVE) & ~psywave_softlock)
     fixed = MOVE_FIXED[move]
     trap_continue = (act.trap_lock_move[0] != 0) & (act.trap_lock_target[0] == act.slot[1])
-    ghost = _T.type_names.index("Ghost")
-    trap_vs_ghost = (effect == E.TRAP) & (mtype == _T.type_names.index("Normal")) & has_type(st, 1, ghost)
+    ghost = _TABLES.type_names.index("Ghost")
+    trap_vs_ghost = (effect == Effect.TRAP) & (mtype == _TABLES.type_names.index("Normal")) & has_type(st, 1, ghost)
     power = MOVE_POWER[move]
 
     kind = jnp.asarray(DMG_NUMBER, I32)
     value = jnp.asarray(0, I32)
     decided = immune
-    kind = _w(immune, DMG_FALSE, kind)
+    kind = jnp.where(immune, DMG_FALSE, kind)
 
     def decide(cond, k, v, kind, value, decided):
         take = ~decided & cond
-        return _w(take, k, kind), _w(take, v, value), decided | take
+        return jnp.where(take, k, kind), jnp.where(take, v, value), decided | take
 
-    kind, value, decided = decide(effect == E.OHKO, DMG_NUMBER, 65535, kind, value, decided)
-    kind, value, decided = decide(effect == E.COUNTER, _w(counter_ok, DMG_NUMBER, DMG_FALSE),
+    kind, value, decided = decide(effect == Effect.OHKO, DMG_NUMBER, 65535, kind, value, decided)
+    kind, value, decided = decide(effect == Effect.COUNTER, jnp.where(counter_ok, DMG_NUMBER, DMG_FALSE),
                                   2 * st.last_damage, kind, value, decided)
-    kind, value, decided = decide(effect == E.SUPER_FANG, DMG_NUMBER, jnp.maximum(act.hp[1] // 2, 1),
+    kind, value, decided = decide(effect == Effect.SUPER_FANG, DMG_NUMBER, jnp.maximum(act.hp[1] // 2, 1),
                                   kind, value, decided)
-    kind, value, decided = decide(effect == E.PSYWAVE, _w(psywave_softlock, DMG_FALSE, DMG_NUMBER), psywave,
+    kind, value, decided = decide(effect == Effect.PSYWAVE, jnp.where(psywave_softlock, DMG_FALSE, DMG_NUMBER), psywave,
                                   kind, value, decided)
     kind, value, decided = decide(fixed == -1, DMG_NUMBER, level, kind, value, decided)
     if fixed_override is not None:
@@ -412,31 +413,31 @@ def get_damage(st: BattleState, move, on, fixed_override=None):
 
     # the base-power formula
     formula = on & ~decided
-    threshold = M.crit_threshold(M.SPECIES_BASE[own_species_of(st, 0), 5], act.focus_energy[0],
+    threshold = mechanics.crit_threshold(mechanics.SPECIES_BASE[own_species_of(st, 0), 5], act.focus_energy[0],
                                  MOVE_HIGH_CRIT[move])
     st, crit = chance(st, threshold, 256, formula & (threshold > 0))
     crit = crit & formula & (threshold > 0)
-    special = MOVE_CATEGORY[move] == T.CATEGORY_SPECIAL
-    atk_index = _w(special, T.SPA, T.ATK)
-    def_index = _w(special, T.SPD, T.DEF)
+    special = MOVE_CATEGORY[move] == tables.CATEGORY_SPECIAL
+    atk_index = jnp.where(special, tables.SPA, tables.ATK)
+    def_index = jnp.where(special, tables.SPD, tables.DEF)
     attack = act.modified[0][atk_index]
     defense = act.modified[1][def_index]
-    screened = _w(special, act.light_screen[1], act.reflect[1])
-    defense = _w(screened, defense * 2, defense)
-    attack = _w(crit, own_stats_of(st, 0)[atk_index], attack)
-    defense = _w(crit, own_stats_of(st, 1)[def_index], defense)
-    d = M.base_damage(level, power, attack, defense, crit, MOVE_SELFDESTRUCT[move] & ~special)
-    d = M.modify_by_type(d, mtype, act.types[0], act.types[1])
-    st, roll = draw(st, 217, 256, formula & M.needs_roll(d))
-    d = M.apply_roll(d, roll)
-    value = _w(formula, d, value)
+    screened = jnp.where(special, act.light_screen[1], act.reflect[1])
+    defense = jnp.where(screened, defense * 2, defense)
+    attack = jnp.where(crit, own_stats_of(st, 0)[atk_index], attack)
+    defense = jnp.where(crit, own_stats_of(st, 1)[def_index], defense)
+    d = mechanics.base_damage(level, power, attack, defense, crit, MOVE_SELFDESTRUCT[move] & ~special)
+    d = mechanics.modify_by_type(d, mtype, act.types[0], act.types[1])
+    st, roll = draw(st, 217, 256, formula & mechanics.needs_roll(d))
+    d = mechanics.apply_roll(d, roll)
+    value = jnp.where(formula, d, value)
     return st, kind, value, crit
 
 
 def confusion_self_hit_damage(st: BattleState, i: int):
     level = level_of(st, i)
-    atk = st.active.modified[i, T.ATK]
-    dfn = st.active.modified[i, T.DEF]
+    atk = st.active.modified[i, tables.ATK]
+    dfn = st.active.modified[i, tables.DEF]
     return ((level * 2 // 5 + 2) * atk * 40 // dfn) // 50 + 2
 
 
@@ -445,7 +446,7 @@ def direct_self_damage(st: BattleState, amount, on):
     a substitute, the foe's substitute (if any) takes it instead and nobody loses HP."""
     on = on & (st.active.hp[0] > 0)
     amount = jnp.maximum(amount, 1)
-    st = st.replace(last_damage=_w(on, amount, st.last_damage))
+    st = st.replace(last_damage=jnp.where(on, amount, st.last_damage))
     user_sub = st.active.sub_hp[0] > 0
     foe_sub = st.active.sub_hp[1] > 0
     to_foe_sub = on & user_sub & foe_sub
@@ -466,7 +467,7 @@ def recoil(st: BattleState, move, dealt, on):
 def drain(st: BattleState, move, dealt, on):
     amount = jnp.maximum(dealt // 2, 1)
     on = on & MOVE_DRAIN[move]
-    st = st.replace(last_damage=_w(on, amount, st.last_damage))
+    st = st.replace(last_damage=jnp.where(on, amount, st.last_damage))
     st, _ = heal(st, 0, amount, on)
     return st
 
@@ -475,8 +476,8 @@ def drain(st: BattleState, move, dealt, on):
 # pieces of a move
 # =============================================================================================
 
-_GRASS = _T.type_names.index("Grass")
-_NORMAL = _T.type_names.index("Normal")
+_GRASS = _TABLES.type_names.index("Grass")
+_NORMAL = _TABLES.type_names.index("Normal")
 _ALL_BOOSTS = jnp.eye(7, dtype=I32)
 
 
@@ -487,8 +488,8 @@ def faint_now(st: BattleState, i: int, on) -> BattleState:
 
 def apply_penalty_for_new_status(st: BattleState, i: int, status, on) -> BattleState:
     mod = st.active.modified[i]
-    mod = mod.at[T.ATK].set(_w(status == T.BRN, jnp.maximum(mod[T.ATK] // 2, 1), mod[T.ATK]))
-    mod = mod.at[T.SPE].set(_w(status == T.PAR, jnp.maximum(mod[T.SPE] // 4, 1), mod[T.SPE]))
+    mod = mod.at[tables.ATK].set(jnp.where(status == tables.BRN, jnp.maximum(mod[tables.ATK] // 2, 1), mod[tables.ATK]))
+    mod = mod.at[tables.SPE].set(jnp.where(status == tables.PAR, jnp.maximum(mod[tables.SPE] // 4, 1), mod[tables.SPE]))
     return set_active(st, i, on, modified=mod)
 
 
@@ -506,10 +507,10 @@ def transform_into_foe(st: BattleState, on) -> BattleState:
     target_species = act.species[1]
     # setSpecies(target species) with the user's own set: only the cached speed survives the copy
     team = st.team.wide()
-    own_speed = M.calc_stats(M.SPECIES_BASE[target_species], team.ivs[0, slot], team.evs[0, slot],
-                             team.level[0, slot])[T.SPE + 1]
+    own_speed = mechanics.calc_stats(mechanics.SPECIES_BASE[target_species], team.ivs[0, slot], team.evs[0, slot],
+                             team.level[0, slot])[tables.SPE + 1]
     real = act.moves[1] != 0
-    pp = _w(real, jnp.minimum(5, MOVE_PP[act.moves[1]]), 0)
+    pp = jnp.where(real, jnp.minimum(5, MOVE_PP[act.moves[1]]), 0)
     return set_active(st, 0, on, species=target_species, types=act.types[1], stored=act.stored[1],
                       modified=act.modified[1], boosts=act.boosts[1], moves=act.moves[1], pp=pp,
                       virtual=real, transformed=True, speed=own_speed)
@@ -544,14 +545,14 @@ def haze(st: BattleState, on) -> BattleState:
     confusion and the Toxic counter end. A foe that was asleep/frozen and has yet to move does
     nothing this turn (its action becomes ``cannotmove``)."""
     act = st.active
-    foe_sleeps = (act.status[1] == T.SLP) | (act.status[1] == T.FRZ)
+    foe_sleeps = (act.status[1] == tables.SLP) | (act.status[1] == tables.FRZ)
     st = set_side(st, 1, on & foe_sleeps, last_selected_move=MV_CANNOTMOVE, last_enemy_selected_move=MV_CANNOTMOVE,
-                  queued_move=_w(st.side.queued_move[1] != 0, MV_CANNOTMOVE, 0))
+                  queued_move=jnp.where(st.side.queued_move[1] != 0, MV_CANNOTMOVE, 0))
     st = set_active(st, 1, on & (act.hp[1] > 0), status=0, sleep_turns=0)
     z, f = jnp.zeros((), I32), jnp.zeros((), bool)
     for i in (0, 1):
         a = st.active
-        st = set_active(st, i, on, boosts=jnp.zeros(7, I32), modified=a.stored[i], speed=a.stored[i][T.SPE],
+        st = set_active(st, i, on, boosts=jnp.zeros(7, I32), modified=a.stored[i], speed=a.stored[i][tables.SPE],
                         disable_move=z, disable_time=z, disable_slot=z, confusion=z, mist=f, focus_energy=f,
                         leech_seed=f, light_screen=f, reflect=f, has_toxic_counter=f, toxic_counter=z)
     return st
@@ -561,21 +562,21 @@ def after_move_self(st: BattleState, on) -> BattleState:
     """``runEvent('AfterMoveSelf')`` on side 0: Toxic counter, waking up, poison/burn, Leech Seed."""
     act = st.active
     status = act.status[0]
-    poisoned = (status == T.BRN) | (status == T.PSN) | (status == T.TOX)
+    poisoned = (status == tables.BRN) | (status == tables.PSN) | (status == tables.TOX)
     counter = act.toxic_counter[0] + jnp.asarray(on & act.has_toxic_counter[0] & poisoned, I32)
     st = set_active(st, 0, on, toxic_counter=counter)
     # sleep ends when the counter has run out (the Pokémon still did nothing this turn)
-    wake = on & (status == T.SLP) & (act.sleep_turns[0] <= 0) & (act.hp[0] > 0)
+    wake = on & (status == tables.SLP) & (act.sleep_turns[0] <= 0) & (act.hp[0] > 0)
     st = set_active(st, 0, wake, status=0)
     # poison / burn / toxic damage
     base = jnp.maximum(max_hp_of(st, 0) // 16, 1)
-    mult = _w(status == T.TOX, counter, _w(act.has_toxic_counter[0], counter, 1))
+    mult = jnp.where(status == tables.TOX, counter, jnp.where(act.has_toxic_counter[0], counter, 1))
     st, _ = damage_hp(st, 0, base * mult, on & poisoned, sets_last_damage=False)
     # Leech Seed drains into whoever now stands on the seeder's side
     seeded = on & act.leech_seed[0] & (st.active.hp[1] > 0)
     counter2 = st.active.toxic_counter[0] + jnp.asarray(st.active.has_toxic_counter[0], I32)
     st = set_active(st, 0, seeded & st.active.has_toxic_counter[0], toxic_counter=counter2)
-    mult2 = _w(st.active.has_toxic_counter[0], counter2, 1)
+    mult2 = jnp.where(st.active.has_toxic_counter[0], counter2, 1)
     to_leech = jnp.maximum(max_hp_of(st, 0) // 16, 1) * mult2
     st, _ = damage_hp(st, 0, to_leech, seeded, sets_last_damage=False)
     st, _ = heal(st, 1, to_leech, seeded)
@@ -597,15 +598,15 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     act = st.active
     effect = MOVE_EFFECT[move]
     category = MOVE_CATEGORY[move]
-    is_status = category == T.CATEGORY_STATUS
+    is_status = category == tables.CATEGORY_STATUS
     had_sub = act.sub_hp[1] > 0
 
     # the move's own TryHit: Disable needs a move with PP
-    disable_fail = on & (effect == E.DISABLE) & ~jnp.any((act.pp[1] > 0) & (act.moves[1] != 0))
+    disable_fail = on & (effect == Effect.DISABLE) & ~jnp.any((act.pp[1] > 0) & (act.moves[1] != 0))
     live = on & ~disable_fail
     # the substitute's TryHit
     mstatus = MOVE_STATUS[move]
-    blocked_status = is_status & ((mstatus == T.PSN) | (mstatus == T.TOX) | jnp.any(MOVE_BOOSTS[move] != 0)
+    blocked_status = is_status & ((mstatus == tables.PSN) | (mstatus == tables.TOX) | jnp.any(MOVE_BOOSTS[move] != 0)
                                   | MOVE_CONFUSES[move])
     sub_block = live & had_sub & blocked_status
     via_sub = live & had_sub & ~is_status
@@ -614,14 +615,14 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     # --- into the substitute
     sub_null = via_sub & (kind != DMG_NUMBER)
     sub_hit = via_sub & (kind == DMG_NUMBER)
-    st = st.replace(last_damage=_w(sub_hit, dmg, st.last_damage))
+    st = st.replace(last_damage=jnp.where(sub_hit, dmg, st.last_damage))
     new_sub = act.sub_hp[1] - jnp.minimum(dmg, act.sub_hp[1])
     broke = sub_hit & (new_sub <= 0)
     st = set_active(st, 1, sub_hit, sub_hp=new_sub)
     st = set_active(st, 1, broke, sub_fainted=True)
     survived = sub_hit & ~broke
     # a confusing secondary still rolls through a substitute that survived (in foe_effects)
-    sub_confusion_roll = survived & (MOVE_SEC_KIND[move] == T.SECONDARY_CONFUSION)
+    sub_confusion_roll = survived & (MOVE_SEC_KIND[move] == tables.SECONDARY_CONFUSION)
 
     # --- straight at the Pokémon
     direct = live & ~sub_block & ~via_sub
@@ -630,7 +631,7 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     st, dealt = damage_hp(st, 1, capped, number, sets_last_damage=True)
     # drain and recoil, of the damage to a substitute that survived or to the Pokémon (no move
     # has both, so their order does not matter; a drain into a substitute heals even for 0 damage)
-    landed = _w(survived, dmg, dealt)
+    landed = jnp.where(survived, dmg, dealt)
     st = drain(st, move, landed, survived | (number & (dealt > 0)))
     st = recoil(st, move, landed, survived | number)
     go = direct & (kind != DMG_FALSE)
@@ -639,14 +640,14 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     # stage changes, primary status and confusion of foe-targeted status moves are applied by
     # foe_effects, together with a damaging move's secondary effect (no move has both)
     # volatile statuses on the foe
-    seed = go & (effect == E.LEECH_SEED) & (st.active.hp[1] > 0)
+    seed = go & (effect == Effect.LEECH_SEED) & (st.active.hp[1] > 0)
     st = set_active(st, 1, seed, leech_seed=True)
-    st = disable_foe(st, go & (effect == E.DISABLE))
-    st = add_partially_trapped(st, go & (effect == E.TRAP))
+    st = disable_foe(st, go & (effect == Effect.DISABLE))
+    st = add_partially_trapped(st, go & (effect == Effect.TRAP))
     # onHit
-    st = transform_into_foe(st, go & (effect == E.TRANSFORM))
-    st = mimic(st, go & (effect == E.MIMIC))
-    st = set_active(st, 0, go & (effect == E.CONVERSION), types=st.active.types[1])
+    st = transform_into_foe(st, go & (effect == Effect.TRANSFORM))
+    st = mimic(st, go & (effect == Effect.MIMIC))
+    st = set_active(st, 0, go & (effect == Effect.CONVERSION), types=st.active.types[1])
     # runEvent('Hit') on the foe: Rage builds
     st = rage_builds(st, 1, go & st.active.rage[1] & ~is_status & ~MOVE_SELFDESTRUCT[move])
 
@@ -654,10 +655,10 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
     reached = sub_hit | go
     do_self = ~had_sub | (st.active.sub_hp[1] > 0)
     user_alive = st.active.hp[0] > 0
-    st = set_active(st, 0, reached & do_self & (effect == E.HYPER_BEAM) & user_alive, must_recharge=True)
-    start_rage = reached & do_self & (effect == E.RAGE) & user_alive & ~st.active.rage[0]
+    st = set_active(st, 0, reached & do_self & (effect == Effect.HYPER_BEAM) & user_alive, must_recharge=True)
+    start_rage = reached & do_self & (effect == Effect.RAGE) & user_alive & ~st.active.rage[0]
     st = set_active(st, 0, start_rage, rage=True, rage_accuracy=255)
-    lock = reached & (effect == E.TRAP) & user_alive & (st.active.trap_lock_move[0] == 0)
+    lock = reached & (effect == Effect.TRAP) & user_alive & (st.active.trap_lock_move[0] == 0)
     st, k = draw(st, 0, 8, lock)
     duration = MULTIHIT_TABLE[k]
     st = set_active(st, 0, lock, trap_lock_move=move, trap_lock_duration=duration, trap_lock_total=duration,
@@ -666,7 +667,7 @@ def primary_hit(st: BattleState, move, on, is_last_hit):
 
     # the secondary effect comes next (see hit_foe): not through a substitute, and only on the
     # last hit of a multi-hit move
-    return st, PrimaryHit(failed=failed, dealt=_w(number, dealt, 0), effects_on=go,
+    return st, PrimaryHit(failed=failed, dealt=jnp.where(number, dealt, 0), effects_on=go,
                           secondary_on=go & is_last_hit, sub_confusion_roll=sub_confusion_roll)
 
 
@@ -677,13 +678,13 @@ def foe_effects(st: BattleState, move, hit: "PrimaryHit"):
     status, flinch or confusion). No move has both kinds, so the primary effects may wait until
     the secondary's point of the move (after every hit) without changing the order of draws.
     Returns (st, failed): a status move whose stage changes all failed."""
-    is_status = MOVE_CATEGORY[move] == T.CATEGORY_STATUS
+    is_status = MOVE_CATEGORY[move] == tables.CATEGORY_STATUS
     kind = MOVE_SEC_KIND[move]
     sstatus = MOVE_SEC_STATUS[move]
-    same_type_skip = ((kind == T.SECONDARY_STATUS)
-                      & ((sstatus == T.PAR) | (sstatus == T.BRN) | (sstatus == T.FRZ))
+    same_type_skip = ((kind == tables.SECONDARY_STATUS)
+                      & ((sstatus == tables.PAR) | (sstatus == tables.BRN) | (sstatus == tables.FRZ))
                       & has_type(st, 1, MOVE_TYPE[move]))
-    roll = ((hit.secondary_on & (kind != T.SECONDARY_NONE) & (st.active.hp[1] > 0) & ~same_type_skip)
+    roll = ((hit.secondary_on & (kind != tables.SECONDARY_NONE) & (st.active.hp[1] > 0) & ~same_type_skip)
             | hit.sub_confusion_roll)
     st, lucky = chance(st, MOVE_SEC_CHANCE[move], 256, roll)
     secondary_on = roll & lucky
@@ -691,26 +692,26 @@ def foe_effects(st: BattleState, move, hit: "PrimaryHit"):
     # stage changes (Mist blocks only a status move's drops)
     primary_boosts = MOVE_BOOSTS[move]
     boost_primary = primary_on & jnp.any(primary_boosts != 0)
-    boost_on = (boost_primary | (secondary_on & (kind == T.SECONDARY_BOOST))) & (st.active.hp[1] > 0)
-    deltas = _w(boost_primary, primary_boosts, MOVE_SEC_BOOSTS[move])
+    boost_on = (boost_primary | (secondary_on & (kind == tables.SECONDARY_BOOST))) & (st.active.hp[1] > 0)
+    deltas = jnp.where(boost_primary, primary_boosts, MOVE_SEC_BOOSTS[move])
     st, boosted = boost_stats(st, 1, deltas, boost_on, from_foe_status_move=is_status)
     boost_fail = boost_on & boost_primary & ~boosted
     st = stat_modification_error(st, 0, boost_on & boosted)
     # status (a sleep move also lands on a Pokémon that must recharge, whatever its status)
     mstatus = MOVE_STATUS[move]
     status_primary = primary_on & (mstatus != 0)
-    status = _w(status_primary, mstatus, sstatus)
-    sleep_recharge = status_primary & (mstatus == T.SLP) & st.active.must_recharge[1]
-    plain = ((status_primary & ~sleep_recharge) | (secondary_on & (kind == T.SECONDARY_STATUS))) & (
+    status = jnp.where(status_primary, mstatus, sstatus)
+    sleep_recharge = status_primary & (mstatus == tables.SLP) & st.active.must_recharge[1]
+    plain = ((status_primary & ~sleep_recharge) | (secondary_on & (kind == tables.SECONDARY_STATUS))) & (
         st.active.status[1] == 0)
     st, ok = set_status(st, 1, status, sleep_recharge | plain, by_foe=True)
     st = set_active(st, 1, sleep_recharge & ok, must_recharge=False)
     st = apply_penalty_for_new_status(st, 1, status, plain & ok)
     # flinch (also cancels a pending recharge)
-    flinch = (secondary_on & (kind == T.SECONDARY_FLINCH) & (st.active.hp[1] > 0)
+    flinch = (secondary_on & (kind == tables.SECONDARY_FLINCH) & (st.active.hp[1] > 0)
               & (st.active.flinch[1] == 0))
     st = set_active(st, 1, flinch, flinch=1, must_recharge=False)
-    confuse = (primary_on & MOVE_CONFUSES[move]) | (secondary_on & (kind == T.SECONDARY_CONFUSION))
+    confuse = (primary_on & MOVE_CONFUSES[move]) | (secondary_on & (kind == tables.SECONDARY_CONFUSION))
     st, _ = add_confusion(st, 1, confuse)
     return st, boost_fail
 
@@ -736,7 +737,7 @@ def hit_foe(st: BattleState, move, on):
     effect = MOVE_EFFECT[move]
     act = st.active
     # Thrash / Petal Dance: the lock's turn count, confusion on its last turn
-    thrash = on & (effect == E.THRASH)
+    thrash = on & (effect == Effect.THRASH)
     continuing = thrash & (act.locked_move[0] != 0)
     new_time = act.locked_time[0] - 1
     st = set_active(st, 0, continuing, locked_time=new_time)
@@ -749,22 +750,22 @@ def hit_foe(st: BattleState, move, on):
 
     act = st.active
     invulnerable_miss = on & act.invulnerable[1] & (move != MV_SWIFT) & (move != MV_TRANSFORM)
-    immune = on & ~invulnerable_miss & ~MOVE_IGNORE_IMMUNITY[move] & M.is_immune(MOVE_TYPE[move], act.types[1])
-    dream_fail = (effect == E.DREAM_EATER) & ~((act.status[1] == T.SLP) & (act.sub_hp[1] == 0))
-    seed_fail = (effect == E.LEECH_SEED) & has_type(st, 1, _GRASS)
+    immune = on & ~invulnerable_miss & ~MOVE_IGNORE_IMMUNITY[move] & mechanics.is_immune(MOVE_TYPE[move], act.types[1])
+    dream_fail = (effect == Effect.DREAM_EATER) & ~((act.status[1] == tables.SLP) & (act.sub_hp[1] == 0))
+    seed_fail = (effect == Effect.LEECH_SEED) & has_type(st, 1, _GRASS)
     try_immunity_fail = on & ~invulnerable_miss & ~immune & (dream_fail | seed_fail)
     st = faint_now(st, 0, (invulnerable_miss | immune) & MOVE_SELFDESTRUCT[move])
     live = on & ~invulnerable_miss & ~immune & ~try_immunity_fail
 
     # accuracy
-    never_miss = (MOVE_ACCURACY[move] < 0) | ((MOVE_STATUS[move] == T.SLP) & act.must_recharge[1])
-    ohko_fail = live & (effect == E.OHKO) & (act.modified[1, T.SPE] > act.modified[0, T.SPE])
+    never_miss = (MOVE_ACCURACY[move] < 0) | ((MOVE_STATUS[move] == tables.SLP) & act.must_recharge[1])
+    ohko_fail = live & (effect == Effect.OHKO) & (act.modified[1, tables.SPE] > act.modified[0, tables.SPE])
     live = live & ~ohko_fail
     acc = MOVE_ACCURACY[move]
-    acc = _w(act.locked_move[0] != 0, act.locked_accuracy[0], acc)
-    acc = _w(act.rage[0], act.rage_accuracy[0], acc)
-    acc = acc * M.ACCURACY_TABLE[act.boosts[0, T.ACC] + 6] // 100
-    acc = acc * M.ACCURACY_TABLE[-act.boosts[1, T.EVA] + 6] // 100
+    acc = jnp.where(act.locked_move[0] != 0, act.locked_accuracy[0], acc)
+    acc = jnp.where(act.rage[0], act.rage_accuracy[0], acc)
+    acc = acc * mechanics.ACCURACY_TABLE[act.boosts[0, tables.ACC] + 6] // 100
+    acc = acc * mechanics.ACCURACY_TABLE[-act.boosts[1, tables.EVA] + 6] // 100
     acc = jnp.clip(acc, 1, 255)
     store = live & ~never_miss
     st = set_active(st, 0, store & (act.locked_move[0] != 0), locked_accuracy=acc)
@@ -774,13 +775,13 @@ def hit_foe(st: BattleState, move, on):
     never_miss = never_miss | trapped_by_user
     st, hit = chance(st, acc, 256, live & ~never_miss)
     miss = live & ~never_miss & ~hit
-    st = st.replace(last_damage=_w(miss, 0, st.last_damage))
+    st = st.replace(last_damage=jnp.where(miss, 0, st.last_damage))
     live = live & ~miss
 
     # hit count, then the hits
     multihit = MOVE_MULTIHIT[move]
     st, k = draw(st, 0, 8, live & (multihit == 5))
-    hits = _w(multihit == 5, MULTIHIT_TABLE[k], _w(multihit == 2, 2, 1))
+    hits = jnp.where(multihit == 5, MULTIHIT_TABLE[k], jnp.where(multihit == 2, 2, 1))
     st, first = primary_hit(st, move, live, hits == 1)
     first_failed = first.failed
     multi = live & (multihit > 0)
@@ -803,8 +804,8 @@ def hit_foe(st: BattleState, move, on):
                         | boost_failed)
     st = clear_trap_lock(st, 0, move_failed)
     # AfterMoveSecondary: a Fire move with a burn chance thaws a frozen foe
-    thaw = (on & ~move_failed & ~returned_early & (st.active.status[1] == T.FRZ) & (st.active.hp[1] > 0)
-            & (MOVE_SEC_KIND[move] == T.SECONDARY_STATUS) & (MOVE_SEC_STATUS[move] == T.BRN))
+    thaw = (on & ~move_failed & ~returned_early & (st.active.status[1] == tables.FRZ) & (st.active.hp[1] > 0)
+            & (MOVE_SEC_KIND[move] == tables.SECONDARY_STATUS) & (MOVE_SEC_STATUS[move] == tables.BRN))
     st = set_active(st, 1, thaw, status=0)
     return st, move_failed
 
@@ -821,8 +822,8 @@ def hit_self(st: BattleState, move, on):
     effect = MOVE_EFFECT[move]
     hp, max_hp = act.hp[0], max_hp_of(st, 0)
     # the move's own TryHit
-    sub_fail = (effect == E.SUBSTITUTE) & ((act.sub_hp[0] > 0) | (hp * 4 < max_hp))
-    screen_fail = (effect == E.SCREEN) & _w(MOVE_IS_REFLECT[move], act.reflect[0], act.light_screen[0])
+    sub_fail = (effect == Effect.SUBSTITUTE) & ((act.sub_hp[0] > 0) | (hp * 4 < max_hp))
+    screen_fail = (effect == Effect.SCREEN) & jnp.where(MOVE_IS_REFLECT[move], act.reflect[0], act.light_screen[0])
     failed = on & (sub_fail | screen_fail)
     live = on & ~failed
     # stage changes on the user
@@ -835,11 +836,11 @@ def hit_self(st: BattleState, move, on):
     live = live & ~boost_fail
     # volatiles
     user_alive = st.active.hp[0] > 0
-    new_sub = live & (effect == E.SUBSTITUTE) & user_alive
+    new_sub = live & (effect == Effect.SUBSTITUTE) & user_alive
     st = set_active(st, 0, new_sub, sub_hp=max_hp // 4 + 1, trapped=0)
     # Reflect, Light Screen, Mist, Focus Energy, Minimize, Defense Curl: a flag (MOVE_SELF_FLAG)
     st = st.replace(active=st.active.with_flag(0, live & user_alive, MOVE_SELF_FLAG[move]))
-    bide = live & (effect == E.BIDE) & user_alive & (st.active.bide_time[0] == 0)
+    bide = live & (effect == Effect.BIDE) & user_alive & (st.active.bide_time[0] == 0)
     st, turns = draw(st, 2, 4, bide)
     st = set_active(st, 0, bide, bide_time=turns, bide_damage=0)
     # onHit
@@ -847,30 +848,30 @@ def hit_self(st: BattleState, move, on):
     hp = act.hp[0]
     full = hp == max_hp
     heal_glitch = ((hp == max_hp - 255) | (hp == max_hp - 511)) & (hp % 256 != 0)
-    recover = live & (effect == E.RECOVER)
+    recover = live & (effect == Effect.RECOVER)
     recover_fail = recover & (full | heal_glitch)
-    rest = live & (effect == E.REST)
+    rest = live & (effect == Effect.REST)
     rest_try = rest & ~full & ~heal_glitch
-    haze_on = live & (effect == E.HAZE)
+    haze_on = live & (effect == Effect.HAZE)
     st = haze(st, haze_on)
     # Rest's sleep, or Haze turning the user's Toxic into poison: one setStatus
-    toxic_to_poison = haze_on & (act.status[0] == T.TOX)
-    st, set_ok = set_status(st, 0, _w(rest, T.SLP, T.PSN), rest_try | toxic_to_poison, by_foe=act.status_by_foe[0] & ~rest,
-                            ignore_immunity=True)
+    toxic_to_poison = haze_on & (act.status[0] == tables.TOX)
+    st, set_ok = set_status(st, 0, jnp.where(rest, tables.SLP, tables.PSN), rest_try | toxic_to_poison,
+                            by_foe=act.status_by_foe[0] & ~rest, ignore_immunity=True)
     slept = rest_try & set_ok
     st = set_active(st, 0, slept, sleep_turns=2)
     # Rest's full heal, or Recover's half (nothing in between touches a Recover user's HP)
     recovered = recover & ~recover_fail
-    st, _ = heal(st, 0, _w(recovered, max_hp // 2, max_hp), slept | recovered)
+    st, _ = heal(st, 0, jnp.where(recovered, max_hp // 2, max_hp), slept | recovered)
     rest_fail = rest & ~slept
     st, _ = damage_hp(st, 0, max_hp // 4, new_sub & (max_hp > 3), sets_last_damage=False)
     # calls
-    metronome = live & (effect == E.METRONOME)
+    metronome = live & (effect == Effect.METRONOME)
     st, k = draw(st, 0, METRONOME_LIST.shape[0], metronome)
     foe_last = st.active.last_move[1]
-    mirror = live & (effect == E.MIRROR_MOVE)
+    mirror = live & (effect == Effect.MIRROR_MOVE)
     mirror_fail = mirror & ((foe_last == 0) | (foe_last == MV_MIRROR_MOVE))
-    call = _w(metronome, METRONOME_LIST[k], _w(mirror & ~mirror_fail, foe_last, 0))
+    call = jnp.where(metronome, METRONOME_LIST[k], jnp.where(mirror & ~mirror_fail, foe_last, 0))
     st = set_side(st, 0, call != 0, last_selected_move=call, last_enemy_selected_move=call)
     failed = failed | recover_fail | rest_fail | mirror_fail
     st = clear_trap_lock(st, 0, failed)
@@ -881,7 +882,7 @@ def after_move(st: BattleState, move, on) -> BattleState:
     """``runEvent('AfterMove')`` on side 0: recharge dropped after a KO, Thrash lock ends,
     the Wrap lock's bookkeeping."""
     act = st.active
-    target_hp = _w(MOVE_SELF[move], act.hp[0], act.hp[1])
+    target_hp = jnp.where(MOVE_SELF[move], act.hp[0], act.hp[1])
     st = set_active(st, 0, on & act.must_recharge[0] & (target_hp <= 0), must_recharge=False)
     st = set_active(st, 0, on & (act.locked_move[0] != 0) & (act.locked_time[0] <= 0), locked_move=0, locked_time=0, locked_accuracy=0)
     lock = on & (act.trap_lock_move[0] != 0)
@@ -904,7 +905,7 @@ def bide_release(st: BattleState, amount, on) -> BattleState:
     """Bide's unleashed hit: fixed damage, no accuracy, no immunity; a substitute takes it whole."""
     act = st.active
     into_sub = on & (act.sub_hp[1] > 0)
-    st = st.replace(last_damage=_w(into_sub, amount, st.last_damage))
+    st = st.replace(last_damage=jnp.where(into_sub, amount, st.last_damage))
     new_sub = act.sub_hp[1] - jnp.minimum(amount, act.sub_hp[1])
     st = set_active(st, 1, into_sub, sub_hp=new_sub)
     st = set_active(st, 1, into_sub & (new_sub <= 0), sub_fainted=True)
@@ -935,23 +936,23 @@ def use_move_once(st: BattleState, move, called, on):
     st = set_active(st, 0, on & (~MOVE_TWO_TURN[move] | (act.two_turn_move[0] != 0)), last_move=move)
 
     # TryMove: charging turn of a two-turn move; Wrap-family moves cancel the foe's recharge
-    charge_move = on & ((effect == E.CHARGE) | (effect == E.CHARGE_INVULNERABLE))
+    charge_move = on & ((effect == Effect.CHARGE) | (effect == Effect.CHARGE_INVULNERABLE))
     releasing = charge_move & (act.two_turn_move[0] != 0)
     st = set_active(st, 0, releasing, two_turn_move=0, invulnerable=False)
     charging = charge_move & ~releasing
     # only Dig/Fly add the invulnerability; other charges keep it (a Dig/Fly user fully paralysed
     # mid-charge stays invulnerable into its next charge: the Gen 1 quirk Showdown reproduces)
     st = set_active(st, 0, charging, two_turn_move=move,
-                    invulnerable=(effect == E.CHARGE_INVULNERABLE) | act.invulnerable[0])
+                    invulnerable=(effect == Effect.CHARGE_INVULNERABLE) | act.invulnerable[0])
     go = on & ~charging
-    st = set_active(st, 1, go & (effect == E.TRAP), must_recharge=False)
-    st = st.replace(last_damage=_w(go & ~MOVE_KEEPS_LAST_DAMAGE[move], 0, st.last_damage))
+    st = set_active(st, 1, go & (effect == Effect.TRAP), must_recharge=False)
+    st = st.replace(last_damage=jnp.where(go & ~MOVE_KEEPS_LAST_DAMAGE[move], 0, st.last_damage))
 
     targets_self = MOVE_SELF[move]
     st, _, call = hit_self(st, move, go & targets_self)
     st, failed = hit_foe(st, move, go & ~targets_self)
     st = rage_builds(st, 1, go & ~targets_self & (MOVE_SELFDESTRUCT[move] | (move == MV_DISABLE)) & st.active.rage[1])
-    st = direct_self_damage(st, 1, go & ~targets_self & failed & (effect == E.CRASH))
+    st = direct_self_damage(st, 1, go & ~targets_self & failed & (effect == Effect.CRASH))
     return st, call
 
 
@@ -965,9 +966,9 @@ def run_move(st: BattleState, move, on) -> BattleState:
     live = on & ~cannot
     act = st.active
     # BeforeMove, highest priority first; the first handler that stops the move ends the chain
-    frozen = live & (act.status[0] == T.FRZ)
+    frozen = live & (act.status[0] == tables.FRZ)
     live = live & ~frozen
-    asleep = live & (act.status[0] == T.SLP)
+    asleep = live & (act.status[0] == tables.SLP)
     st = set_active(st, 0, asleep, sleep_turns=act.sleep_turns[0] - 1)
     st = set_active(st, 0, frozen | asleep, last_move=0)
     live = live & ~asleep
@@ -981,7 +982,7 @@ def run_move(st: BattleState, move, on) -> BattleState:
     st = set_active(st, 0, disabled, disable_time=disable_left)
     disable_ends = disabled & (disable_left == 0)
     st = set_active(st, 0, disable_ends, disable_move=0, disable_slot=0)
-    attempted = _w(act.bide_time[0] > 0, MV_BIDE, move)
+    attempted = jnp.where(act.bide_time[0] > 0, MV_BIDE, move)
     blocked = disabled & ~disable_ends & (attempted == act.disable_move[0])
     st = set_active(st, 0, blocked, two_turn_move=0)
     live = live & ~blocked
@@ -996,7 +997,7 @@ def run_move(st: BattleState, move, on) -> BattleState:
                     locked_move=0, locked_time=0, locked_accuracy=0)
     st = clear_trap_lock(st, 0, self_hit)
     live = live & ~self_hit
-    paralysed = live & (st.active.status[0] == T.PAR)
+    paralysed = live & (st.active.status[0] == tables.PAR)
     st, full = chance(st, 63, 256, paralysed)
     full = paralysed & full
     st = set_active(st, 0, full, bide_time=0, bide_damage=0, two_turn_move=0, locked_move=0, locked_time=0, locked_accuracy=0)
@@ -1037,10 +1038,10 @@ def run_move(st: BattleState, move, on) -> BattleState:
         st, call = use_move_once(st, cur, called, go)
         tail = go & (cur != MV_METRONOME) & ~((cur == MV_MIRROR_MOVE) & (call != 0))
         st = after_move(st, cur, tail)
-        target_alive = _w(MOVE_SELF[cur], st.active.hp[0], st.active.hp[1]) > 0
+        target_alive = jnp.where(MOVE_SELF[cur], st.active.hp[0], st.active.hp[1]) > 0
         st = after_move_self(st, (tail & target_alive) | aborted)
         go = go & (call != 0)
-        return st, _w(go, call, cur), jnp.asarray(True), go, depth + 1, jnp.asarray(False)
+        return st, jnp.where(go, call, cur), jnp.asarray(True), go, depth + 1, jnp.asarray(False)
 
     st, _, _, _, _, _ = jax.lax.while_loop(
         cond, body, (st, jnp.asarray(move, I32), jnp.asarray(False), live, jnp.asarray(0, I32), aborted))
@@ -1054,7 +1055,7 @@ def run_move(st: BattleState, move, on) -> BattleState:
 def update_speeds(st: BattleState, on) -> BattleState:
     """``battle.updateSpeed()``: cached speed := current modified Speed for unfainted actives."""
     act = st.active
-    new = _w(on & ~act.fainted, act.modified[:, T.SPE], act.speed)
+    new = jnp.where(on & ~act.fainted, act.modified[:, tables.SPE], act.speed)
     return st.replace(active=act.with_column("speed", new))
 
 
@@ -1083,15 +1084,15 @@ def process_faints(st: BattleState, on):
         st = set_side(st, i, newly, pokemon_left=jnp.maximum(st.side.pokemon_left[i] - 1, 0), fainted_this_turn=True)
         any_faint = any_faint | newly
     left = st.side.pokemon_left
-    winner = _w((left[0] == 0) & (left[1] == 0), WINNER_TIE,
-                _w(left[1] == 0, WINNER_P1, _w(left[0] == 0, WINNER_P2, WINNER_NONE)))
+    winner = jnp.where((left[0] == 0) & (left[1] == 0), WINNER_TIE,
+                jnp.where(left[1] == 0, WINNER_P1, jnp.where(left[0] == 0, WINNER_P2, WINNER_NONE)))
     ended = any_faint & (winner != WINNER_NONE)
-    st = st.replace(winner=_w(ended, winner, st.winner), request=_w(ended, REQUEST_ENDED, st.request))
+    st = st.replace(winner=jnp.where(ended, winner, st.winner), request=jnp.where(ended, REQUEST_ENDED, st.request))
     for i in (0, 1):
         flag = any_faint & ~ended & st.active.fainted[i] & has_bench(st, i)
         st = set_side(st, i, flag, switch_flag=True)
     need = any_faint & ~ended & jnp.any(st.side.switch_flag)
-    st = st.replace(request=_w(need, REQUEST_SWITCH, st.request))
+    st = st.replace(request=jnp.where(need, REQUEST_SWITCH, st.request))
     return st, any_faint
 
 
@@ -1110,14 +1111,14 @@ def switch_in(st: BattleState, new_slot, on) -> BattleState:
     st = reset_volatiles(st, 0, on & ~act.fainted[0])
     act = st.active
     team = st.team.wide()
-    put = lambda arr, v: arr.at[0, old].set(_w(on, v, arr[0, old]))
+    put = lambda arr, v: arr.at[0, old].set(jnp.where(on, v, arr[0, old]))
     team = team.replace(hp=put(team.hp, act.hp[0]), status=put(team.status, act.status[0]),
                         sleep_turns=put(team.sleep_turns, act.sleep_turns[0]),
                         status_by_foe=put(team.status_by_foe, act.status_by_foe[0]),
                         fainted=put(team.fainted, act.fainted[0]), pp=team.pp.at[0, old].set(
-                            _w(on, act.base_pp[0], team.pp[0, old])),
+                            jnp.where(on, act.base_pp[0], team.pp[0, old])),
                         revealed_moves=team.revealed_moves.at[0, old].set(
-                            _w(on, act.base_revealed[0], team.revealed_moves[0, old])))
+                            jnp.where(on, act.base_revealed[0], team.revealed_moves[0, old])))
     team = team.replace(revealed=team.revealed.at[0, new_slot].set(team.revealed[0, new_slot] | on))
     st = st.replace(team=team.narrow())
     st = set_active(st, 0, on, slot=new_slot, hp=team.hp[0, new_slot], status=team.status[0, new_slot],
@@ -1126,13 +1127,13 @@ def switch_in(st: BattleState, new_slot, on) -> BattleState:
                     base_revealed=team.revealed_moves[0, new_slot])
     st = reset_volatiles(st, 0, on)
     # insertChoice(runSwitch) refreshes the incoming Pokémon's cached speed
-    return set_active(st, 0, on, speed=st.active.modified[0, T.SPE])
+    return set_active(st, 0, on, speed=st.active.modified[0, tables.SPE])
 
 
 def run_switch(st: BattleState, on) -> BattleState:
     """gen-1 ``runSwitch`` of side 0's new active."""
     act = st.active
-    st = set_active(st, 0, on & (act.status[0] == T.TOX), status=T.PSN)
+    st = set_active(st, 0, on & (act.status[0] == tables.TOX), status=tables.PSN)
     for i in (0, 1):
         st = set_active(st, i, on & ~st.active.fainted[i], last_move=0)
     st = set_side(st, 0, on, last_selected_slot=0)
@@ -1143,10 +1144,10 @@ def run_switch(st: BattleState, on) -> BattleState:
     st = set_side(st, 1, metronome_lock, last_selected_move=MV_METRONOME, last_enemy_selected_move=MV_METRONOME)
     requeue = metronome_lock & (st.side.queued_move[1] != 0)
     st = set_side(st, 1, requeue, queued_move=MV_METRONOME)
-    st = set_active(st, 1, requeue, speed=act.modified[1, T.SPE])
+    st = set_active(st, 1, requeue, speed=act.modified[1, tables.SPE])
     # entry damage of a poisoned/burned Pokémon (not when its side lost a Pokémon this turn)
     status = st.active.status[0]
-    hurt = on & ~st.side.fainted_this_turn[0] & ((status == T.PSN) | (status == T.BRN))
+    hurt = on & ~st.side.fainted_this_turn[0] & ((status == tables.PSN) | (status == tables.BRN))
     st, _ = damage_hp(st, 0, jnp.maximum(max_hp_of(st, 0) // 16, 1), hurt, sets_last_damage=False)
     return st
 
@@ -1167,15 +1168,15 @@ def residual(st: BattleState, on) -> BattleState:
     act = st.active
     counts = ((act.flinch > 0).astype(I32) + (act.trap_lock_move != 0).astype(I32) + (act.trapped > 0).astype(I32)
               + (act.fake_trapped > 0).astype(I32))
-    counts = _w(act.fainted, 0, counts)
+    counts = jnp.where(act.fainted, 0, counts)
     tie = act.speed[0] == act.speed[1]
-    fast = _w(act.speed[0] >= act.speed[1], 0, 1)
+    fast = jnp.where(act.speed[0] >= act.speed[1], 0, 1)
     st = _shuffle_draws(st, 0, counts[0] + counts[1], on & tie)
     st = _shuffle_draws(st, 0, counts[fast], on & ~tie, max_size=4)
     st = _shuffle_draws(st, counts[fast], counts[1 - fast], on & ~tie, max_size=4)
     act = st.active
     live = on & ~act.fainted
-    dec = lambda x: _w(live & (x > 0), x - 1, x)
+    dec = lambda x: jnp.where(live & (x > 0), x - 1, x)
     lock_left = dec(act.trap_lock_duration)
     act = (act.with_column("flinch", dec(act.flinch)).with_column("trapped", dec(act.trapped))
            .with_column("fake_trapped", dec(act.fake_trapped)).with_column("trap_lock_duration", lock_left))
@@ -1204,7 +1205,7 @@ def end_turn(st: BattleState, on) -> BattleState:
         a = st.active
         alive = on & ~a.fainted[i]
         high = (a.trapped[i] > 0).astype(I32) + (a.fake_trapped[i] > 0).astype(I32)
-        has_status = ((a.status[i] == T.SLP) | (a.status[i] == T.FRZ)).astype(I32)
+        has_status = ((a.status[i] == tables.SLP) | (a.status[i] == tables.FRZ)).astype(I32)
         low = ((a.disable_move[i] != 0).astype(I32) + (a.trap_lock_move[i] != 0).astype(I32)
                + (a.bide_time[i] > 0).astype(I32))
         st = _shuffle_draws(st, 0, high, alive, max_size=2)
@@ -1215,11 +1216,12 @@ def end_turn(st: BattleState, on) -> BattleState:
         maybe = maybe | ((a.trap_lock_move[i] != 0) & (a.trap_lock_total[i] - a.trap_lock_duration[i] > 1))
         maybe = maybe & ~(a.bide_time[i] > 0)
         st = set_active(st, i, on, maybe_locked=maybe)
-    st = st.replace(side=st.side.with_column("fainted_this_turn", _w(on, False, st.side.fainted_this_turn)))
+    st = st.replace(side=st.side.with_column("fainted_this_turn", jnp.where(on, False, st.side.fainted_this_turn)))
     # Endless Battle Clause (gen 1): no progress possible, or turn 1000 reached
     stuck = no_progress_possible(st)
     tie = on & (stuck | (st.turn > 1000))
-    st = st.replace(winner=_w(tie, WINNER_TIE, st.winner), request=_w(tie, REQUEST_ENDED, _w(on, REQUEST_MOVE, st.request)))
+    st = st.replace(winner=jnp.where(tie, WINNER_TIE, st.winner),
+                    request=jnp.where(tie, REQUEST_ENDED, jnp.where(on, REQUEST_MOVE, st.request)))
     return st
 
 
@@ -1228,13 +1230,13 @@ def synced_team(st: BattleState) -> Team:
     team = st.team.wide()
     act = st.active
     idx = (jnp.arange(6)[None, :] == act.slot[:, None])
-    over = lambda arr, v: _w(idx, v[:, None], arr)
+    over = lambda arr, v: jnp.where(idx, v[:, None], arr)
     return team.replace(hp=over(team.hp, act.hp), status=over(team.status, act.status),
                         sleep_turns=over(team.sleep_turns, act.sleep_turns),
                         status_by_foe=over(team.status_by_foe, act.status_by_foe),
                         fainted=over(team.fainted, act.fainted),
-                        pp=_w(idx[..., None], act.base_pp[:, None, :], team.pp),
-                        revealed_moves=_w(idx[..., None], act.base_revealed[:, None, :], team.revealed_moves))
+                        pp=jnp.where(idx[..., None], act.base_pp[:, None, :], team.pp),
+                        revealed_moves=jnp.where(idx[..., None], act.base_revealed[:, None, :], team.revealed_moves))
 
 
 def no_progress_possible(st: BattleState):
@@ -1243,18 +1245,18 @@ def no_progress_possible(st: BattleState):
     idx = (jnp.arange(6)[None, :] == act.slot[:, None])
     exists = jnp.arange(6)[None, :] < team.size[:, None]
     out = team.fainted | ~exists
-    moves = _w(idx[..., None], act.moves[:, None, :], team.moves)
-    pp = _w(idx[..., None], act.pp[:, None, :], team.pp)
+    moves = jnp.where(idx[..., None], act.moves[:, None, :], team.moves)
+    pp = jnp.where(idx[..., None], act.pp[:, None, :], team.pp)
     real = moves != 0
     all_transform = jnp.all(~real | (moves == MV_TRANSFORM), axis=-1)
     all_pp0 = jnp.all(~real | (pp == 0), axis=-1)
-    types = _w(idx[..., None], act.types[:, None, :], M.SPECIES_TYPES[team.species])
-    ghost = jnp.any(types == _T.type_names.index("Ghost"), axis=-1)
+    types = jnp.where(idx[..., None], act.types[:, None, :], mechanics.SPECIES_TYPES[team.species])
+    ghost = jnp.any(types == _TABLES.type_names.index("Ghost"), axis=-1)
     side_all_transform = jnp.all(out | all_transform, axis=-1)
     side_all_ghost = jnp.all(out | ghost, axis=-1)
     foe_transform = side_all_transform[::-1]
     foe_ghost = side_all_ghost[::-1]
-    stuck_mon = (out | (team.status == T.FRZ) | (all_transform & foe_transform[:, None])
+    stuck_mon = (out | (team.status == tables.FRZ) | (all_transform & foe_transform[:, None])
                  | (all_pp0 & foe_ghost[:, None]))
     return jnp.all(stuck_mon)
 
@@ -1292,10 +1294,10 @@ def legal_actions(st: BattleState, i: int):
     hard, semi = _lock_state(st, i)
     semi = semi & ~a.maybe_locked[i]
     status = a.status[i]
-    fight = (status == T.SLP) | (status == T.FRZ) | ((a.trapped[i] > 0) & ~a.maybe_locked[i])
+    fight = (status == tables.SLP) | (status == tables.FRZ) | ((a.trapped[i] > 0) & ~a.maybe_locked[i])
     usable = usable_moves(st, i)
     forced = hard | semi | fight | ~jnp.any(usable)
-    moves = _w(forced, jnp.arange(4) == 0, usable)
+    moves = jnp.where(forced, jnp.arange(4) == 0, usable)
     move_request = st.request == REQUEST_MOVE
     switch_request = (st.request == REQUEST_SWITCH) & st.side.switch_flag[i]
     moves = moves & move_request
@@ -1308,7 +1310,7 @@ def commit_move_choice(st: BattleState, i: int, action, on):
     a, sd = st.active, st.side
     hard, semi = _lock_state(st, i)
     status = a.status[i]
-    sleep_or_freeze = (status == T.SLP) | (status == T.FRZ)
+    sleep_or_freeze = (status == tables.SLP) | (status == tables.FRZ)
     trapped = a.trapped[i] > 0
     struggle = ~jnp.any(usable_moves(st, i))
     locked = on & (hard | semi)
@@ -1352,7 +1354,7 @@ def run_action(st: BattleState, side, is_move, switch_slot, on):
 def _order_two(st: BattleState, first_wins, tie, on):
     """Index of the side that acts first; a tie costs one draw (1 = p2 first)."""
     st, swapped = tie_draw(st, on & tie)
-    return st, _w(tie, _w(swapped, 1, 0), _w(first_wins, 0, 1))
+    return st, jnp.where(tie, jnp.where(swapped, 1, 0), jnp.where(first_wins, 0, 1))
 
 
 def move_turn(st: BattleState, actions, on):
@@ -1363,12 +1365,12 @@ def move_turn(st: BattleState, actions, on):
     for i in (0, 1):
         is_switch = actions[i] >= ACTION_SWITCH_BASE
         st, move = commit_move_choice(st, i, actions[i], on & ~is_switch)
-        st = set_side(st, i, on, queued_move=_w(is_switch, 0, move))
+        st = set_side(st, i, on, queued_move=jnp.where(is_switch, 0, move))
         is_move.append(~is_switch)
     is_move = jnp.stack(is_move)
-    order = _w(is_move, 200, 103)
-    priority = _w(is_move, MOVE_PRIORITY[st.side.queued_move], 0)
-    speed = st.active.modified[:, T.SPE]
+    order = jnp.where(is_move, 200, 103)
+    priority = jnp.where(is_move, MOVE_PRIORITY[st.side.queued_move], 0)
+    speed = st.active.modified[:, tables.SPE]
     key = order * 1_000_000 - priority * 10_000 - speed   # ascending = acts first
     st, first = _order_two(st, key[0] < key[1], key[0] == key[1], on)
     # beforeTurn action (eachEvent BeforeTurn), then its epilogue's Update
@@ -1403,10 +1405,10 @@ def runswitch_order(st: BattleState, first, on):
 
 def run_switches(st: BattleState, first, has_second, second_first, on) -> BattleState:
     """The queued runSwitch actions, each followed by runAction's epilogue."""
-    run_first = _w(second_first, 1 - first, first)
+    run_first = jnp.where(second_first, 1 - first, first)
 
     def one(k, st):
-        s = _w(k == 0, run_first, 1 - run_first)
+        s = jnp.where(k == 0, run_first, 1 - run_first)
         this_on = on & ((s == first) | has_second)
         flipped = s == 1
         st = flip(st, flipped)
@@ -1423,7 +1425,7 @@ def _switch_in_side(st: BattleState, s, slot, on) -> BattleState:
     st = switch_in(st, slot, on)
     st = flip(st, flipped)
     return st.replace(side=st.side.with_column(
-        "switch_flag", _w(on & (jnp.arange(2) == s), False, st.side.switch_flag)))
+        "switch_flag", jnp.where(on & (jnp.arange(2) == s), False, st.side.switch_flag)))
 
 
 def switch_turn(st: BattleState, actions, on, start=False) -> BattleState:
@@ -1434,15 +1436,15 @@ def switch_turn(st: BattleState, actions, on, start=False) -> BattleState:
     start = jnp.asarray(start, bool)
     st = update_speeds(st, on)
     need = (st.side.switch_flag | start) & on
-    speed = st.active.modified[:, T.SPE]
+    speed = st.active.modified[:, tables.SPE]
     both = need[0] & need[1]
     st, first_both = _order_two(st, speed[0] > speed[1], speed[0] == speed[1], on & both & ~start)
-    first = _w(start, 0, _w(both, first_both, _w(need[0], 0, 1)))
-    slots = _w(start, 0, actions - ACTION_SWITCH_BASE)
+    first = jnp.where(start, 0, jnp.where(both, first_both, jnp.where(need[0], 0, 1)))
+    slots = jnp.where(start, 0, actions - ACTION_SWITCH_BASE)
 
     def switch_one(k, st):
-        s = _w(k == 0, first, 1 - first)
-        this_on = _w(k == 0, on & need[first], both)
+        s = jnp.where(k == 0, first, 1 - first)
+        this_on = jnp.where(k == 0, on & need[first], both)
         st = _switch_in_side(st, s, slots[s], this_on)
         # with a second instaswitch still queued, runAction returns before its Update
         return speed_tie_event(st, this_on & ~both)

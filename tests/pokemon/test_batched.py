@@ -18,15 +18,15 @@ import numpy as np
 import pytest
 
 import paritygym
-from pokejax import env as penv
 from pokejax import prng
-from pokejax.data import tables as T
+from pokejax.data import tables
+from pokejax.data.tables import Effect
 from pokejax.game import batched, engine, setup
+from pokejax.game.masks import legal_masks
 from pokejax.game.state import REQUEST_MOVE
 
 BATTLES = 64
 STEPS = 120
-E = engine.E
 
 
 def _random_legal(rng, masks):
@@ -40,11 +40,11 @@ def _random_legal(rng, masks):
 def _any_move_battles(seed: int):
     """BATTLES new battles between teams of any species (level 50-100) with four distinct moves each."""
     rng = np.random.default_rng(seed)
-    tables = T.load()
+    gen1 = tables.load()
     shape = (BATTLES, 2, 6)
-    moves = np.stack([rng.choice(np.arange(1, T.STRUGGLE), 4, replace=False) for _ in range(int(np.prod(shape)))])
+    moves = np.stack([rng.choice(np.arange(1, tables.STRUGGLE), 4, replace=False) for _ in range(int(np.prod(shape)))])
     teams = setup.TeamArrays(
-        species=rng.integers(1, len(tables.species_ids), shape).astype(np.int32),
+        species=rng.integers(1, len(gen1.species_ids), shape).astype(np.int32),
         level=rng.integers(50, 101, shape).astype(np.int32),
         moves=moves.reshape(shape + (4,)).astype(np.int32),
         ivs=(2 * rng.integers(0, 16, shape + (6,))).astype(np.int32),
@@ -70,7 +70,7 @@ def _any_move_battles(seed: int):
 @pytest.fixture(scope="module")
 def programs():
     """The compiled programs, shared by both team sources (same shapes)."""
-    return dict(masks=jax.jit(jax.vmap(penv.legal_masks)), old=jax.jit(jax.vmap(engine.move_step)),
+    return dict(masks=jax.jit(jax.vmap(legal_masks)), old=jax.jit(jax.vmap(engine.move_step)),
                 switch=jax.jit(jax.vmap(engine.switch_step)), new=jax.jit(batched.move_step_batch),
                 eligible=jax.jit(batched.eligible), committed=jax.jit(_committed_moves))
 
@@ -108,12 +108,13 @@ def _play(programs, game, seed):
         acts = np.asarray(actions)
         chosen = np.take_along_axis(np.asarray(game.active.moves), np.clip(acts, 0, 3)[..., None], axis=2)[..., 0]
         moving = fast[:, None] & (acts < engine.ACTION_SWITCH_BASE)
-        for effect in E:
+        for effect in Effect:
             counts[effect] += int((moving & (effects[chosen] == effect)).sum())
         counts["selfdestruct"] += int((moving & np.asarray(engine.MOVE_SELFDESTRUCT)[chosen]).sum())
         counts["multihit"] += int((moving & (np.asarray(engine.MOVE_MULTIHIT)[chosen] > 0)).sum())
         counts["recharging"] += int((fast[:, None] & np.asarray(game.active.must_recharge)).sum())
-        counts["struggle"] += int((moving & (np.asarray(programs["committed"](game, actions)) == T.STRUGGLE)).sum())
+        committed = np.asarray(programs["committed"](game, actions))
+        counts["struggle"] += int((moving & (committed == tables.STRUGGLE)).sum())
         counts["flinched"] += int((fast[:, None] & (np.asarray(game.active.flinch) > 0)).sum())
         counts["transformed"] += int((fast[:, None] & np.asarray(game.active.transformed)).sum())
         counts["mid-charge"] += int((fast[:, None] & (np.asarray(game.active.two_turn_move) != 0)).sum())
@@ -131,9 +132,9 @@ def test_batched_move_step_equals_engine_move_step(programs):
     counts = _play(programs, states.game, seed=0)
     assert counts["common"] == counts["move requests"], counts   # see test_every_random_battle_move_runs_batched
     assert counts["switches"] >= 50 and counts["faints"] >= 20, counts
-    used = {k: counts[k] for k in (E.HYPER_BEAM, E.COUNTER, E.RECOVER, E.REST, E.SUPER_FANG, E.CRASH, E.SUBSTITUTE,
-                                   E.CHARGE, E.TRANSFORM, E.MIMIC, "selfdestruct", "multihit", "recharging",
-                                   "substitute up", "transformed")}
+    used = {k: counts[k] for k in (Effect.HYPER_BEAM, Effect.COUNTER, Effect.RECOVER, Effect.REST, Effect.SUPER_FANG,
+                                   Effect.CRASH, Effect.SUBSTITUTE, Effect.CHARGE, Effect.TRANSFORM, Effect.MIMIC,
+                                   "selfdestruct", "multihit", "recharging", "substitute up", "transformed")}
     assert min(used.values()) >= 3, used
     print(counts)
 
@@ -142,10 +143,11 @@ def test_batched_move_step_equals_engine_move_step(programs):
 def test_batched_move_step_equals_engine_move_step_any_moves(programs):
     counts = _play(programs, _any_move_battles(seed=11), seed=1)
     assert counts["common"] >= 0.6 * counts["move requests"], counts
-    used = {k: counts[k] for k in (E.PSYWAVE, E.OHKO, E.DREAM_EATER, E.CONVERSION, E.HAZE, E.SUPER_FANG, E.CRASH,
-                                   E.NOTHING, E.SCREEN, E.MIST, E.FOCUS_ENERGY, E.SELF_VOLATILE_NOOP, E.SUBSTITUTE,
-                                   E.CHARGE, E.CHARGE_INVULNERABLE, E.TRANSFORM, E.MIMIC, E.MIRROR_MOVE, "multihit",
-                                   "substitute up", "mid-charge", "transformed", "struggle", "flinched")}
+    used = {k: counts[k] for k in (Effect.PSYWAVE, Effect.OHKO, Effect.DREAM_EATER, Effect.CONVERSION, Effect.HAZE,
+                                   Effect.SUPER_FANG, Effect.CRASH, Effect.NOTHING, Effect.SCREEN, Effect.MIST,
+                                   Effect.FOCUS_ENERGY, Effect.SELF_VOLATILE_NOOP, Effect.SUBSTITUTE, Effect.CHARGE,
+                                   Effect.CHARGE_INVULNERABLE, Effect.TRANSFORM, Effect.MIMIC, Effect.MIRROR_MOVE,
+                                   "multihit", "substitute up", "mid-charge", "transformed", "struggle", "flinched")}
     assert min(used.values()) >= 3, used
     print(counts)
 
@@ -158,12 +160,12 @@ def test_eligible_excludes_the_rare_mechanics():
     moves = np.asarray(game.active.moves)   # [B, 2, 4]
     common = np.asarray(batched.COMMON_MOVE)
     for name in ("metronome", "wrap", "bide", "thrash", "rage", "leechseed", "disable", "petaldance", "bind"):
-        assert not common[engine._ID[name]], name
+        assert not common[engine._MOVE_BY_ID[name]], name
     for name in ("tackle", "doubleedge", "megadrain", "seismictoss", "thunderwave", "swordsdance", "reflect",
                  "hyperbeam", "counter", "explosion", "recover", "rest", "fissure", "doublekick", "superfang",
                  "psywave", "dreameater", "highjumpkick", "conversion", "haze", "substitute", "skyattack", "dig",
                  "transform", "mimic", "mirrormove", "struggle"):
-        assert common[engine._ID[name]], name
+        assert common[engine._MOVE_BY_ID[name]], name
     # both players use move slot 0: eligible exactly when both moves are common ones (a fresh battle
     # has no volatile that would exclude it)
     eligible = np.asarray(batched.eligible(game, jnp.zeros((2, 2), jnp.int32)))
@@ -175,17 +177,18 @@ def test_every_random_battle_move_runs_batched():
     """Every move of Showdown's gen-1 random-battle sets is one the batched turn runs, and none of
     them starts a volatile it does not model: so a random battle never needs the engine fallback
     (Transform, Mimic and Mirror Move only copy or call moves of these sets)."""
-    tables = T.load()
+    gen1 = tables.load()
     moves = set()
-    for entry in tables.raw["randomSets"].values():
+    for entry in gen1.raw["randomSets"].values():
         for field in ("moves", "exclusiveMoves", "essentialMoves", "comboMoves"):
             moves.update(entry.get(field, ()))
     assert len(moves) > 50
     common = np.asarray(batched.COMMON_MOVE)
     effects = np.asarray(engine.MOVE_EFFECT)
     for name in sorted(moves):
-        index = tables.move_by_id[name]
+        index = gen1.move_by_id[name]
         assert common[index], name
-        assert effects[index] not in (E.TRAP, E.BIDE, E.THRASH, E.RAGE, E.DISABLE, E.LEECH_SEED, E.METRONOME), name
-    for index in (T.STRUGGLE, T.NOMOVE, T.CANNOTMOVE):   # what a commit or Haze may queue besides
+        assert effects[index] not in (Effect.TRAP, Effect.BIDE, Effect.THRASH, Effect.RAGE, Effect.DISABLE,
+                                      Effect.LEECH_SEED, Effect.METRONOME), name
+    for index in (tables.STRUGGLE, tables.NOMOVE, tables.CANNOTMOVE):   # what a commit or Haze may queue besides
         assert np.asarray(batched.QUEUED_OK)[index]

@@ -21,9 +21,9 @@ def test_a_table_that_breaks_the_shared_effect_path_is_refused(monkeypatch):
     from pokejax.game import engine
 
     engine._check_shared_effect_paths()   # the committed table holds them
-    drain = np.asarray(engine._T.move_drain)
-    recoil = np.asarray(engine._T.move_recoil_num).copy()
+    drain = np.asarray(engine._TABLES.move_drain)
+    recoil = np.asarray(engine._TABLES.move_recoil_num).copy()
     recoil[np.nonzero(drain)[0][0]] = 1
-    monkeypatch.setattr(engine, "_T", dataclasses.replace(engine._T, move_recoil_num=recoil))
+    monkeypatch.setattr(engine, "_TABLES", dataclasses.replace(engine._TABLES, move_recoil_num=recoil))
     with pytest.raises(RuntimeError, match="drain and recoil"):
         engine._check_shared_effect_paths()

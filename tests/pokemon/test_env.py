@@ -16,8 +16,12 @@ import paritygym
 from paritygym.testing import check_action_dtype, check_env, check_options
 from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM
 from pokejax import env as penv
-from pokejax.game import engine
-from pokejax.game.state import REQUEST_ENDED, REQUEST_SWITCH
+from pokejax.data import tables
+from pokejax import env_step
+from pokejax.game.bots import expected_damage, max_damage_action
+from pokejax.game.masks import legal_mask, legal_or_first
+from pokejax.game.observe import OBS_SIZE, obs_layout, observe
+from pokejax.game.state import REQUEST_SWITCH
 from paritygym.verify import compare_trajectories
 from pokejax.reference import engine_record, showdown_record
 
@@ -36,11 +40,11 @@ def batched():
     game = env.game
 
     def views(state, player, full):
-        return (penv.observe(state, player, full), penv.legal_mask(state, player),
-                penv.max_damage_action(jax.random.key(0), state, player), penv.expected_damage(state, player))
+        return (observe(state, player, full), legal_mask(state, player),
+                max_damage_action(jax.random.key(0), state, player), expected_damage(state, player))
 
-    observe = jax.jit(jax.vmap(views, in_axes=(0, 0, None)))
-    return env, params, reset, step, mask, observe, game
+    views_of = jax.jit(jax.vmap(views, in_axes=(0, 0, None)))
+    return env, params, reset, step, mask, views_of, game
 
 
 def _random_legal(rng, masks):
@@ -144,16 +148,15 @@ def test_step_batch_rejects_bad_chunk_sizes(chunks):
 
 
 def test_step_batch_default_and_given_chunk_sizes():
-    env, _ = paritygym.make(POOL_ENV_ID)
     inputs = {"actions": jnp.zeros(64, jnp.int32)}
-    assert env._chunks(inputs) == (8, 1)
-    assert env._chunks(inputs, 1, 64) == (1, 64)
-    assert env._chunks({"actions": jnp.zeros(3, jnp.int32)}) == (1, 1)
+    assert env_step.chunk_sizes(inputs) == (8, 1)
+    assert env_step.chunk_sizes(inputs, 1, 64) == (1, 64)
+    assert env_step.chunk_sizes({"actions": jnp.zeros(3, jnp.int32)}) == (1, 1)
 
 def test_registered():
     env, params = paritygym.make(ENV_ID)
     assert isinstance(env, penv.PokemonGen1RandomEnv) and env.num_actions == 10
-    assert env.observation_space(params).shape == (penv.OBS_SIZE,)
+    assert env.observation_space(params).shape == (OBS_SIZE,)
     spec = paritygym.spec(ENV_ID)
     assert spec.reference_bench == "pokejax.reference:reference_bench" and spec.verify == "pokejax.verify:verify"
     _, p = paritygym.make(ENV_ID, opponent=OPPONENT_HEURISTIC, game=penv.PokemonParams(max_turns=50))
@@ -162,21 +165,35 @@ def test_registered():
         paritygym.make(ENV_ID, max_turn=5)
 
 
+def test_env_module_still_offers_the_game_functions():
+    """``pokejax.env`` re-exports the observation, masks and bot it held before they moved to
+    ``pokejax.game`` (the same functions)."""
+    from pokejax.game.masks import NUM_ACTIONS, legal_masks
+
+    for name in penv.__all__:
+        assert hasattr(penv, name), name
+    assert penv.observe is observe and penv.obs_layout is obs_layout and penv.OBS_SIZE == OBS_SIZE
+    assert penv.legal_masks is legal_masks and penv.legal_mask is legal_mask and penv.legal_or_first is legal_or_first
+    assert penv.max_damage_action is max_damage_action and penv.expected_damage is expected_damage
+    assert penv.NUM_ACTIONS == NUM_ACTIONS
+
+
 def test_observation_layout_covers_the_vector():
-    layout = penv.obs_layout()
-    assert layout[0][1] == 0 and layout[-1][1] + layout[-1][2] == penv.OBS_SIZE
+    layout = obs_layout()
+    assert layout[0][1] == 0 and layout[-1][1] + layout[-1][2] == OBS_SIZE
     assert all(a[1] + a[2] == b[1] for a, b in zip(layout, layout[1:]))
     assert len({name for name, _, _ in layout}) == len(layout)
 
 
 def test_observation_table_features_lie_in_unit_range():
-    """The observation clips only the features it computes (``penv._unit``); those it reads from the
-    data tables must lie in [-1, 1] as they are: base stats, power and accuracy over 255, priority."""
-    tables = penv._T
-    assert 0 <= np.min(tables.species_base) and np.max(tables.species_base) <= 255
-    assert 0 <= np.min(tables.move_power) and np.max(tables.move_power) <= 255
-    assert np.max(tables.move_accuracy) <= 255   # negative: never misses (shown as 1)
-    assert -1 <= np.min(tables.move_priority) and np.max(tables.move_priority) <= 1
+    """The observation clips only the features it computes (``pokejax.game.observe._unit``); those it
+    reads from the data tables must lie in [-1, 1] as they are: base stats, power and accuracy over 255,
+    priority."""
+    gen1 = tables.load()
+    assert 0 <= np.min(gen1.species_base) and np.max(gen1.species_base) <= 255
+    assert 0 <= np.min(gen1.move_power) and np.max(gen1.move_power) <= 255
+    assert np.max(gen1.move_accuracy) <= 255   # negative: never misses (shown as 1)
+    assert -1 <= np.min(gen1.move_priority) and np.max(gen1.move_priority) <= 1
 
 
 @pytest.mark.parametrize("opponent", [OPPONENT_RANDOM, OPPONENT_HEURISTIC])
@@ -238,14 +255,14 @@ def test_legal_or_first_keeps_legal_choices(batched):
     _, params, *_ , observe, game = batched
     run = _play(batched, params, 30, seed=8)
     checked = 0
-    legal_or_first = jax.jit(jax.vmap(penv.legal_or_first))
-    masks_of = jax.jit(jax.vmap(lambda s: jnp.stack([penv.legal_mask(s, 0), penv.legal_mask(s, 1)])))
+    keep_legal = jax.jit(jax.vmap(legal_or_first))
+    masks_of = jax.jit(jax.vmap(lambda s: jnp.stack([legal_mask(s, 0), legal_mask(s, 1)])))
     rng = np.random.default_rng(0)
     for st in run["states"][::5]:
         g = st.game
         masks = np.asarray(masks_of(g))
         acts = np.array([[rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in pair] for pair in masks], np.int32)
-        kept = np.asarray(legal_or_first(g, acts))
+        kept = np.asarray(keep_legal(g, acts))
         acting = masks.any(axis=2)
         assert np.array_equal(kept[acting], acts[acting])
         checked += acting.sum()
@@ -257,7 +274,7 @@ def test_hidden_information(batched):
     only once used, its HP as a percentage; ``full`` shows everything."""
     _, params, *_, observe, game = batched
     run = _play(batched, params, 25, seed=4)
-    layout = {name: (start, n) for name, start, n in penv.obs_layout()}
+    layout = {name: (start, n) for name, start, n in obs_layout()}
 
     def field(obs, name):
         s, n = layout[name]
@@ -334,7 +351,6 @@ def test_hand_built_pool_with_an_unbatched_move_is_refused():
     not run (Metronome, built by hand) is refused when the step is traced with it, naming the move;
     the generator's pools pass."""
     from paritygym.batching import batched_step
-    from pokejax.data import tables
     from pokejax.game import batched
 
     env, params = paritygym.make(ENV_ID, team_pool_size=64, team_pool_seed=5)
@@ -418,13 +434,13 @@ def test_compile_report_kernel_origins_reads_xla_call_stacks():
     some ops XLA wraps into a kernel of their own carry none)."""
     from benchmarks.pokemon_compile_report import kernel_origins
 
-    def _batch_move(x):
+    def batch_move(x):
         return jnp.sin(x) * 2.0 + jnp.cos(x)[::-1], jnp.cumsum(x * x)
 
-    counts, total, packed = kernel_origins(jax.jit(_batch_move).lower(jnp.ones(64)).compile().as_text())
+    counts, total, packed = kernel_origins(jax.jit(batch_move).lower(jnp.ones(64)).compile().as_text())
     assert total >= 1 and sum(counts.values()) == total and packed == 0
-    assert counts[("_batch_move", "(own)")] >= 1, counts
-    assert set(counts) <= {("_batch_move", "(own)"), ("outside step_batch", "?")}, counts
+    assert counts[("batch_move", "(own)")] >= 1, counts
+    assert set(counts) <= {("batch_move", "(own)"), ("outside step_batch", "?")}, counts
 
 
 def test_compile_report_profile_maps_kernel_runs_to_their_origin():
@@ -433,11 +449,11 @@ def test_compile_report_profile_maps_kernel_runs_to_their_origin():
     function it comes from."""
     from benchmarks.pokemon_compile_report import _kernel_stacks, kernel_durations, origin
 
-    def _batch_move(x):
+    def batch_move(x):
         return jnp.sin(x) * 2.0 + jnp.cos(x)[::-1], jnp.cumsum(x * x)
 
     x = jnp.ones(4096)
-    compiled = jax.jit(_batch_move).lower(x).compile()
+    compiled = jax.jit(batch_move).lower(x).compile()
     jax.block_until_ready(compiled(x))
     durations, cpu = kernel_durations(lambda: [jax.block_until_ready(compiled(x)) for _ in range(3)])
     stacks = _kernel_stacks(compiled.as_text())
@@ -445,7 +461,7 @@ def test_compile_report_profile_maps_kernel_runs_to_their_origin():
     assert set(durations) <= set(stacks), set(durations) - set(stacks)
     assert all(len(runs) == 3 and min(runs) >= 0 for runs in durations.values()), durations
     staged = [name for name in durations if stacks[name]]
-    assert staged and all(origin(stacks[name]) == ("_batch_move", "(own)") for name in staged), staged
+    assert staged and all(origin(stacks[name]) == ("batch_move", "(own)") for name in staged), staged
 
 
 def test_compile_report_stale_reads_names_the_readers_of_a_copied_version():

@@ -12,7 +12,9 @@ import pytest
 pytest.importorskip("pokejax.l4")
 
 from pokejax import parity, prng  # noqa: E402
-from pokejax.env import legal_mask, max_damage_action, observe  # noqa: E402
+from pokejax.game.bots import max_damage_action  # noqa: E402
+from pokejax.game.masks import legal_mask  # noqa: E402
+from pokejax.game.observe import observe  # noqa: E402
 from pokejax.game import setup  # noqa: E402
 from pokejax.l4 import RevealTracker, ShowdownPokemonVectorEnv, showdown_legal, state_from_showdown  # noqa: E402
 from pokejax.reference import ShowdownBridge  # noqa: E402

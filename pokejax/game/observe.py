@@ -1,0 +1,157 @@
+"""The observation of one player: what that player may know of the battle, as float32[OBS_SIZE]
+in [-1, 1]. Layout in ``obs_layout()`` and docs/envs/pokemon.md."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from pokejax.data import tables
+from pokejax.game import engine, mechanics
+from pokejax.game.masks import must_act
+from pokejax.game.state import REQUEST_MOVE, REQUEST_SWITCH, BattleState
+
+_TABLES = tables.load()
+
+
+# ---------------------------------------------------------------------------------------------
+# observation layout
+# ---------------------------------------------------------------------------------------------
+MON_FIELDS = (
+    ("present", 1), ("active", 1), ("fainted", 1), ("species", 1), ("level", 1), ("hp_fraction", 1),
+    ("status", 7), ("base_stats", 6), ("types", 16), ("stats", 6),
+)
+MOVE_FIELDS = (("known", 1), ("move", 1), ("type", 16), ("category", 3), ("power", 1), ("accuracy", 1),
+               ("pp_fraction", 1), ("priority", 1))
+ACTIVE_FIELDS = (
+    ("boosts", 7), ("stats", 5), ("confused", 1), ("substitute", 1), ("reflect", 1), ("light_screen", 1),
+    ("mist", 1), ("focus_energy", 1), ("leech_seed", 1), ("must_recharge", 1), ("locked", 1), ("trapped", 1),
+    ("transformed", 1), ("disabled_slot", 4), ("toxic_counter", 1),
+)
+GLOBAL_FIELDS = (("move_request", 1), ("switch_request", 1), ("must_act", 1), ("opponent_must_act", 1),
+                 ("turn", 1))
+MON_SIZE = sum(n for _, n in MON_FIELDS)
+MOVE_SIZE = sum(n for _, n in MOVE_FIELDS)
+SLOT_SIZE = MON_SIZE + 4 * MOVE_SIZE
+ACTIVE_SIZE = sum(n for _, n in ACTIVE_FIELDS) + 4 * MOVE_SIZE
+GLOBAL_SIZE = sum(n for _, n in GLOBAL_FIELDS)
+OBS_SIZE = 2 * 6 * SLOT_SIZE + 2 * ACTIVE_SIZE + GLOBAL_SIZE
+
+
+def obs_layout() -> list[tuple[str, int, int]]:
+    """(name, start, length) of every block of the observation vector."""
+    out, pos = [], 0
+    for who in ("own", "opponent"):
+        for k in range(6):
+            for name, n in MON_FIELDS:
+                out.append((f"{who}.team[{k}].{name}", pos, n))
+                pos += n
+            for j in range(4):
+                for name, n in MOVE_FIELDS:
+                    out.append((f"{who}.team[{k}].moves[{j}].{name}", pos, n))
+                    pos += n
+    for who in ("own", "opponent"):
+        for name, n in ACTIVE_FIELDS:
+            out.append((f"{who}.active.{name}", pos, n))
+            pos += n
+        for j in range(4):
+            for name, n in MOVE_FIELDS:
+                out.append((f"{who}.active.moves[{j}].{name}", pos, n))
+                pos += n
+    for name, n in GLOBAL_FIELDS:
+        out.append((f"global.{name}", pos, n))
+        pos += n
+    assert pos == OBS_SIZE
+    return out
+
+
+_MOVE_TYPE = jnp.asarray(_TABLES.move_type)
+_MOVE_CATEGORY = jnp.asarray(_TABLES.move_category)
+_MOVE_POWER = jnp.asarray(_TABLES.move_power)
+_MOVE_ACCURACY = jnp.asarray(_TABLES.move_accuracy)
+_MOVE_MAXPP = jnp.asarray(_TABLES.move_maxpp)
+_MOVE_PRIORITY = jnp.asarray(_TABLES.move_priority)
+F32 = jnp.float32
+
+
+def _unit(x) -> jax.Array:
+    """float32 ``x`` clipped to [-1, 1]: PP underflow (63), long Toxic counters, custom levels and the
+    turn past 1,000 saturate. Each computed feature is clipped where it is made; the table features
+    (one-hots, base stats, power, accuracy, priority) lie in [-1, 1] already
+    (``test_observation_table_features_lie_in_unit_range``). A clip of the whole vector would be one
+    more pass over it: a kernel of its own in the env step (~3% of its kernel time)."""
+    return jnp.clip(jnp.asarray(x, F32), -1.0, 1.0)
+
+
+def _move_features(moves, pp, known, show_pp):
+    """[..., 4] moves -> [..., 4, MOVE_SIZE]."""
+    known = known & (moves != 0)
+    acc = _MOVE_ACCURACY[moves]
+    feats = [
+        known[..., None].astype(F32), _unit(moves / 165.0)[..., None],
+        jax.nn.one_hot(_MOVE_TYPE[moves], 16, dtype=F32), jax.nn.one_hot(_MOVE_CATEGORY[moves], 3, dtype=F32),
+        (_MOVE_POWER[moves] / 255.0)[..., None].astype(F32),
+        jnp.where(acc < 0, 1.0, acc / 255.0)[..., None].astype(F32),
+        _unit(jnp.where(show_pp, pp / jnp.maximum(_MOVE_MAXPP[moves], 1), 0.0))[..., None],
+        _MOVE_PRIORITY[moves][..., None].astype(F32),
+    ]
+    return jnp.where(known[..., None], jnp.concatenate(feats, axis=-1), 0.0)
+
+
+def _team_features(st: BattleState, side, visible_all):
+    """[6, SLOT_SIZE] for ``side`` (traced index); ``visible_all``: own side or full observation."""
+    team = engine.synced_team(st)
+    pick = lambda x: x[side]
+    species, level, hp, status = pick(team.species), pick(team.level), pick(team.hp), pick(team.status)
+    stats, fainted = pick(team.stats), pick(team.fainted)
+    exists = jnp.arange(6) < pick(team.size)
+    seen = exists & (visible_all | pick(team.revealed))
+    is_active = jnp.arange(6) == st.active.slot[side]
+    max_hp = jnp.maximum(stats[:, 0], 1)
+    exact = hp / max_hp
+    percent = jnp.ceil(100.0 * hp / max_hp)   # HP Percentage Mod: what the opponent sees
+    percent = jnp.where((percent == 100) & (hp < max_hp), 99, percent) / 100.0
+    types = mechanics.SPECIES_TYPES[species]
+    mon = jnp.concatenate([
+        seen[:, None].astype(F32), (is_active & seen)[:, None].astype(F32), (fainted & seen)[:, None].astype(F32),
+        _unit(species / 151.0)[:, None], _unit(level / 100.0)[:, None],
+        _unit(jnp.where(visible_all, exact, percent))[:, None],
+        jax.nn.one_hot(jnp.where(fainted, 0, status), 7, dtype=F32),
+        mechanics.SPECIES_BASE[species] / 255.0,
+        jnp.clip(jax.nn.one_hot(types[:, 0], 16, dtype=F32) + jax.nn.one_hot(types[:, 1], 16, dtype=F32), 0, 1),
+        _unit(jnp.where(visible_all, stats / 999.0, 0.0)),
+    ], axis=-1).astype(F32)
+    mon = jnp.where(seen[:, None], mon, 0.0)
+    moves = _move_features(pick(team.moves), pick(team.pp), visible_all | pick(team.revealed_moves), visible_all)
+    return jnp.concatenate([mon, moves.reshape(6, 4 * MOVE_SIZE)], axis=-1)
+
+
+def _active_features(st: BattleState, side, visible_all):
+    a = st.active.of_side(side)
+    flags = [a.confusion > 0, a.sub_hp > 0, a.reflect, a.light_screen, a.mist, a.focus_energy, a.leech_seed,
+             a.must_recharge,
+             (a.locked_move != 0) | a.rage | (a.two_turn_move != 0) | (a.bide_time > 0) | (a.trap_lock_move != 0),
+             a.trapped > 0, a.transformed]
+    disabled = jnp.where(a.disable_move != 0, jax.nn.one_hot(a.disable_slot, 4, dtype=F32), 0.0)
+    head = jnp.concatenate([
+        _unit(a.boosts / 6.0), _unit(jnp.where(visible_all, a.modified / 999.0, 0.0)),
+        jnp.stack(flags).astype(F32), disabled, _unit(a.toxic_counter / 16.0)[None],
+    ]).astype(F32)
+    # the active's current move slots (Transform, Mimic) are shown to its own player only
+    moves = _move_features(a.moves, a.pp, jnp.broadcast_to(visible_all, (4,)), visible_all)
+    return jnp.concatenate([head, moves.reshape(-1)])
+
+
+@jax.jit   # traced once for its calls of the same shapes in an env step (less tracing, same program)
+def observe(st: BattleState, player, full: bool | jax.Array = False) -> jax.Array:
+    """float32[OBS_SIZE]: what ``player`` (0 or 1, may be traced) may know of the battle."""
+    player = jnp.asarray(player, jnp.int32)
+    foe = 1 - player
+    full = jnp.asarray(full, bool)
+    own_team = _team_features(st, player, jnp.asarray(True))
+    foe_team = _team_features(st, foe, full)
+    acting = must_act(st)
+    glob = jnp.stack([st.request == REQUEST_MOVE, st.request == REQUEST_SWITCH, acting[player], acting[foe],
+                      jnp.asarray(False)]).astype(F32).at[4].set(_unit(st.turn / 1000.0))
+    return jnp.concatenate([own_team.reshape(-1), foe_team.reshape(-1),
+                            _active_features(st, player, jnp.asarray(True)), _active_features(st, foe, full), glob])
