@@ -2,7 +2,7 @@
 (see docs/envs/halfcheetah.md).
 
 The dynamics are MuJoCo's (Euler with implicit damping, soft contacts and limits, Newton solver)
-re-implemented in `cheetahjax.physics`; the task is Gymnasium's: 17 observations (qpos[1:],
+re-implemented in `planarjax.physics`; the task is Gymnasium's: 17 observations (qpos[1:],
 qvel), reward = forward velocity - 0.1 * |action|^2, no termination, truncation at 1000 steps,
 reset noise U(-0.1, 0.1) on qpos and 0.1 N(0, 1) on qvel.
 """
@@ -18,10 +18,10 @@ from flax import struct
 from gymnax.environments import spaces
 
 from cheetahjax.data import half_cheetah_model
-from cheetahjax.physics.model import PlanarModel
-from cheetahjax.physics.step import PhysicsState
-from cheetahjax.planar_env import PlanarPhysicsEnv
 from paritygym.checks import bounded
+from planarjax.env import PlanarPhysicsEnv
+from planarjax.physics.model import PlanarModel
+from planarjax.physics.step import PhysicsState
 
 
 

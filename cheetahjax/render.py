@@ -15,8 +15,8 @@ import jax
 import numpy as np
 
 from cheetahjax.data import half_cheetah_model
-from cheetahjax.physics import kinematics
-from cheetahjax.physics.model import GEOM_CAPSULE, PlanarModel
+from planarjax.physics import kinematics
+from planarjax.physics.model import GEOM_CAPSULE, PlanarModel
 
 
 _POSES: dict[int, tuple[PlanarModel, Any]] = {}

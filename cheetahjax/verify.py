@@ -21,8 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from cheetahjax.env import EnvState, HalfCheetah
-from cheetahjax.physics.step import PhysicsState
 from cheetahjax.reference import MujocoHalfCheetah
+from planarjax.physics.step import PhysicsState
 
 POLICIES = ("random", "smooth", "trained")
 DIVERGENCE_THRESHOLD = 1e-3

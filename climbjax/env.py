@@ -1,4 +1,4 @@
-"""`Climb-v0`: a pot-and-hammer climbing game on the cheetahjax planar physics engine
+"""`Climb-v0`: a pot-and-hammer climbing game on the planar physics engine (planarjax)
 (see docs/envs/climb.md).
 
 A heavy pot moves only by what its hammer does against the terrain: the action sets the targets of
@@ -18,13 +18,13 @@ import numpy as np
 from flax import struct
 from gymnax.environments import spaces
 
-from cheetahjax.physics import collision, kinematics
-from cheetahjax.physics.model import PlanarModel
-from cheetahjax.physics.step import PhysicsState
-from cheetahjax.planar_env import PlanarPhysicsEnv
 from climbjax import course, game
 from climbjax.data import course_model
 from paritygym.checks import bounded
+from planarjax.env import PlanarPhysicsEnv
+from planarjax.physics import collision, kinematics
+from planarjax.physics.model import PlanarModel
+from planarjax.physics.step import PhysicsState
 
 SUBSTEPS = 8                 # physics steps per agent step: 8 x 1/240 s = 1/30 s
 HEAD_CONTACT_DISTANCE = 0.0  # the head touches terrain when it penetrates (a MuJoCo contact with rows)

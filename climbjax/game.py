@@ -10,8 +10,8 @@ import dataclasses
 import jax.numpy as jnp
 import numpy as np
 
-from cheetahjax.physics.model import GEOM_BOX, GEOM_CAPSULE, GEOM_PLANE, PlanarModel
 from climbjax import course
+from planarjax.physics.model import GEOM_BOX, GEOM_CAPSULE, GEOM_PLANE, PlanarModel
 
 # Joint order in course.xml (checked by the env against the model's joint names).
 JOINT_NAMES = ("pot_x", "pot_z", "pot_pitch", "hammer_angle", "hammer_extend")

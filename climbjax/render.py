@@ -13,10 +13,10 @@ from typing import Any
 import jax
 import numpy as np
 
-from cheetahjax.physics import kinematics
-from cheetahjax.physics.model import GEOM_BOX, GEOM_CAPSULE, GEOM_PLANE, GEOM_SPHERE, PlanarModel
 from climbjax import course
 from climbjax.data import course_model
+from planarjax.physics import kinematics
+from planarjax.physics.model import GEOM_BOX, GEOM_CAPSULE, GEOM_PLANE, GEOM_SPHERE, PlanarModel
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,5 +1,5 @@
 """Substep parity of Climb-v0's physics with MuJoCo along warm-started gait trajectories (float64);
-see cheetahjax.substeps for the method.
+see planarjax.substeps for the method.
 
     python -m climbjax.substeps --transitions 20000
 
@@ -13,10 +13,10 @@ import argparse
 
 import numpy as np
 
-from cheetahjax.substeps import Controller, Records, RECORD_FIELDS, engine_substeps, record_mujoco, report
 from climbjax import course, game
 from climbjax.env import SUBSTEPS
 from climbjax.reference import action_to_ctrl
+from planarjax.substeps import Controller, Records, RECORD_FIELDS, engine_substeps, record_mujoco, report
 
 
 def hammer_gait(ctrlrange: np.ndarray, noise: float = 0.3) -> Controller:

@@ -22,8 +22,8 @@ import numpy as np
 from climbjax import course
 from climbjax.env import Climb, EnvState
 from climbjax.reference import MujocoClimb
-from cheetahjax.physics.step import PhysicsState
 from paritygym.verify import ParityReport, compare_trajectories
+from planarjax.physics.step import PhysicsState
 
 DIVERGENCE_THRESHOLD = 1e-3
 ONE_STEP_TOLERANCE = 1e-5  # our one-step target for float64

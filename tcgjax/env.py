@@ -5,7 +5,7 @@ against a built-in opponent (`TCGPocketA1`), on paritygym.twoplayer.
   (`env.action_mask(state, params)`, also `info["action_mask"]`). An illegal agent action is replaced
   by the lowest legal one and flagged in `info["illegal_action"]` (paritygym.twoplayer); the vector
   API raises.
-- Observation: float32[OBS_SIZE] of what the acting player may know (tcgjax.observation).
+- Observation: float32[OBS_SIZE] of what the acting player may know (tcgjax.game.observe).
 - Reward: +1 win, -1 loss, 0 draw / turn limit / mid-game.
 - Termination: a win, loss or draw by the rules; the turn limit (`max_turns`, default 30) is a
   truncation.
@@ -32,10 +32,9 @@ from tcgjax import spec
 from tcgjax.decks import Deck, shipped_decks, validate_deck
 from tcgjax.game import bots, card_tables
 from tcgjax.game.core import kth_true
-from tcgjax.game.observe import observe
+from tcgjax.game.observe import OBS_SIZE, observe
 from tcgjax.game.state import GameState
 from tcgjax.game.step import legal_actions, new_game, step, step_batch
-from tcgjax.observation import OBS_SIZE
 from tcgjax.rng import stream_value_jax
 from tcgjax.verify import deck_arrays
 

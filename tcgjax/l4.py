@@ -27,7 +27,7 @@ import numpy as np
 
 from tcgjax import spec
 from tcgjax.decks import shipped_decks
-from tcgjax.observation import OBS_SIZE
+from tcgjax.game.observe import OBS_SIZE
 from tcgjax.reference.env import ReferenceSingleAgentEnv
 
 ENV_ID = "TCGPocketA1-v0"

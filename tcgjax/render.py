@@ -5,7 +5,7 @@
 
 Both read one unbatched state (device arrays or numpy). The text shows the whole game (both hands,
 the decks' sizes, every Pokémon in play with damage, Energy and conditions), for debugging and for
-GIFs of a trained policy; it is not what a player may see (that is tcgjax.observation).
+GIFs of a trained policy; it is not what a player may see (that is tcgjax.game.observe).
 """
 
 from __future__ import annotations

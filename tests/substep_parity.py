@@ -1,9 +1,9 @@
-"""The substep parity check shared by the HalfCheetah and Climb tests (see cheetahjax.substeps)."""
+"""The substep parity check shared by the HalfCheetah and Climb tests (see planarjax.substeps)."""
 
 from __future__ import annotations
 
-from cheetahjax import substeps
-from cheetahjax.physics.model import PlanarModel
+from planarjax import substeps
+from planarjax.physics.model import PlanarModel
 
 TOLERANCE = 1e-10  # float64 qpos and qvel after every substep
 # qacc (the next warm start): a substep moves qvel by h * qacc with h <= 0.01, so 1e-8 is the qvel

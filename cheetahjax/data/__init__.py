@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import pathlib
 
-from cheetahjax.physics.model import PlanarModel, load_fields
+from planarjax.physics.model import PlanarModel, load_fields
 
 DATA_DIR = pathlib.Path(__file__).resolve().parent
 HALF_CHEETAH_FIELDS = DATA_DIR / "half_cheetah.json"

@@ -30,7 +30,7 @@ def compile_half_cheetah():
 
 def main() -> None:
     from cheetahjax.data import HALF_CHEETAH_FIELDS
-    from cheetahjax.physics.model import fields_from_mjmodel, save_fields
+    from planarjax.physics.model import fields_from_mjmodel, save_fields
 
     fields = fields_from_mjmodel(compile_half_cheetah())
     fields["source"] = "gymnasium/envs/mujoco/assets/half_cheetah.xml"

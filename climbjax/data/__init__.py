@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import pathlib
 
-from cheetahjax.physics.model import PlanarModel, load_fields
+from planarjax.physics.model import PlanarModel, load_fields
 
 DATA_DIR = pathlib.Path(__file__).resolve().parent
 COURSE_XML = DATA_DIR / "course.xml"

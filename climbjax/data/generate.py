@@ -19,7 +19,7 @@ def compile_course():
 
 
 def main() -> None:
-    from cheetahjax.physics.model import fields_from_mjmodel, save_fields
+    from planarjax.physics.model import fields_from_mjmodel, save_fields
     from climbjax.data import COURSE_FIELDS
 
     fields = fields_from_mjmodel(compile_course())

@@ -1,13 +1,22 @@
-"""The reference engine's observation of one player (layout in tcgjax.observation)."""
+"""The reference engine's observation of one player: the vector tcgjax.game.observe lays out
+(and the JAX engine builds), built here from the reference engine's state with the same feature
+table and scales."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from tcgjax import spec
-from tcgjax import observation
-from tcgjax.observation import card_features, one_hot
+from tcgjax.game import observe as observation
+from tcgjax.game.observe import card_features
 from tcgjax.reference.engine import Game
+
+
+def _one_hot(index: int, size: int, offset: int = 0) -> np.ndarray:
+    """One-hot of index + offset (offset 1 maps -1, "none", to position 0)."""
+    out = np.zeros(size, np.float32)
+    out[index + offset] = 1.0
+    return out
 
 
 def _r(a, scale) -> np.float32:
@@ -28,11 +37,11 @@ def observe(game: Game, player: int) -> np.ndarray:
     parts: list[np.ndarray] = []
     parts.append(np.array([_r(s.turn, np.float32(1) / np.float32(game.max_turns)), s.turn_player == player, s.first_player == player,
                            s.decider == player and not s.game_over], np.float32))
-    parts.append(one_hot(s.phase, len(spec.PHASE_NAMES)))
+    parts.append(_one_hot(s.phase, len(spec.PHASE_NAMES)))
     parts.append(np.array([_r(me.points, observation.SCALE_POINTS), _r(op.points, observation.SCALE_POINTS), _r(len(me.hand), observation.SCALE_HAND),
                            _r(len(op.hand), observation.SCALE_HAND), _r(len(me.deck), observation.SCALE_DECK), _r(len(op.deck), observation.SCALE_DECK)], np.float32))
     for value in (me.energy_current, me.energy_next, op.energy_current, op.energy_next):
-        parts.append(one_hot(value, 9, offset=1))
+        parts.append(_one_hot(value, 9, offset=1))
     for pl in (me, op):
         mask = np.zeros(8, np.float32)
         mask[list(pl.energy_types)] = 1.0
@@ -40,8 +49,8 @@ def observe(game: Game, player: int) -> np.ndarray:
     parts.append(np.array([me.supporter_played, me.retreated, _r(me.retreat_reduction, observation.SCALE_QUARTER),
                            _r(me.attack_bonus, observation.SCALE_GIOVANNI), _r(me.named_attack_bonus, observation.SCALE_BLAINE), game.supporters_blocked(player)], np.float32))
     parts.append(np.array([_r(s.aux_count, observation.SCALE_QUARTER)], np.float32))
-    parts.append(one_hot(s.aux_type, 9, offset=1))
-    parts.append(one_hot(s.aux_index, 1 + spec.HAND_CAPACITY, offset=1))
+    parts.append(_one_hot(s.aux_type, 9, offset=1))
+    parts.append(_one_hot(s.aux_index, 1 + spec.HAND_CAPACITY, offset=1))
     for p, pl in ((player, me), (1 - player, op)):
         for mon in pl.slots:
             slot = np.zeros(features.shape[1] + 12, np.float32)

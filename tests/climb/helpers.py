@@ -10,10 +10,10 @@ import jax.numpy as jnp
 import mujoco
 import numpy as np
 
-from cheetahjax.physics import dynamics, step as physics
 from climbjax import course
 from climbjax.data import course_model
 from climbjax.data.generate import compile_course
+from planarjax.physics import dynamics, step as physics
 
 from ..mujoco_reference import mujoco_forward  # noqa: F401  (re-exported for the tests here)
 

@@ -13,8 +13,8 @@ import paritygym
 from climbjax import course, game
 from climbjax.env import Climb, EnvState
 from climbjax.render import render_state
-from cheetahjax.physics.step import PhysicsState
 from paritygym.testing import check_env
+from planarjax.physics.step import PhysicsState
 
 from .helpers import new_mujoco, random_states
 

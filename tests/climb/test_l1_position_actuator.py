@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cheetahjax.physics import model as pm
 from climbjax.data import course_model
+from planarjax.physics import model as pm
 
 from .helpers import mujoco_forward, new_mujoco, random_states, run_probe64
 

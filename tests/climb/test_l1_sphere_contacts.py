@@ -12,8 +12,8 @@ import collections
 import numpy as np
 import pytest
 
-from cheetahjax.physics import model as pm
 from climbjax.data import course_model
+from planarjax.physics import model as pm
 
 from .helpers import contacts_by_pair, mujoco_forward, new_mujoco, random_states, run_probe64
 

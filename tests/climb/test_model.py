@@ -8,9 +8,9 @@ import mujoco
 import numpy as np
 import pytest
 
-from cheetahjax.physics import model as pm
 from climbjax.data import COURSE_FIELDS, COURSE_XML
 from climbjax.data.generate import compile_course
+from planarjax.physics import model as pm
 
 
 def test_shipped_fields_match_fresh_compile():

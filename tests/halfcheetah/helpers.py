@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from cheetahjax.data import half_cheetah_model
 from cheetahjax.data.generate import compile_half_cheetah
-from cheetahjax.physics import kinematics, step as physics
-from cheetahjax.physics.model import PlanarModel
+from planarjax.physics import kinematics, step as physics
+from planarjax.physics.model import PlanarModel
 
 from ..mujoco_reference import mujoco_forward  # noqa: F401  (re-exported for the tests here)
 
@@ -61,7 +61,7 @@ def engine_probe(model: PlanarModel):
         poses = kinematics.poses(model, qpos)
         cvel, cdof_dot = kinematics.com_velocity(model, fwd.kin.cdof, qvel)
         nxt = physics.euler(model, physics.PhysicsState(qpos, qvel, warmstart), fwd)
-        from cheetahjax.physics import dynamics
+        from planarjax.physics import dynamics
         return dict(fwd=fwd, poses=poses, cvel=cvel, cdof_dot=cdof_dot, mass=dynamics.dense(model, fwd.mass),
                     jac=fwd.rows.dense_jacobian(model, fwd.kin.cdof), next=nxt)
 

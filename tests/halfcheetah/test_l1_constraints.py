@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cheetahjax.physics.constraint import impedance
+from planarjax.physics.constraint import impedance
 
 from .helpers import cheetah_states, efc_view, max_abs, mujoco_forward, new_mujoco, run_probe64
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cheetahjax.data import half_cheetah_model
-from cheetahjax.physics.linalg import tree_solve
-from cheetahjax.physics.maps import tree_maps
+from planarjax.physics.linalg import tree_solve
+from planarjax.physics.maps import tree_maps
 
 from .helpers import cheetah_states, max_abs, mujoco_forward, new_mujoco, run_probe64
 

@@ -11,8 +11,8 @@ import pytest
 
 from cheetahjax.data import HALF_CHEETAH_FIELDS, half_cheetah_model
 from cheetahjax.data.generate import compile_half_cheetah
-from cheetahjax.physics import model as pm
-from cheetahjax.physics.model import PlanarModel, UnsupportedModelError, fields_from_mjmodel, load_fields
+from planarjax.physics import model as pm
+from planarjax.physics.model import PlanarModel, UnsupportedModelError, fields_from_mjmodel, load_fields
 
 
 def test_shipped_constants_match_fresh_compilation():

@@ -18,9 +18,8 @@ from tcgjax.decks import shipped_decks
 from tcgjax.env import TCGPocketA1, _opponent_word, _uniform_legal
 from tcgjax.game import card_tables
 from tcgjax.game.bots import heuristic_action
-from tcgjax.game.observe import observe
+from tcgjax.game.observe import OBS_SIZE, observe
 from tcgjax.game.state import from_canonical
-from tcgjax.observation import OBS_SIZE
 from tcgjax.reference import Game
 from tcgjax.reference.bots import heuristic_action as reference_heuristic
 from tcgjax.reference.env import ReferenceSingleAgentEnv
@@ -107,7 +106,7 @@ def test_hidden_information():
     game.step(spec.END)
     after = reference_observe(game, 1 - first)
     changed = np.flatnonzero(before != after)
-    from tcgjax.observation import GLOBAL_SIZE
+    from tcgjax.game.observe import GLOBAL_SIZE
     assert len(changed) and changed.max() < GLOBAL_SIZE, "only hand/phase counters change; the placed Active is hidden"
     # The opponent's hand contents and every deck order are never in the observation.
     game2 = Game.new([decks[0], decks[1]], 3)

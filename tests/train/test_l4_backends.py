@@ -49,8 +49,8 @@ def test_pyboy_env_rejects_bad_actions(pyboy_and_emurust):
 
 
 def test_tcg_reference_vector_env_plays_whole_games():
+    from tcgjax.game.observe import OBS_SIZE
     from tcgjax.l4 import ReferenceTCGVectorEnv
-    from tcgjax.observation import OBS_SIZE
 
     def play(seed):
         env = ReferenceTCGVectorEnv(3, seed=seed)

@@ -13,11 +13,11 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from cheetahjax.physics import collision, constraint, dynamics, kinematics, solver
-from cheetahjax.physics.linalg import tree_solve
-from cheetahjax.physics.maps import tree_maps
-from cheetahjax.physics.model import PlanarModel
-from cheetahjax.physics.spatial import lead
+from planarjax.physics import collision, constraint, dynamics, kinematics, solver
+from planarjax.physics.linalg import tree_solve
+from planarjax.physics.maps import tree_maps
+from planarjax.physics.model import PlanarModel
+from planarjax.physics.spatial import lead
 
 Array = jnp.ndarray
 

@@ -1,5 +1,5 @@
 """Shared base of the gymnax environments that run on the planar physics engine
-(HalfCheetah-v0 here, Climb-v0 in climbjax).
+(HalfCheetah-v0 in cheetahjax, Climb-v0 in climbjax).
 
 It owns what every such env does the same way: argument checks, the model cast to the chosen
 precision, the fused multi-step physics function, the float64 guard and the box action space of
@@ -13,9 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 from gymnax.environments import environment, spaces
 
-from cheetahjax.physics.model import PlanarModel
-from cheetahjax.physics.step import make_multi_step
 from paritygym.checks import check_value
+from planarjax.physics.model import PlanarModel
+from planarjax.physics.step import make_multi_step
 
 PRECISIONS = ("float32", "float64")
 

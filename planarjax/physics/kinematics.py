@@ -11,10 +11,10 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from cheetahjax.physics import spatial, treeops
-from cheetahjax.physics.maps import tree_maps
-from cheetahjax.physics.model import PlanarModel
-from cheetahjax.physics.spatial import lead, matmul_const
+from planarjax.physics import spatial, treeops
+from planarjax.physics.maps import tree_maps
+from planarjax.physics.model import PlanarModel
+from planarjax.physics.spatial import lead, matmul_const
 
 Array = jnp.ndarray
 

@@ -15,10 +15,10 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from cheetahjax.physics.kinematics import Kinematics
-from cheetahjax.physics.maps import tree_maps
-from cheetahjax.physics.model import GEOM_BOX, GEOM_CAPSULE, GEOM_PLANE, GEOM_SPHERE, PlanarModel
-from cheetahjax.physics.spatial import lead
+from planarjax.physics.kinematics import Kinematics
+from planarjax.physics.maps import tree_maps
+from planarjax.physics.model import GEOM_BOX, GEOM_CAPSULE, GEOM_PLANE, GEOM_SPHERE, PlanarModel
+from planarjax.physics.spatial import lead
 
 Array = jnp.ndarray
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from cheetahjax.physics import spatial, treeops
-from cheetahjax.physics.kinematics import Kinematics
-from cheetahjax.physics.maps import tree_maps
-from cheetahjax.physics.model import PlanarModel
-from cheetahjax.physics.spatial import lead, sum_axis, unstack
+from planarjax.physics import spatial, treeops
+from planarjax.physics.kinematics import Kinematics
+from planarjax.physics.maps import tree_maps
+from planarjax.physics.model import PlanarModel
+from planarjax.physics.spatial import lead, sum_axis, unstack
 
 Array = jnp.ndarray
 

@@ -34,11 +34,11 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from cheetahjax.physics.constraint import ConstraintRows
-from cheetahjax.physics.dynamics import add_diagonal, joint_space_values, pattern_matvec
-from cheetahjax.physics.linalg import ltdl_factor, ltdl_solve, tree_solve
-from cheetahjax.physics.maps import tree_maps
-from cheetahjax.physics.model import MINVAL, PlanarModel
+from planarjax.physics.constraint import ConstraintRows
+from planarjax.physics.dynamics import add_diagonal, joint_space_values, pattern_matvec
+from planarjax.physics.linalg import ltdl_factor, ltdl_solve, tree_solve
+from planarjax.physics.maps import tree_maps
+from planarjax.physics.model import MINVAL, PlanarModel
 
 Array = jnp.ndarray
 

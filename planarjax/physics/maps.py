@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import numpy as np
 
-from cheetahjax.physics.model import JNT_HINGE, JNT_SLIDE, PlanarModel
+from planarjax.physics.model import JNT_HINGE, JNT_SLIDE, PlanarModel
 
 
 def _rotate(angle: float, v: np.ndarray) -> np.ndarray:

@@ -4,7 +4,8 @@ Two layers, so that the engine never needs MuJoCo at run time:
 
 1. ``fields_from_mjmodel(m)`` copies the raw fields the engine uses out of a compiled
    ``mujoco.MjModel`` (MuJoCo's own names and layouts) into a plain dict of lists. The
-   HalfCheetah dict is shipped as JSON in ``cheetahjax/data/`` (see ``data/generate.py``).
+   HalfCheetah dict is shipped as JSON in ``cheetahjax/data/`` (see ``cheetahjax/data/generate.py``),
+   Climb's in ``climbjax/data/``.
 2. ``PlanarModel.from_fields(fields)`` checks that the model is one this engine can simulate
    (a planar tree: slide joints in the x-z plane, hinges about y, Euler integrator, pyramidal
    cones, ...) and reduces it to the arrays the engine reads: angles instead of quaternions,

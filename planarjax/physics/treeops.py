@@ -10,7 +10,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from cheetahjax.physics.model import PlanarModel
+from planarjax.physics.model import PlanarModel
 
 Array = jnp.ndarray
 

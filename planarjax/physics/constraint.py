@@ -25,12 +25,12 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from cheetahjax.physics import spatial, treeops
-from cheetahjax.physics.collision import Contacts, out_of_plane_tangent
-from cheetahjax.physics.kinematics import Kinematics, body_motion
-from cheetahjax.physics.maps import tree_maps
-from cheetahjax.physics.model import MAXIMP, MINIMP, MINVAL, PlanarModel
-from cheetahjax.physics.spatial import lead, sum_axis, unstack
+from planarjax.physics import spatial, treeops
+from planarjax.physics.collision import Contacts, out_of_plane_tangent
+from planarjax.physics.kinematics import Kinematics, body_motion
+from planarjax.physics.maps import tree_maps
+from planarjax.physics.model import MAXIMP, MINIMP, MINVAL, PlanarModel
+from planarjax.physics.spatial import lead, sum_axis, unstack
 
 Array = jnp.ndarray
 
