@@ -1,0 +1,116 @@
+'use strict';
+// pokejax Gen 9's bridge to Pokemon Showdown (the package pinned in pokejax/showdown), one long-lived
+// node process speaking JSON lines like pokejax/showdown/bridge.js: one request a line on stdin
+// ({"cmd": ...}), one reply a line on stdout ({"ok": true, ...} or {"ok": false, "error": ...}).
+//
+// The package folder comes from the environment (POKEJAX_SHOWDOWN_PACKAGE, set by pokejax.gen9.reference).
+//
+// Commands
+//   ping      -> {version}
+//   teams     {format, seeds: [[4 words], ...]} -> {teams: [{sets, stats}]}: each team from Showdown's own
+//             generator at that seed, and the stats Showdown gives its Pokemon in a battle
+//             ({maxhp, atk, def, spa, spd, spe} from Pokemon.maxhp / storedStats)
+//   damage    {cases: [{attacker, defender, move, crit, roll, boosts: [{}, {}], status: ['', ''],
+//             tera: [type | null, type | null]}]} -> {results: [{damage, draws, typeMod}]}:
+//             BattleActions.getDamage of the attacker's move on the defender, in a battle of the two
+//             sets, with the crit forced (the move's willCrit) and the damage roll forced (the one draw
+//             the randomizer makes, random(16), answered with `roll`); damage is null for undefined,
+//             false for an immunity
+//   order     {cases: [{sets: [set, set], moves: [id, id], boosts: [{}, {}], status: ['', ''], seed}]}
+//             -> {results: [{first, draws}]}: which side Showdown's queue runs first when both
+//             choose those moves (the speed tie draws included): first 0 or 1
+
+const path = require('path');
+const readline = require('readline');
+const PACKAGE = process.env.POKEJAX_SHOWDOWN_PACKAGE ||
+  path.join(__dirname, '..', '..', 'showdown', 'node_modules', 'pokemon-showdown');
+const PS = require(PACKAGE);
+const {Battle, Teams, PRNG} = PS;
+
+function cmdTeams(msg) {
+  const format = msg.format || 'gen9randombattle';
+  const teams = msg.seeds.map(seed => {
+    const sets = Teams.generate(format, {seed});
+    const battle = new Battle({formatid: format, seed: [0, 0, 0, 1]});
+    battle.setPlayer('p1', {name: 'P1', team: sets});
+    const stats = battle.sides[0].pokemon.map(p => Object.assign({maxhp: p.maxhp}, p.storedStats));
+    battle.destroy();
+    return {sets, stats};
+  });
+  return {teams};
+}
+
+// A battle of two one-Pokemon teams, with statuses, boosts and Terastallization applied as given.
+function duel(sets, setup) {
+  const battle = new Battle({formatid: setup.format || 'gen9randombattle', seed: setup.seed || [0, 0, 0, 1]});
+  battle.setPlayer('p1', {name: 'P1', team: [sets[0]]});
+  battle.setPlayer('p2', {name: 'P2', team: [sets[1]]});
+  const mons = [battle.sides[0].active[0], battle.sides[1].active[0]];
+  for (let i = 0; i < 2; i++) {
+    const p = mons[i];
+    if (setup.status && setup.status[i]) p.setStatus(setup.status[i], p, null, true);
+    if (setup.boosts && setup.boosts[i]) p.boostBy(setup.boosts[i]);
+    if (setup.tera && setup.tera[i]) {
+      p.teraType = setup.tera[i];
+      battle.actions.terastallize(p);
+    }
+  }
+  return {battle, mons};
+}
+
+function cmdDamage(msg) {
+  const results = msg.cases.map(c => {
+    const {battle, mons} = duel([c.attacker, c.defender], c);
+    const [attacker, defender] = mons;
+    const move = battle.dex.getActiveMove(c.move);
+    move.willCrit = !!c.crit;
+    const draws = [];
+    battle.random = (m, n) => {
+      draws.push([m === undefined ? null : m, n === undefined ? null : n]);
+      if (m !== 16 || n !== undefined) throw new Error(`unexpected draw random(${m}, ${n}) in getDamage`);
+      return c.roll;
+    };
+    const damage = battle.actions.getDamage(attacker, defender, move, true);
+    const hit = defender.getMoveHitData(move);
+    battle.destroy();
+    return {damage: damage === undefined ? null : damage, draws, typeMod: hit.typeMod === undefined ? null : hit.typeMod,
+      crit: !!hit.crit};
+  });
+  return {results};
+}
+
+function cmdOrder(msg) {
+  const results = msg.cases.map(c => {
+    const {battle, mons} = duel(c.sets, Object.assign({}, c, {seed: c.seed}));
+    battle.prng = new PRNG(c.seed);
+    const draws = [];
+    const raw = battle.prng.random.bind(battle.prng);
+    battle.prng.random = (m, n) => { const r = raw(m, n); draws.push([m === undefined ? null : m, n === undefined ? null : n, r]); return r; };
+    // the queue as Showdown builds it for one turn: each side's move action, then sorted
+    for (let i = 0; i < 2; i++) {
+      battle.queue.addChoice({choice: 'move', pokemon: mons[i], moveid: c.moves[i], targetLoc: 1});
+    }
+    battle.queue.sort();
+    const first = battle.queue.list[0].pokemon.side.n;
+    battle.destroy();
+    return {first, draws, speeds: mons.map(p => p.speed)};
+  });
+  return {results};
+}
+
+const COMMANDS = {teams: cmdTeams, damage: cmdDamage, order: cmdOrder,
+  ping: () => ({version: require(path.join(PACKAGE, 'package.json')).version})};
+
+const rl = readline.createInterface({input: process.stdin, terminal: false});
+const send = reply => process.stdout.write(JSON.stringify(reply) + '\n');
+rl.on('line', line => {
+  if (!line.trim()) return;
+  try {
+    const msg = JSON.parse(line);
+    const fn = COMMANDS[msg.cmd];
+    if (!fn) throw new Error(`unknown command ${msg.cmd}`);
+    send(Object.assign({ok: true}, fn(msg)));
+  } catch (err) {
+    send({ok: false, error: String(err && err.stack || err)});
+  }
+});
