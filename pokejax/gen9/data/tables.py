@@ -49,6 +49,11 @@ class Tables:
     move_multihit: np.ndarray     # [M] bool: a multi-hit move (excluded from the Tera 60-BP floor)
     move_ignore_offensive: np.ndarray   # [M] bool
     move_ignore_defensive: np.ndarray   # [M] bool
+    move_ignore_immunity: np.ndarray    # [M] bool: Showdown's ignoreImmunity === true
+    move_offense_stat: np.ndarray       # [M] index into BOOSTS of the attacking stat (Body Press: def)
+    move_defense_stat: np.ndarray       # [M] index into BOOSTS of the defending stat (Psyshock: def)
+    move_offense_target: np.ndarray     # [M] bool: the target's stat attacks (Foul Play)
+    move_fixed_damage: np.ndarray       # [M] 0 none, -1 the user's level (Seismic Toss), n > 0 that much
     move_callbacks: tuple[tuple[str, ...], ...]
     ability_ids: tuple[str, ...]
     ability_index: dict[str, int]
@@ -101,6 +106,14 @@ def load() -> Tables:
         move_multihit=np.asarray([bool(m.get("multihit")) for m in moves]),
         move_ignore_offensive=np.asarray([bool(m.get("ignoreOffensive")) for m in moves]),
         move_ignore_defensive=np.asarray([bool(m.get("ignoreDefensive")) for m in moves]),
+        move_ignore_immunity=np.asarray([m.get("ignoreImmunity") is True for m in moves]),
+        move_offense_stat=np.asarray([BOOSTS.index(m.get("overrideOffensiveStat") or
+                                                   ("atk" if m["category"] == "Physical" else "spa")) for m in moves], np.int32),
+        move_defense_stat=np.asarray([BOOSTS.index(m.get("overrideDefensiveStat") or
+                                                   ("def" if m["category"] == "Physical" else "spd")) for m in moves], np.int32),
+        move_offense_target=np.asarray([m.get("overrideOffensivePokemon") == "target" for m in moves]),
+        move_fixed_damage=np.asarray([-1 if m.get("damage") == "level" else int(m.get("damage") or 0) for m in moves],
+                                     np.int32),
         move_callbacks=tuple(tuple(m["callbacks"]) for m in moves),
         ability_ids=("",) + tuple(a["id"] for a in data["abilities"]),
         ability_index={a["id"]: i + 1 for i, a in enumerate(data["abilities"])},
