@@ -17,8 +17,9 @@
 //             the randomizer makes, random(16), answered with `roll`); damage is null for undefined,
 //             false for an immunity
 //   order     {cases: [{sets: [set, set], moves: [id, id], boosts: [{}, {}], status: ['', ''], seed}]}
-//             -> {results: [{first, draws}]}: which side Showdown's queue runs first when both
-//             choose those moves (the speed tie draws included): first 0 or 1
+//             -> {results: [{first, draws, seed, speeds, priorities}]}: which side Showdown's queue runs
+//             first (0 or 1) when both choose those moves, the PRNG draws of the sort and the seed after,
+//             each side's getActionSpeed(), and the queued actions' [side, priority]
 
 const path = require('path');
 const readline = require('readline');
@@ -91,9 +92,10 @@ function cmdOrder(msg) {
       battle.queue.addChoice({choice: 'move', pokemon: mons[i], moveid: c.moves[i], targetLoc: 1});
     }
     battle.queue.sort();
-    const first = battle.queue.list[0].pokemon.side.n;
+    const result = {first: battle.queue.list[0].pokemon.side.n, draws, seed: battle.prng.getSeed(),
+      speeds: mons.map(p => p.getActionSpeed()), priorities: battle.queue.list.map(a => [a.pokemon.side.n, a.priority])};
     battle.destroy();
-    return {first, draws, speeds: mons.map(p => p.speed)};
+    return result;
   });
   return {results};
 }
