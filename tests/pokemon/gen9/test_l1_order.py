@@ -2,7 +2,7 @@
 
 Each case: two sets (a species of the format's sets, level, EVs, IVs; half the cases the same set on
 both sides, so that speeds tie), Speed stages, paralysis now and then, a move each from
-``pokejax.gen9.order.order_moves()`` (every priority bracket of the format reached) and a battle seed.
+``pokejax.gen9.order.order_moves()`` (every one of them, every priority bracket of the format) and a battle seed.
 Showdown queues both move actions and sorts them (``gen9.js`` ``order``); pokejax computes the
 action speeds, the priorities and the first mover with its PRNG at the same seed. The first mover,
 both speeds and the PRNG state after the sort must be identical.
@@ -42,7 +42,7 @@ def _cases() -> list[dict]:
     brackets = sorted(by_priority)
     cases = []
     for n in range(NUM_CASES):
-        pair = [str(rng.choice(moves)) for _ in range(2)]
+        pair = [moves[n % len(moves)], str(rng.choice(moves))]   # every move at least once
         if n < 4 * len(brackets):   # each bracket on each side twice
             pair[n % 2] = str(rng.choice(by_priority[brackets[n // 4]]))
         if rng.random() < 0.4:   # same priority, so that speed decides
@@ -64,6 +64,7 @@ def _ids(name: str) -> str:
 @covers("turn-order-moves")
 def test_turn_order_matches_showdown(showdown9):
     cases = _cases()
+    assert {m for c in cases for m in c["moves"]} == set(order.order_moves())
     reference = []
     for start in range(0, len(cases), 250):
         reference += showdown9.order(cases[start:start + 250])
