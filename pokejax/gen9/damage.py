@@ -103,6 +103,9 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     immune, type_mod = effectiveness(move_type, jnp.asarray(def_types), def_tera)
     immune = immune & ~col(t.move_ignore_immunity)
 
+    fixed = col(t.move_fixed_damage)
+    no_power = (fixed == 0) & (power == 0)   # Showdown returns undefined before any modifier
+
     # 2. the Tera floor of 60 base power (Showdown: the user "hasType" its Tera type only)
     tera_floor = ((atk_tera != tables.TYPE_NONE) & (move_type == atk_tera) & (power < 60)
                   & (col(t.move_priority) <= 0) & ~col(t.move_multihit))
@@ -144,12 +147,33 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     base = jnp.where(burned, modify(base, 2048), base)
     base = jnp.where(base == 0, 1, base & 0xFFFF)
 
-    fixed = col(t.move_fixed_damage)
     out = jnp.where(fixed == -1, level, jnp.where(fixed > 0, fixed, base.astype(jnp.int32)))
-    no_power = (fixed == 0) & (power == 0)
     kind = jnp.where(immune, KIND_IMMUNE, jnp.where(no_power, KIND_NONE, KIND_DAMAGE))
     return Damage(jnp.where(kind == KIND_DAMAGE, out, 0).astype(jnp.int32), kind.astype(jnp.int32),
                   type_mod.astype(jnp.int32))
+
+
+def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
+        def_stats, def_boosts, def_types, def_tera):
+    """``damage`` with Showdown's own draws on its PRNG (``pokejax.prng`` state ``uint32[..., 2]``):
+    where the hit reaches the formula (no immunity, base power, not fixed damage), first the critical
+    hit, ``randomChance(1, CRIT_DENOMINATOR[crit ratio])`` unless the move always crits (``willCrit``),
+    then the damage roll ``random(16)``; elsewhere no draw. Returns ``(rng, Damage, crit)``. The crit
+    ratio is the move's (Focus Energy, Scope Lens and the like come with volatiles and items)."""
+    from pokejax import prng
+    t = tables.load()
+    col = lambda a: jnp.asarray(a)[move]
+    immune, _ = effectiveness(col(t.move_type), jnp.asarray(def_types), jnp.asarray(def_tera))
+    immune = immune & ~col(t.move_ignore_immunity)
+    reaches = ~immune & (col(t.move_fixed_damage) == 0) & (col(t.move_power) > 0)
+    will_crit = col(t.move_will_crit)
+    ratio = jnp.clip(col(t.move_crit_ratio), 0, 4)
+    rng, drawn = prng.random_chance(rng, 1, crit_denominator(ratio), when=reaches & ~will_crit & (ratio > 0))
+    crit = reaches & (will_crit | ((ratio > 0) & drawn))
+    rng, roll = prng.random_int(rng, 16, when=reaches)
+    out = damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
+                 def_stats, def_boosts, def_types, def_tera, crit, roll)
+    return rng, out, crit
 
 
 def crit_denominator(crit_ratio):

@@ -115,7 +115,8 @@ for (const entry of Object.values(setsFile)) for (const set of entry.sets) for (
 for (const p of pooled) for (const m of p.moves) moveIds.add(toID(m));
 const moves = [...moveIds].map(id => dex.moves.get(id)).sort((a, b) => a.num - b.num || a.id.localeCompare(b.id))
   .map(m => effectRecord(m.id, dex.data.Moves[m.id], {
-    critRatio: m.critRatio, secondaries: plain(m.secondaries, '', []) || null,
+    // the values Showdown's Move constructor resolves from defaults (status moves ignore type immunity)
+    critRatio: m.critRatio, secondaries: plain(m.secondaries, '', []) || null, ignoreImmunity: m.ignoreImmunity,
     maxpp: m.noPPBoosts ? m.pp : Math.floor(m.pp * 8 / 5),
   }));
 

@@ -47,9 +47,10 @@ class Tables:
     move_pp: np.ndarray           # [M] max PP with three PP Ups
     move_crit_ratio: np.ndarray   # [M]
     move_multihit: np.ndarray     # [M] bool: a multi-hit move (excluded from the Tera 60-BP floor)
+    move_will_crit: np.ndarray    # [M] bool: always a critical hit (Showdown's willCrit; no crit draw)
     move_ignore_offensive: np.ndarray   # [M] bool
     move_ignore_defensive: np.ndarray   # [M] bool
-    move_ignore_immunity: np.ndarray    # [M] bool: Showdown's ignoreImmunity === true
+    move_ignore_immunity: np.ndarray    # [M] bool: Showdown's resolved ignoreImmunity === true (status moves by default)
     move_offense_stat: np.ndarray       # [M] index into BOOSTS of the attacking stat (Body Press: def)
     move_defense_stat: np.ndarray       # [M] index into BOOSTS of the defending stat (Psyshock: def)
     move_offense_target: np.ndarray     # [M] bool: the target's stat attacks (Foul Play)
@@ -104,6 +105,7 @@ def load() -> Tables:
         move_pp=np.asarray([m["maxpp"] for m in moves], np.int32),
         move_crit_ratio=np.asarray([m.get("critRatio", 0) for m in moves], np.int32),
         move_multihit=np.asarray([bool(m.get("multihit")) for m in moves]),
+        move_will_crit=np.asarray([m.get("willCrit") is True for m in moves]),
         move_ignore_offensive=np.asarray([bool(m.get("ignoreOffensive")) for m in moves]),
         move_ignore_defensive=np.asarray([bool(m.get("ignoreDefensive")) for m in moves]),
         move_ignore_immunity=np.asarray([m.get("ignoreImmunity") is True for m in moves]),

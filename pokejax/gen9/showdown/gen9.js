@@ -15,7 +15,8 @@
 //             BattleActions.getDamage of the attacker's move on the defender, in a battle of the two
 //             sets, with the crit forced (the move's willCrit) and the damage roll forced (the one draw
 //             the randomizer makes, random(16), answered with `roll`); damage is null for undefined,
-//             false for an immunity
+//             false for an immunity. With `rng` (a seed) instead, nothing is forced: the battle's PRNG
+//             starts at that seed and makes the crit and roll draws itself (the seed after is returned)
 //   order     {cases: [{sets: [set, set], moves: [id, id], boosts: [{}, {}], status: ['', ''], seed}]}
 //             -> {results: [{first, draws, seed, speeds, priorities}]}: which side Showdown's queue runs
 //             first (0 or 1) when both choose those moves, the PRNG draws of the sort and the seed after,
@@ -64,18 +65,30 @@ function cmdDamage(msg) {
     const {battle, mons} = duel([c.attacker, c.defender], c);
     const [attacker, defender] = mons;
     const move = battle.dex.getActiveMove(c.move);
-    move.willCrit = !!c.crit;
     const draws = [];
-    battle.random = (m, n) => {
-      draws.push([m === undefined ? null : m, n === undefined ? null : n]);
-      if (m !== 16 || n !== undefined) throw new Error(`unexpected draw random(${m}, ${n}) in getDamage`);
-      return c.roll;
-    };
+    if (c.rng) {
+      // the battle's own PRNG at this seed: the crit and roll draws as Showdown makes them
+      battle.prng = new PRNG(c.rng);
+      const raw = battle.prng.random.bind(battle.prng);
+      battle.prng.random = (m, n) => {
+        const r = raw(m, n);
+        draws.push([m === undefined ? null : m, n === undefined ? null : n, r]);
+        return r;
+      };
+    } else {
+      move.willCrit = !!c.crit;
+      battle.random = (m, n) => {
+        draws.push([m === undefined ? null : m, n === undefined ? null : n]);
+        if (m !== 16 || n !== undefined) throw new Error(`unexpected draw random(${m}, ${n}) in getDamage`);
+        return c.roll;
+      };
+    }
     const damage = battle.actions.getDamage(attacker, defender, move, true);
     const hit = defender.getMoveHitData(move);
+    const seed = battle.prng.getSeed();
     battle.destroy();
     return {damage: damage === undefined ? null : damage, draws, typeMod: hit.typeMod === undefined ? null : hit.typeMod,
-      crit: !!hit.crit};
+      crit: !!hit.crit, seed};
   });
   return {results};
 }

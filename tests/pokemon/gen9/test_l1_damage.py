@@ -57,9 +57,15 @@ def _random_case(rng: np.random.Generator, move: str) -> dict:
             "status": ["brn" if rng.random() < 0.2 else "", ""], "tera": tera}
 
 
+# Status moves reach getDamage's early returns only (immunity, no base power).
+STATUS_MOVES = [m for m in T.move_ids[1:] if T.move_category[T.move_index[m]] == tables.STATUS and not
+                {"basePowerCallback", "damageCallback"} & set(T.move_callbacks[T.move_index[m]])]
+
+
 def _cases() -> list[dict]:
     rng = np.random.default_rng(20251205)
-    moves = dmg.kernel_moves() * REPEATS + [str(m) for m in rng.choice(dmg.kernel_moves(), EXTRA_CASES)]
+    moves = (dmg.kernel_moves() * REPEATS + [str(m) for m in rng.choice(dmg.kernel_moves(), EXTRA_CASES)]
+             + STATUS_MOVES * 2)
     return [_random_case(rng, m) for m in moves]
 
 
@@ -118,7 +124,7 @@ def _our_outcome(kind: int, value: int, type_mod: int, fixed: bool) -> tuple:
 def test_damage_matches_showdown_batched(cases_and_reference):
     cases, reference = cases_and_reference
     exercised = {c["move"] for c in cases}
-    assert exercised == set(dmg.kernel_moves())
+    assert exercised == set(dmg.kernel_moves()) | set(STATUS_MOVES)
     out = jax.jit(dmg.damage)(**_arrays(cases))
     mismatches = []
     for n, (c, r) in enumerate(zip(cases, reference)):
@@ -132,7 +138,38 @@ def test_damage_matches_showdown_batched(cases_and_reference):
         assert r["draws"] == ([] if want[0] != "damage" or fixed else [[16, None]]), r
     assert not mismatches, f"{len(mismatches)}/{len(cases)} differ; first: {mismatches[:3]}"
     kinds = {w[0] for w in map(_showdown_outcome, reference)}
-    assert kinds == {"damage", "immune"}, kinds   # the cases reach both outcomes
+    assert kinds == {"damage", "immune", "none"}, kinds   # the cases reach every outcome
+
+
+@covers("damage-kernel-moves")
+def test_hit_with_showdowns_own_crit_and_roll_draws(showdown9):
+    """No forcing: both PRNGs start at the same seed; the crit draw (1 in 24, 1 in 8 at crit ratio 2,
+    none for Wicked Blow and the like), the roll draw, the damage and the PRNG state after are identical."""
+    from pokejax import prng
+    rng = np.random.default_rng(99)
+    moves = dmg.kernel_moves() * 3 + STATUS_MOVES
+    cases = [dict(_random_case(rng, m), rng=[int(x) for x in rng.integers(0, 65536, 4)]) for m in moves]
+    reference = []
+    for start in range(0, len(cases), 200):
+        reference += showdown9.damage(cases[start:start + 200])
+    arrays = _arrays(cases)
+    arrays.pop("crit"), arrays.pop("roll")
+    seeds = jnp.stack([prng.seed_from_words(c["rng"]) for c in cases])
+    rng_after, out, crit = jax.jit(dmg.hit)(seeds, **arrays)
+    mismatches = []
+    for n, (c, r) in enumerate(zip(cases, reference)):
+        fixed = bool(T.move_fixed_damage[T.move_index[c["move"]]])
+        want = _showdown_outcome(r)
+        if fixed and want[0] == "damage":
+            want = (want[0], want[1], None)
+        got = (_our_outcome(int(out.kind[n]), int(out.damage[n]), int(out.type_mod[n]), fixed), bool(crit[n]),
+               prng.to_showdown(rng_after[n]))
+        if got != (want, r["crit"], r["seed"]):
+            mismatches.append(f"case {n} {c}: ours {got} showdown {(want, r['crit'], r['seed'])}")
+    assert not mismatches, f"{len(mismatches)}/{len(cases)} differ; first: {mismatches[:3]}"
+    crits = [r["crit"] for r in reference]
+    high = [r["crit"] for c, r in zip(cases, reference) if T.move_crit_ratio[T.move_index[c["move"]]] == 2]
+    assert 10 <= sum(crits) and any(high)   # crits happen, at both ratios
 
 
 def test_damage_is_the_same_one_case_at_a_time_under_vmap(cases_and_reference):
