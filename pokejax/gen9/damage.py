@@ -9,22 +9,24 @@ no Python control flow on values, only masks. The arithmetic follows the order o
 1. an immunity from the defender's current types (its Tera type alone once Terastallized) ends the
    hit (Showdown returns ``false``); a move with no base power deals nothing (``undefined``); a
    fixed-damage move (Seismic Toss, Night Shade) deals the user's level;
-2. a Terastallized user's move of its Tera type with base power under 60, priority <= 0 and one hit
-   gets base power 60;
+2. a Terastallized user's move of its Tera type (Stellar: of a type not boosted yet) with base power
+   under 60, priority <= 0 and one hit gets base power 60;
 3. the attacking and defending stats with their stages (a critical hit drops the attacker's negative
    stages and the defender's positive ones; Sacred Sword's ``ignoreDefensive`` drops the defender's
    stages), Body Press / Psyshock / Foul Play choosing the stat and the Pokémon as their data say;
 4. ``floor(floor(floor(floor(2 L / 5 + 2) * P * A) / D) / 50) + 2``;
 5. critical hit ``floor(x * 1.5)``; damage roll ``floor(x * (100 - roll) / 100)`` for roll 0-15;
 6. STAB through Showdown's ``modify`` (4096ths, ``(x * m + 2047) >> 12``): 1.5 for a move of an
-   original type or of the Tera type, 2 when the Tera type is also an original type;
+   original type or of the Tera type, 2 when the Tera type is also an original type; a Stellar user's
+   first hit of each type: 2 for an original type, 4915/4096 for another (then 1.5 or 1 again);
 7. type effectiveness: doubling per super-effective type, halving (floored) per resistance;
 8. burn halves a physical move's damage (``modify`` by 0.5); 0 becomes 1; 16-bit truncation.
 
 Integer arithmetic is unsigned 32-bit, as Showdown's ``trunc`` (``x >>> 0``) wraps. Out of scope
 until later stages (and so not in the L1 cases): abilities, items, weather, terrain, screens, moves
 whose power or damage Showdown computes in code (``basePowerCallback``, ``onBasePower``,
-``damageCallback``...), the Stellar Tera type, spread and Parental Bond modifiers.
+``damageCallback``...; Tera Blast, the one Stellar-type move, among them), Terapagos (whose Stellar
+forme keeps its boosts), spread and Parental Bond modifiers.
 """
 
 from __future__ import annotations
@@ -43,10 +45,14 @@ KIND_DAMAGE, KIND_IMMUNE, KIND_NONE = 0, 1, 2   # a number; Showdown's false; Sh
 _U = jnp.uint32
 
 
+STELLAR = 17   # tables.load().type_index["Stellar"], checked below
+
+
 class Damage(NamedTuple):
     damage: jnp.ndarray    # int32, 0 unless kind == KIND_DAMAGE
     kind: jnp.ndarray      # KIND_DAMAGE / KIND_IMMUNE / KIND_NONE
     type_mod: jnp.ndarray  # summed effectiveness (+1 per doubling, -1 per halving), clamped to [-6, 6]
+    stellar: jnp.ndarray   # int32 bit mask of the types a Stellar user has had its one-time boost for, after the hit
 
 
 def modify(value, modifier_4096):
@@ -66,9 +72,10 @@ def boosted_stat(stat, boost):
 
 
 def effectiveness(move_type, def_types, def_tera):
-    """(immune, type_mod) of a move type against a defender: its two original types, or its Tera type alone."""
+    """(immune, type_mod) of a move type against a defender: its two original types, or its Tera type
+    alone (a Stellar Tera keeps the original types defensively)."""
     chart = jnp.asarray(tables.load().type_chart)
-    tera = def_tera != tables.TYPE_NONE
+    tera = (def_tera != tables.TYPE_NONE) & (def_tera != STELLAR)
     first = jnp.where(tera, def_tera, def_types[..., 0])
     second = jnp.where(tera, tables.TYPE_NONE, def_types[..., 1])
     codes = jnp.stack([chart[move_type, first], chart[move_type, second]], axis=-1)
@@ -78,14 +85,17 @@ def effectiveness(move_type, def_types, def_tera):
 
 
 def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
-           def_stats, def_boosts, def_types, def_tera, crit, roll) -> Damage:
+           def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar=0) -> Damage:
     """One hit's damage (see the module docstring for the order and the scope).
 
     move: move index (``tables.load().move_index``); level: the user's level; ``*_stats``: stored
     stats atk def spa spd spe ``[..., 5]``; ``*_boosts``: the same five stages ``[..., 5]``;
     ``*_types``: original types ``[..., 2]`` (``tables.TYPE_NONE`` second); ``*_tera``: the Tera type
     once Terastallized, else ``tables.TYPE_NONE``; atk_burned: the user is burned; crit: the hit is
-    critical; roll: the damage roll 0-15 (Showdown's ``random(16)``).
+    critical; roll: the damage roll 0-15 (Showdown's ``random(16)``); atk_stellar: for a user
+    Terastallized to Stellar, the bit mask (bit = type index) of the types it has used its one-time
+    boost for (Showdown's ``stellarBoostedTypes``; for the second and later hits of a multi-hit move,
+    pass the mask from before the move, as Showdown's ``move.stellarBoosted`` keeps the boost).
     """
     for name, value, width in (("atk_stats", atk_stats, 5), ("atk_boosts", atk_boosts, 5), ("def_stats", def_stats, 5),
                                ("def_boosts", def_boosts, 5), ("atk_types", atk_types, 2), ("def_types", def_types, 2)):
@@ -106,8 +116,12 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     fixed = col(t.move_fixed_damage)
     no_power = (fixed == 0) & (power == 0)   # Showdown returns undefined before any modifier
 
-    # 2. the Tera floor of 60 base power (Showdown: the user "hasType" its Tera type only)
-    tera_floor = ((atk_tera != tables.TYPE_NONE) & (move_type == atk_tera) & (power < 60)
+    # 2. the Tera floor of 60 base power (Showdown: the user "hasType" its Tera type only; Stellar: any
+    # type not boosted yet)
+    stellar = atk_tera == STELLAR
+    mask = jnp.asarray(atk_stellar).astype(_U)
+    fresh = ((mask >> move_type.astype(_U)) & 1) == 0
+    tera_floor = ((atk_tera != tables.TYPE_NONE) & jnp.where(stellar, fresh, move_type == atk_tera) & (power < 60)
                   & (col(t.move_priority) <= 0) & ~col(t.move_multihit))
     power = jnp.where(tera_floor, 60, power)
 
@@ -130,11 +144,12 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     base = jnp.where(crit, base + (base >> 1), base)
     base = base * (100 - jnp.asarray(roll)).astype(_U) // 100
 
-    # 6. STAB (Stellar is not modelled yet)
+    # 6. STAB; Stellar: a one-time 2x (original type) or 4915/4096 (other types) per type
     atk_types = jnp.asarray(atk_types)
     original = (move_type == atk_types[..., 0]) | (move_type == atk_types[..., 1])
     tera_match = (atk_tera != tables.TYPE_NONE) & (move_type == atk_tera)
     stab = jnp.where(tera_match & original, 8192, jnp.where(original | tera_match, 6144, 4096))
+    stab = jnp.where(stellar & fresh, jnp.where(original, 8192, 4915), jnp.where(stellar, jnp.where(original, 6144, 4096), stab))
     base = modify(base, stab)
 
     # 7. type effectiveness
@@ -149,12 +164,14 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
 
     out = jnp.where(fixed == -1, level, jnp.where(fixed > 0, fixed, base.astype(jnp.int32)))
     kind = jnp.where(immune, KIND_IMMUNE, jnp.where(no_power, KIND_NONE, KIND_DAMAGE))
+    boosted = stellar & fresh & (kind == KIND_DAMAGE) & (fixed == 0)
+    mask = jnp.where(boosted, mask | (jnp.asarray(1, _U) << move_type.astype(_U)), mask)
     return Damage(jnp.where(kind == KIND_DAMAGE, out, 0).astype(jnp.int32), kind.astype(jnp.int32),
-                  type_mod.astype(jnp.int32))
+                  type_mod.astype(jnp.int32), mask.astype(jnp.int32))
 
 
 def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
-        def_stats, def_boosts, def_types, def_tera):
+        def_stats, def_boosts, def_types, def_tera, atk_stellar=0):
     """``damage`` with Showdown's own draws on its PRNG (``pokejax.prng`` state ``uint32[..., 2]``):
     where the hit reaches the formula (no immunity, base power, not fixed damage), first the critical
     hit, ``randomChance(1, CRIT_DENOMINATOR[crit ratio])`` unless the move always crits (``willCrit``),
@@ -172,7 +189,7 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
     crit = reaches & (will_crit | ((ratio > 0) & drawn))
     rng, roll = prng.random_int(rng, 16, when=reaches)
     out = damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
-                 def_stats, def_boosts, def_types, def_tera, crit, roll)
+                 def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar)
     return rng, out, crit
 
 
@@ -190,3 +207,7 @@ def kernel_moves() -> list[str]:
     return [t.move_ids[i] for i in range(1, len(t.move_ids))
             if t.move_category[i] != tables.STATUS and not t.move_callbacks[i]
             and (t.move_power[i] > 0 or t.move_fixed_damage[i] != 0)]
+
+
+if tables.load().type_index["Stellar"] != STELLAR:
+    raise RuntimeError("gen9.json moved the Stellar type: update pokejax.gen9.damage.STELLAR")

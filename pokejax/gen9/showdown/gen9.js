@@ -11,8 +11,10 @@
 //             generator at that seed, and the stats Showdown gives its Pokemon in a battle
 //             ({maxhp, atk, def, spa, spd, spe} from Pokemon.maxhp / storedStats)
 //   damage    {cases: [{attacker, defender, move, crit, roll, boosts: [{}, {}], status: ['', ''],
-//             tera: [type | null, type | null]}]} -> {results: [{damage, draws, typeMod}]}:
-//             BattleActions.getDamage of the attacker's move on the defender, in a battle of the two
+//             tera: [type | null, type | null], stellar?: [[types], [types]]}]}
+//             -> {results: [{damage, draws, typeMod, crit, seed, stellar}]}:
+//             BattleActions.getDamage of the attacker's move on the defender (stellar: the types each
+//             side has already used its Stellar boost for; the attacker's list after comes back), in a battle of the two
 //             sets, with the crit forced (the move's willCrit) and the damage roll forced (the one draw
 //             the randomizer makes, random(16), answered with `roll`); damage is null for undefined,
 //             false for an immunity. With `rng` (a seed) instead, nothing is forced: the battle's PRNG
@@ -56,6 +58,7 @@ function duel(sets, setup) {
       p.teraType = setup.tera[i];
       battle.actions.terastallize(p);
     }
+    if (setup.stellar && setup.stellar[i]) p.stellarBoostedTypes = setup.stellar[i].slice();
   }
   return {battle, mons};
 }
@@ -88,7 +91,7 @@ function cmdDamage(msg) {
     const seed = battle.prng.getSeed();
     battle.destroy();
     return {damage: damage === undefined ? null : damage, draws, typeMod: hit.typeMod === undefined ? null : hit.typeMod,
-      crit: !!hit.crit, seed};
+      crit: !!hit.crit, seed, stellar: attacker.stellarBoostedTypes.slice()};
   });
   return {results};
 }

@@ -2,8 +2,8 @@
 
 Each case is a random attacker/defender pair (a species of the format's sets, level 1-100, random EVs
 and IVs, no ability, no item), random stat stages, a burn on the attacker now and then, either side
-Terastallized now and then (any Tera type but Stellar, the
-move's type half the time), the attacker of the move's type half the time, a forced critical hit or not, a forced damage
+Terastallized now and then (any Tera type, the move's type
+or Stellar more often; a Stellar attacker with some types already boosted), the attacker of the move's type half the time, a forced critical hit or not, a forced damage
 roll 0-15, and a move of ``pokejax.gen9.damage.kernel_moves()`` (every one of them several times). Showdown
 computes the hit in a battle of the two sets (``gen9.js`` ``damage``: the move's ``willCrit`` set, the
 randomizer's one ``random(16)`` answered with the roll); pokejax computes the whole batch at once with
@@ -28,7 +28,8 @@ EXTRA_CASES = 400    # then moves at random
 STATS = tables.STATS
 # Ogerpon and Terapagos change forme when they Terastallize (later stages).
 SPECIES = sorted(s for s in tables.load_sets() if not s.startswith(("ogerpon", "terapagos")))
-TERA_TYPES = [n for n in T.type_names if n != "Stellar"]
+TERA_TYPES = list(T.type_names)                       # Stellar included
+PLAIN_TYPES = [n for n in T.type_names if n != "Stellar"]
 
 
 # Species by type, to give half the attackers a type of their move (STAB)
@@ -50,11 +51,17 @@ def _random_case(rng: np.random.Generator, move: str) -> dict:
               for _ in range(2)]
     move_type = T.type_names[T.move_type[T.move_index[move]]]
     tera = [str(rng.choice(TERA_TYPES)) if rng.random() < 0.4 else None for _ in range(2)]
-    if tera[0] and rng.random() < 0.5:
+    pick = rng.random()
+    if tera[0] and pick < 0.4:
         tera[0] = move_type   # Tera STAB
+    elif tera[0] and pick < 0.6:
+        tera[0] = "Stellar"
+    stellar = []              # types the Stellar attacker has already had its boost for
+    if tera[0] == "Stellar" and rng.random() < 0.5:
+        stellar = sorted({str(x) for x in rng.choice(PLAIN_TYPES, 3)} | ({move_type} if rng.random() < 0.5 else set()))
     return {"attacker": _random_set(rng, move, stab=bool(rng.random() < 0.5)), "defender": _random_set(rng, "splash"),
             "move": move, "crit": bool(rng.random() < 0.3), "roll": int(rng.integers(0, 16)), "boosts": boosts,
-            "status": ["brn" if rng.random() < 0.2 else "", ""], "tera": tera}
+            "status": ["brn" if rng.random() < 0.2 else "", ""], "tera": tera, "stellar": [stellar, []]}
 
 
 # Status moves reach getDamage's early returns only (immunity, no base power).
@@ -88,7 +95,12 @@ def _arrays(cases: list[dict]) -> dict[str, jnp.ndarray]:
         atk_stats=a_stats[:, 1:], atk_boosts=boosts(0), atk_types=T.species_types[a_species], atk_tera=tera(0),
         atk_burned=np.asarray([c["status"][0] == "brn" for c in cases]),
         def_stats=d_stats[:, 1:], def_boosts=boosts(1), def_types=T.species_types[d_species], def_tera=tera(1),
-        crit=np.asarray([c["crit"] for c in cases]), roll=np.asarray([c["roll"] for c in cases], np.int32)).items()}
+        crit=np.asarray([c["crit"] for c in cases]), roll=np.asarray([c["roll"] for c in cases], np.int32),
+        atk_stellar=np.asarray([stellar_mask(c["stellar"][0]) for c in cases], np.int32)).items()}
+
+
+def stellar_mask(types: list[str]) -> int:
+    return sum(1 << T.type_index[name] for name in set(types))
 
 
 def tables_id(name: str) -> str:
@@ -132,9 +144,9 @@ def test_damage_matches_showdown_batched(cases_and_reference):
         want = _showdown_outcome(r)
         if fixed and want[0] == "damage":
             want = (want[0], want[1], None)   # Showdown returns before the type modifier is recorded
-        got = _our_outcome(int(out.kind[n]), int(out.damage[n]), int(out.type_mod[n]), fixed)
-        if got != want:
-            mismatches.append(f"case {n} {c}: ours {got} showdown {want}")
+        got = (_our_outcome(int(out.kind[n]), int(out.damage[n]), int(out.type_mod[n]), fixed), int(out.stellar[n]))
+        if got != (want, stellar_mask(r["stellar"])):
+            mismatches.append(f"case {n} {c}: ours {got} showdown {(want, stellar_mask(r['stellar']))}")
         assert r["draws"] == ([] if want[0] != "damage" or fixed else [[16, None]]), r
     assert not mismatches, f"{len(mismatches)}/{len(cases)} differ; first: {mismatches[:3]}"
     kinds = {w[0] for w in map(_showdown_outcome, reference)}
@@ -194,6 +206,10 @@ def test_the_cases_reach_the_rules_they_test(cases_and_reference):
     assert ((tera == mtype) & ~original).sum() >= 5     # Tera STAB 1.5x
     assert ((tera == mtype) & (power < 60) & (power > 0)).sum() >= 3
     assert np.asarray(a["atk_burned"]).sum() >= 50
+    stellar = tera == T.type_index["Stellar"]
+    fresh = (np.asarray(a["atk_stellar"]) >> mtype) & 1 == 0
+    assert (stellar & fresh & original).sum() >= 5 and (stellar & fresh & ~original).sum() >= 5
+    assert (stellar & ~fresh).sum() >= 5 and (stellar & fresh & (power < 60) & (power > 0)).sum() >= 1
     assert (np.asarray(a["atk_boosts"]) < 0).any() and (np.asarray(a["def_boosts"]) > 0).any()
 
 
