@@ -2,7 +2,7 @@
 
 Same plumbing as Gen 1's ``pokejax.reference.ShowdownBridge`` (one long-lived node process, JSON
 lines), another script: team generation with Showdown's stats, ``getDamage`` with forced crit and
-damage roll, and the turn order of two moves. Only tests and tools import this.
+damage roll, the accuracy check, and the turn order of two moves. Only tests and tools import this.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ class Gen9Bridge(ShowdownBridge):
     def damage(self, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """``BattleActions.getDamage`` for each case (see gen9.js for the fields)."""
         return self.call("damage", cases=list(cases))["results"]
+
+    def accuracy(self, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``BattleActions.hitStepAccuracy`` for each case (see gen9.js)."""
+        return self.call("accuracy", cases=list(cases))["results"]
 
     def order(self, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Which side moves first for each case (see gen9.js)."""

@@ -55,6 +55,8 @@ class Tables:
     move_defense_stat: np.ndarray       # [M] index into BOOSTS of the defending stat (Psyshock: def)
     move_offense_target: np.ndarray     # [M] bool: the target's stat attacks (Foul Play)
     move_fixed_damage: np.ndarray       # [M] 0 none, -1 the user's level (Seismic Toss), n > 0 that much
+    move_ignore_evasion: np.ndarray     # [M] bool: the target's evasion stage does not count (Sacred Sword)
+    move_self_status: np.ndarray        # [M] bool: a status move targeting its user (never misses)
     move_callbacks: tuple[tuple[str, ...], ...]
     ability_ids: tuple[str, ...]
     ability_index: dict[str, int]
@@ -116,6 +118,8 @@ def load() -> Tables:
         move_offense_target=np.asarray([m.get("overrideOffensivePokemon") == "target" for m in moves]),
         move_fixed_damage=np.asarray([-1 if m.get("damage") == "level" else int(m.get("damage") or 0) for m in moves],
                                      np.int32),
+        move_ignore_evasion=np.asarray([bool(m.get("ignoreEvasion")) for m in moves]),
+        move_self_status=np.asarray([m.get("target") == "self" and m["category"] == "Status" for m in moves]),
         move_callbacks=tuple(tuple(m["callbacks"]) for m in moves),
         ability_ids=("",) + tuple(a["id"] for a in data["abilities"]),
         ability_index={a["id"]: i + 1 for i, a in enumerate(data["abilities"])},

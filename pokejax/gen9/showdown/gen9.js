@@ -19,6 +19,9 @@
 //             the randomizer makes, random(16), answered with `roll`); damage is null for undefined,
 //             false for an immunity. With `rng` (a seed) instead, nothing is forced: the battle's PRNG
 //             starts at that seed and makes the crit and roll draws itself (the seed after is returned)
+//   accuracy  {cases: [{attacker, defender, move, boosts: [{}, {}], tera: [..], rng}]}
+//             -> {results: [{hit, draws, seed}]}: BattleActions.hitStepAccuracy of the attacker's move on
+//             the defender, the battle's PRNG starting at `rng` (its draws and the seed after returned)
 //   order     {cases: [{sets: [set, set], moves: [id, id], boosts: [{}, {}], status: ['', ''], seed}]}
 //             -> {results: [{first, draws, seed, speeds, priorities}]}: which side Showdown's queue runs
 //             first (0 or 1) when both choose those moves, the PRNG draws of the sort and the seed after,
@@ -96,6 +99,23 @@ function cmdDamage(msg) {
   return {results};
 }
 
+function cmdAccuracy(msg) {
+  const results = msg.cases.map(c => {
+    const {battle, mons} = duel([c.attacker, c.defender], c);
+    const [attacker, defender] = mons;
+    battle.prng = new PRNG(c.rng);
+    const draws = [];
+    const raw = battle.prng.random.bind(battle.prng);
+    battle.prng.random = (m, n) => { const r = raw(m, n); draws.push([m === undefined ? null : m, n === undefined ? null : n, r]); return r; };
+    const move = battle.dex.getActiveMove(c.move);
+    const [hit] = battle.actions.hitStepAccuracy([defender], attacker, move);
+    const result = {hit: !!hit, draws, seed: battle.prng.getSeed()};
+    battle.destroy();
+    return result;
+  });
+  return {results};
+}
+
 function cmdOrder(msg) {
   const results = msg.cases.map(c => {
     const {battle, mons} = duel(c.sets, Object.assign({}, c, {seed: c.seed}));
@@ -116,7 +136,7 @@ function cmdOrder(msg) {
   return {results};
 }
 
-const COMMANDS = {teams: cmdTeams, damage: cmdDamage, order: cmdOrder,
+const COMMANDS = {teams: cmdTeams, damage: cmdDamage, accuracy: cmdAccuracy, order: cmdOrder,
   ping: () => ({version: require(path.join(PACKAGE, 'package.json')).version})};
 
 const rl = readline.createInterface({input: process.stdin, terminal: false});

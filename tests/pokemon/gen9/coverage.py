@@ -8,8 +8,8 @@ tests/pokemon/gen9).
 
 A move counts as **fully implemented** only when a battle engine runs all of it (none yet: stage 1
 has the damage formula and the turn order as functions, no battle). The partial columns say which
-stage-1 function covers it: ``damage`` (``pokejax.gen9.damage.kernel_moves()``) and ``order``
-(``pokejax.gen9.order.order_moves()``).
+stage-1 function covers it: ``damage`` (``pokejax.gen9.damage.kernel_moves()``), ``order``
+(``pokejax.gen9.order.order_moves()``) and ``accuracy`` (``pokejax.gen9.accuracy.accuracy_moves()``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pathlib
 import re
 import sys
 
-from pokejax.gen9 import damage, order, pool
+from pokejax.gen9 import accuracy, damage, order, pool
 from pokejax.gen9.data import tables
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -33,7 +33,9 @@ BEGIN, END = "<!-- coverage:begin -->", "<!-- coverage:end -->"
 GROUPS = {
     "damage-kernel-moves": lambda: {f"move:{m}" for m in damage.kernel_moves()},
     "turn-order-moves": lambda: {f"move:{m}" for m in order.order_moves()},
+    "accuracy-moves": lambda: {f"move:{m}" for m in accuracy.accuracy_moves()},
 }
+COLUMNS = {"damage-kernel-moves": "damage", "turn-order-moves": "order", "accuracy-moves": "accuracy"}
 # Moves, abilities and items a battle engine runs in full (stage 2 on); empty while there is no engine.
 FULLY_IMPLEMENTED: set[str] = set()
 
@@ -43,7 +45,7 @@ def _id(name: str) -> str:
 
 
 def tests_by_item() -> dict[str, dict[str, set[str]]]:
-    """coverage item (``move:<id>``...) -> {"damage" | "order" | "whole": {"file::test", ...}}; a test of a
+    """coverage item (``move:<id>``...) -> {"damage" | "order" | "accuracy" | "whole": {"file::test", ...}}; a test of a
     group is filed under the group's column."""
     found: dict[str, dict[str, set[str]]] = collections.defaultdict(lambda: collections.defaultdict(set))
     for path in sorted(TESTS.glob("test_*.py")):
@@ -52,7 +54,7 @@ def tests_by_item() -> dict[str, dict[str, set[str]]]:
             decorators = text[text.rfind("\n\n", 0, match.start()): match.start()]
             for group in re.findall(r"@covers\(([^)]*)\)", decorators):
                 for name in re.findall(r'"([^"]+)"', group):
-                    column = "damage" if name == "damage-kernel-moves" else "order" if name == "turn-order-moves" else "whole"
+                    column = COLUMNS.get(name, "whole")
                     members = GROUPS[name]() if name in GROUPS else {name}
                     for item in members:
                         found[item][column].add(f"{path.name}::{match.group(1)}")
@@ -87,13 +89,15 @@ def _tests(cell: set[str]) -> str:
 
 
 def figures(names, found) -> dict[str, int]:
-    kernel, ordered = set(damage.kernel_moves()), set(order.order_moves())
+    kernel, ordered, accurate = set(damage.kernel_moves()), set(order.order_moves()), set(accuracy.accuracy_moves())
     t = tables.load()
     damaging = {m for m in names["move"] if t.move_category[t.move_index[m]] != tables.STATUS}
     return {
         "moves": len(names["move"]), "damaging": len(damaging),
         "damage_kernel": len(kernel & damaging), "damage_l1": sum(1 for m in damaging if found[f"move:{m}"]["damage"]),
         "order": len(ordered & set(names["move"])), "order_l1": sum(1 for m in names["move"] if found[f"move:{m}"]["order"]),
+        "accuracy": len(accurate & set(names["move"])),
+        "accuracy_l1": sum(1 for m in names["move"] if found[f"move:{m}"]["accuracy"]),
         "moves_full": sum(1 for m in names["move"] if f"move:{m}" in FULLY_IMPLEMENTED),
         "abilities": len(names["ability"]),
         "abilities_full": sum(1 for a in names["ability"] if f"ability:{a}" in FULLY_IMPLEMENTED),
@@ -104,7 +108,8 @@ def figures(names, found) -> dict[str, int]:
 def summary(f: dict[str, int]) -> list[str]:
     return [
         f"- Moves: {f['moves']} ({f['damaging']} damaging); damage formula: {f['damage_kernel']} of the damaging moves, "
-        f"{f['damage_l1']} L1-tested; turn order: {f['order']}, {f['order_l1']} L1-tested; fully implemented in a battle: "
+        f"{f['damage_l1']} L1-tested; turn order: {f['order']}, {f['order_l1']} L1-tested; accuracy check: "
+        f"{f['accuracy']}, {f['accuracy_l1']} L1-tested; fully implemented in a battle: "
         f"{f['moves_full']}.",
         f"- Abilities: {f['abilities']}; fully implemented: {f['abilities_full']} (abilities come in stage 5).",
         f"- Items: {f['items']}; fully implemented: {f['items_full']} (items come in stage 5).",
@@ -113,17 +118,18 @@ def summary(f: dict[str, int]) -> list[str]:
 
 def tables_section(names, found) -> list[str]:
     t = tables.load()
-    kernel, ordered = set(damage.kernel_moves()), set(order.order_moves())
+    kernel, ordered, accurate = set(damage.kernel_moves()), set(order.order_moves()), set(accuracy.accuracy_moves())
     lines = ["### Moves", "", "Sorted by how many Pokémon of the committed pool (6,000) carry them.", "",
-             "| move | category | in pool | damage formula | turn order | fully implemented | L1 tests |",
-             "|---|---|---|---|---|---|---|"]
+             "| move | category | in pool | damage formula | turn order | accuracy | fully implemented | L1 tests |",
+             "|---|---|---|---|---|---|---|---|"]
     for m, count in names["move"].items():
         i = t.move_index[m]
         category = tables.CATEGORIES[t.move_category[i]]
         dmg = "—" if category == "Status" else ("yes" if m in kernel else "no")
         cell = found[f"move:{m}"]
-        tests = cell["damage"] | cell["order"] | cell["whole"]
+        tests = cell["damage"] | cell["order"] | cell["accuracy"] | cell["whole"]
         lines.append(f"| {m} | {category} | {count} | {dmg} | {'yes' if m in ordered else 'no'} | "
+                     f"{'yes' if m in accurate else 'no'} | "
                      f"{'yes' if f'move:{m}' in FULLY_IMPLEMENTED else 'no'} | {_tests(tests)} |")
     for kind, title in (("ability", "Abilities"), ("item", "Items")):
         lines += ["", f"### {title}", "", "Sorted by how many Pokémon of the committed pool carry them.", "",

@@ -3,7 +3,7 @@ check what their markers claim."""
 
 from __future__ import annotations
 
-from pokejax.gen9 import damage, order
+from pokejax.gen9 import accuracy, damage, order
 from tests.pokemon.gen9 import coverage
 
 
@@ -18,6 +18,7 @@ def test_the_markers_name_known_groups_and_reach_every_function_covered_move():
     found = coverage.tests_by_item()
     assert all(found[f"move:{m}"]["damage"] for m in damage.kernel_moves())
     assert all(found[f"move:{m}"]["order"] for m in order.order_moves())
+    assert all(found[f"move:{m}"]["accuracy"] for m in accuracy.accuracy_moves())
     names = coverage.format_names()
     f = coverage.figures(names, found)
     assert f["damage_l1"] == f["damage_kernel"] > 150 and f["moves_full"] == 0
