@@ -6,7 +6,8 @@ no Python control flow on values, only masks. The arithmetic follows the order o
 ``BattleActions.getDamage`` and ``modifyDamage`` (read from the pinned package's
 ``sim/battle-actions.ts`` and ``sim/battle.ts``):
 
-1. an immunity from the defender's current types (its Tera type alone once Terastallized) ends the
+1. an immunity from the defender's current types (its Tera type alone once Terastallized, but its
+   original types under a Stellar Tera) ends the
    hit (Showdown returns ``false``); a move with no base power deals nothing (``undefined``); a
    fixed-damage move (Seismic Toss, Night Shade) deals the user's level;
 2. a Terastallized user's move of its Tera type (Stellar: of a type not boosted yet) with base power
