@@ -1,0 +1,154 @@
+'use strict';
+// pokejax Gen 9's bridge to Pokemon Showdown (the package pinned in pokejax/showdown), one long-lived
+// node process speaking JSON lines like pokejax/showdown/bridge.js: one request a line on stdin
+// ({"cmd": ...}), one reply a line on stdout ({"ok": true, ...} or {"ok": false, "error": ...}).
+//
+// The package folder comes from the environment (POKEJAX_SHOWDOWN_PACKAGE, set by pokejax.gen9.reference).
+//
+// Commands
+//   ping      -> {version}
+//   teams     {format, seeds: [[4 words], ...]} -> {teams: [{sets, stats}]}: each team from Showdown's own
+//             generator at that seed, and the stats Showdown gives its Pokemon in a battle
+//             ({maxhp, atk, def, spa, spd, spe} from Pokemon.maxhp / storedStats)
+//   damage    {cases: [{attacker, defender, move, crit, roll, boosts: [{}, {}], status: ['', ''],
+//             tera: [type | null, type | null], stellar?: [[types], [types]]}]}
+//             -> {results: [{damage, draws, typeMod, crit, seed, stellar}]}:
+//             BattleActions.getDamage of the attacker's move on the defender (stellar: the types each
+//             side has already used its Stellar boost for; the attacker's list after comes back), in a battle of the two
+//             sets, with the crit forced (the move's willCrit) and the damage roll forced (the one draw
+//             the randomizer makes, random(16), answered with `roll`); damage is null for undefined,
+//             false for an immunity. With `rng` (a seed) instead, nothing is forced: the battle's PRNG
+//             starts at that seed and makes the crit and roll draws itself (the seed after is returned)
+//   accuracy  {cases: [{attacker, defender, move, boosts: [{}, {}], tera: [..], rng}]}
+//             -> {results: [{hit, draws, seed}]}: BattleActions.hitStepAccuracy of the attacker's move on
+//             the defender, the battle's PRNG starting at `rng` (its draws and the seed after returned)
+//   order     {cases: [{sets: [set, set], moves: [id, id], boosts: [{}, {}], status: ['', ''], seed}]}
+//             -> {results: [{first, draws, seed, speeds, priorities}]}: which side Showdown's queue runs
+//             first (0 or 1) when both choose those moves, the PRNG draws of the sort and the seed after,
+//             each side's getActionSpeed(), and the queued actions' [side, priority]
+
+const path = require('path');
+const readline = require('readline');
+const PACKAGE = process.env.POKEJAX_SHOWDOWN_PACKAGE ||
+  path.join(__dirname, '..', '..', 'showdown', 'node_modules', 'pokemon-showdown');
+const PS = require(PACKAGE);
+const {Battle, Teams, PRNG} = PS;
+
+function cmdTeams(msg) {
+  const format = msg.format || 'gen9randombattle';
+  const teams = msg.seeds.map(seed => {
+    const sets = Teams.generate(format, {seed});
+    const battle = new Battle({formatid: format, seed: [0, 0, 0, 1]});
+    battle.setPlayer('p1', {name: 'P1', team: sets});
+    const stats = battle.sides[0].pokemon.map(p => Object.assign({maxhp: p.maxhp}, p.storedStats));
+    battle.destroy();
+    return {sets, stats};
+  });
+  return {teams};
+}
+
+// A battle of two one-Pokemon teams, with statuses, boosts and Terastallization applied as given.
+function duel(sets, setup) {
+  const battle = new Battle({formatid: setup.format || 'gen9randombattle', seed: setup.seed || [0, 0, 0, 1]});
+  battle.setPlayer('p1', {name: 'P1', team: [sets[0]]});
+  battle.setPlayer('p2', {name: 'P2', team: [sets[1]]});
+  const mons = [battle.sides[0].active[0], battle.sides[1].active[0]];
+  for (let i = 0; i < 2; i++) {
+    const p = mons[i];
+    if (setup.status && setup.status[i]) p.setStatus(setup.status[i], p, null, true);
+    if (setup.boosts && setup.boosts[i]) p.boostBy(setup.boosts[i]);
+    if (setup.tera && setup.tera[i]) {
+      p.teraType = setup.tera[i];
+      battle.actions.terastallize(p);
+    }
+    if (setup.stellar && setup.stellar[i]) p.stellarBoostedTypes = setup.stellar[i].slice();
+  }
+  return {battle, mons};
+}
+
+function cmdDamage(msg) {
+  const results = msg.cases.map(c => {
+    const {battle, mons} = duel([c.attacker, c.defender], c);
+    const [attacker, defender] = mons;
+    const move = battle.dex.getActiveMove(c.move);
+    const draws = [];
+    if (c.rng) {
+      // the battle's own PRNG at this seed: the crit and roll draws as Showdown makes them
+      battle.prng = new PRNG(c.rng);
+      const raw = battle.prng.random.bind(battle.prng);
+      battle.prng.random = (m, n) => {
+        const r = raw(m, n);
+        draws.push([m === undefined ? null : m, n === undefined ? null : n, r]);
+        return r;
+      };
+    } else {
+      move.willCrit = !!c.crit;
+      battle.random = (m, n) => {
+        draws.push([m === undefined ? null : m, n === undefined ? null : n]);
+        if (m !== 16 || n !== undefined) throw new Error(`unexpected draw random(${m}, ${n}) in getDamage`);
+        return c.roll;
+      };
+    }
+    const damage = battle.actions.getDamage(attacker, defender, move, true);
+    const hit = defender.getMoveHitData(move);
+    const seed = battle.prng.getSeed();
+    battle.destroy();
+    return {damage: damage === undefined ? null : damage, draws, typeMod: hit.typeMod === undefined ? null : hit.typeMod,
+      crit: !!hit.crit, seed, stellar: attacker.stellarBoostedTypes.slice()};
+  });
+  return {results};
+}
+
+function cmdAccuracy(msg) {
+  const results = msg.cases.map(c => {
+    const {battle, mons} = duel([c.attacker, c.defender], c);
+    const [attacker, defender] = mons;
+    battle.prng = new PRNG(c.rng);
+    const draws = [];
+    const raw = battle.prng.random.bind(battle.prng);
+    battle.prng.random = (m, n) => { const r = raw(m, n); draws.push([m === undefined ? null : m, n === undefined ? null : n, r]); return r; };
+    const move = battle.dex.getActiveMove(c.move);
+    const [hit] = battle.actions.hitStepAccuracy([defender], attacker, move);
+    const result = {hit: !!hit, draws, seed: battle.prng.getSeed()};
+    battle.destroy();
+    return result;
+  });
+  return {results};
+}
+
+function cmdOrder(msg) {
+  const results = msg.cases.map(c => {
+    const {battle, mons} = duel(c.sets, Object.assign({}, c, {seed: c.seed}));
+    battle.prng = new PRNG(c.seed);
+    const draws = [];
+    const raw = battle.prng.random.bind(battle.prng);
+    battle.prng.random = (m, n) => { const r = raw(m, n); draws.push([m === undefined ? null : m, n === undefined ? null : n, r]); return r; };
+    // the queue as Showdown builds it for one turn: each side's move action, then sorted
+    for (let i = 0; i < 2; i++) {
+      battle.queue.addChoice({choice: 'move', pokemon: mons[i], moveid: c.moves[i], targetLoc: 1});
+    }
+    battle.queue.sort();
+    const result = {first: battle.queue.list[0].pokemon.side.n, draws, seed: battle.prng.getSeed(),
+      speeds: mons.map(p => p.getActionSpeed()), priorities: battle.queue.list.map(a => [a.pokemon.side.n, a.priority])};
+    battle.destroy();
+    return result;
+  });
+  return {results};
+}
+
+const COMMANDS = {teams: cmdTeams, damage: cmdDamage, accuracy: cmdAccuracy, order: cmdOrder,
+  ping: () => ({version: require(path.join(PACKAGE, 'package.json')).version})};
+
+const rl = readline.createInterface({input: process.stdin, terminal: false});
+const send = reply => process.stdout.write(JSON.stringify(reply) + '\n');
+rl.on('line', line => {
+  if (!line.trim()) return;
+  try {
+    const msg = JSON.parse(line);
+    const fn = COMMANDS[msg.cmd];
+    if (!fn) throw new Error(`unknown command ${msg.cmd}`);
+    send(Object.assign({ok: true}, fn(msg)));
+  } catch (err) {
+    send({ok: false, error: String(err && err.stack || err)});
+  }
+});

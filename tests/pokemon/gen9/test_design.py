@@ -1,0 +1,58 @@
+"""The Gen 9 stage-1 functions are accelerator-first: their programs hold no control flow on values
+(no while loop, cond, scan or host callback), only elementwise arithmetic, gathers and selects."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from pokejax import prng
+from pokejax.gen9 import accuracy, damage, order
+from pokejax.gen9.data import tables
+
+FORBIDDEN = {"while", "cond", "scan", "pure_callback", "io_callback", "callback"}
+B = 8
+
+
+def _primitives(jaxpr) -> set[str]:
+    found = set()
+    for eqn in jaxpr.eqns:
+        found.add(eqn.primitive.name)
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (list, tuple)) else [value]:
+                if hasattr(sub, "jaxpr"):
+                    found |= _primitives(sub.jaxpr if hasattr(sub.jaxpr, "eqns") else sub.jaxpr.jaxpr)
+                elif hasattr(sub, "eqns"):
+                    found |= _primitives(sub)
+    return found
+
+
+def _damage_args():
+    z5, z2, z = jnp.zeros((B, 5), jnp.int32), jnp.zeros((B, 2), jnp.int32), jnp.zeros(B, jnp.int32)
+    return dict(move=z, level=z, atk_stats=z5, atk_boosts=z5, atk_types=z2, atk_tera=z + tables.TYPE_NONE,
+                atk_burned=z.astype(bool), def_stats=z5, def_boosts=z5, def_types=z2, def_tera=z + tables.TYPE_NONE)
+
+
+RNG = jnp.zeros((B, 2), jnp.uint32)
+CASES = {
+    "damage": lambda: jax.make_jaxpr(lambda a: damage.damage(**a, crit=jnp.zeros(B, bool), roll=jnp.zeros(B, jnp.int32)))(_damage_args()),
+    "hit": lambda: jax.make_jaxpr(lambda a: damage.hit(RNG, **a))(_damage_args()),
+    "accuracy": lambda: jax.make_jaxpr(accuracy.hits)(RNG, jnp.zeros(B, jnp.int32), jnp.zeros(B, jnp.int32),
+                                                      jnp.zeros(B, jnp.int32), jnp.zeros((B, 2), jnp.int32),
+                                                      jnp.zeros(B, jnp.int32)),
+    "order": lambda: jax.make_jaxpr(lambda r, p, s: order.first_mover(r, p, order.action_speed(s, s, s > 0)))(
+        RNG, jnp.zeros((B, 2), jnp.int32), jnp.zeros((B, 2), jnp.int32)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_control_flow_on_values(name):
+    primitives = _primitives(CASES[name]().jaxpr)
+    assert not primitives & FORBIDDEN, f"{name} uses {sorted(primitives & FORBIDDEN)}"
+    assert "gather" in primitives or "select_n" in primitives   # it did trace the table lookups / masks
+
+
+def test_the_check_finds_a_cond():
+    jaxpr = jax.make_jaxpr(lambda x: jax.lax.cond(x > 0, lambda: x, lambda: -x))(jnp.int32(1))
+    assert "cond" in _primitives(jaxpr.jaxpr)
