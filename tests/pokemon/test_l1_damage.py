@@ -17,18 +17,18 @@ from pokejax import prng
 from pokejax.data import tables
 from pokejax.game import engine, setup
 
-T = tables.load()
+TABLES = tables.load()
 NUM_CASES = 2000
 # Damaging moves whose damage does not depend on battle history (Counter and Bide do).
 DAMAGING = [i for i in range(1, tables.STRUGGLE + 1)
-            if (T.move_power[i] > 0 or T.move_fixed_damage[i] != 0 or T.move_effect[i] in
+            if (TABLES.move_power[i] > 0 or TABLES.move_fixed_damage[i] != 0 or TABLES.move_effect[i] in
                 (tables.Effect.SUPER_FANG, tables.Effect.PSYWAVE, tables.Effect.OHKO))
-            and T.move_effect[i] not in (tables.Effect.COUNTER, tables.Effect.BIDE)]
+            and TABLES.move_effect[i] not in (tables.Effect.COUNTER, tables.Effect.BIDE)]
 STATUSES = ["", "", "", "brn", "par", "psn"]
 
 
 def _random_set(rng: np.random.Generator) -> dict:
-    species = T.species_ids[int(rng.integers(1, 152))]
+    species = TABLES.species_ids[int(rng.integers(1, 152))]
     dv = rng.integers(0, 16, 6) * 2
     ev = rng.integers(0, 256, 6)
     dv[4], ev[4] = dv[3], ev[3]  # one Special stat
@@ -82,7 +82,7 @@ def our_damage():
 def test_damage_matches_showdown(showdown, our_damage):
     rng = np.random.default_rng(20240601)
     cases = [_random_case(rng) for _ in range(NUM_CASES)]
-    ref = [showdown.damage(c["sets"][0], c["sets"][1], T.move_ids[c["move"]], c["seed"],
+    ref = [showdown.damage(c["sets"][0], c["sets"][1], TABLES.move_ids[c["move"]], c["seed"],
                            setup={"status": c["status"], "boosts": c["boosts"], "volatiles": c["volatiles"]})
            for c in cases]
     teams = [setup.stack_teams(setup.from_packed(_packed(c["sets"][0])), setup.from_packed(_packed(c["sets"][1])))
@@ -105,5 +105,5 @@ def test_damage_matches_showdown(showdown, our_damage):
                int(stats[n][0][0]), int(stats[n][1][0]))
         want = (r["damage"], r["crit"], r["seed"], expected_stats, r["stats"][0]["maxhp"], r["stats"][1]["maxhp"])
         if got != want:
-            mismatches.append(f"case {n} {T.move_ids[c['move']]} {c}: ours {got} showdown {want}")
+            mismatches.append(f"case {n} {TABLES.move_ids[c['move']]} {c}: ours {got} showdown {want}")
     assert not mismatches, f"{len(mismatches)}/{len(cases)} differ; first: {mismatches[0]}"

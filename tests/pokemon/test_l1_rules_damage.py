@@ -24,8 +24,8 @@ from pokejax import prng
 from pokejax.data import tables
 from pokejax.game import engine, mechanics, setup
 
-T = tables.load()
-TYPES = list(T.type_names[:tables.NUM_TYPES])
+TABLES = tables.load()
+TYPES = list(TABLES.type_names[:tables.NUM_TYPES])
 # one base-power move per attacking type (Dragon's only Gen 1 move is Dragon Rage: fixed damage,
 # so for Dragon the damage shows immunity only and the chart is checked through the multiplier)
 MOVE_OF_TYPE = {"Normal": "bodyslam", "Fighting": "submission", "Flying": "drillpeck", "Poison": "sludge",
@@ -69,12 +69,12 @@ def our_hit():
         built = [setup.stack_teams(setup.from_packed(a), setup.from_packed(b)) for a, b in pairs]
         which = np.asarray([pairs.index((_packed(c["sets"][0]), _packed(c["sets"][1]))) for c in cases])
         teams = jax.tree_util.tree_map(lambda *x: jnp.stack(x)[which], *built)
-        types = jnp.asarray([[T.type_names.index(t) for t in c["types"]] + [tables.TYPE_NONE] * (2 - len(c["types"]))
+        types = jnp.asarray([[TABLES.type_names.index(t) for t in c["types"]] + [tables.TYPE_NONE] * (2 - len(c["types"]))
                              for c in cases], jnp.int32)
         focus = jnp.asarray([c["focus"] for c in cases])
         words = np.asarray([c["seed"] for c in cases], np.uint32)
         seeds = jnp.asarray(np.stack([(words[:, 0] << 16) | words[:, 1], (words[:, 2] << 16) | words[:, 3]], 1))
-        moves = jnp.asarray([T.move_by_id[c["move"]] for c in cases], jnp.int32)
+        moves = jnp.asarray([TABLES.move_by_id[c["move"]] for c in cases], jnp.int32)
         out = compiled(teams, types, focus, seeds, moves)
         return [np.asarray(x)[:n] for x in out]
 
@@ -108,8 +108,8 @@ def test_type_chart_matches_showdown(showdown, our_hit):
              for attack in TYPES for d in defending]
     ref = [_showdown_hit(showdown, c) for c in cases]
     # the multiplier as pokejax's chart gives it, against Showdown's immunity and effectiveness
-    attack = jnp.asarray([T.type_names.index(c["attack"]) for c in cases], jnp.int32)
-    defence = jnp.asarray([[T.type_names.index(t) for t in c["types"]] + [tables.TYPE_NONE] * (2 - len(c["types"]))
+    attack = jnp.asarray([TABLES.type_names.index(c["attack"]) for c in cases], jnp.int32)
+    defence = jnp.asarray([[TABLES.type_names.index(t) for t in c["types"]] + [tables.TYPE_NONE] * (2 - len(c["types"]))
                            for c in cases], jnp.int32)
     all_codes = np.asarray(mechanics.effectiveness(attack, defence))   # [cases, 2]
     wrong_class, seen = [], set()

@@ -7,7 +7,6 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from pokejax import prng
 from pokejax.gen9 import accuracy, damage, order
 from pokejax.gen9.data import tables
 

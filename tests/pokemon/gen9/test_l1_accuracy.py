@@ -19,10 +19,10 @@ from pokejax.gen9 import accuracy
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.markers import covers
 
-T = tables.load()
+TABLES = tables.load()
 REPEATS = 5
 SPECIES = sorted(s for s in tables.load_sets() if not s.startswith(("ogerpon", "terapagos")))
-POISON = sorted(s for s in SPECIES if "Poison" in T.data["species"][T.species_index[s] - 1]["types"])
+POISON = sorted(s for s in SPECIES if "Poison" in TABLES.data["species"][TABLES.species_index[s] - 1]["types"])
 
 
 def _ids(name: str) -> str:
@@ -36,7 +36,7 @@ def _set(rng: np.random.Generator, move: str, species_pool: list[str]) -> dict:
 
 def _cases() -> list[dict]:
     rng = np.random.default_rng(11)
-    ignore_evasion = [m for m in accuracy.accuracy_moves() if T.move_ignore_evasion[T.move_index[m]]]
+    ignore_evasion = [m for m in accuracy.accuracy_moves() if TABLES.move_ignore_evasion[TABLES.move_index[m]]]
     assert ignore_evasion   # Sacred Sword
     moves = accuracy.accuracy_moves() * REPEATS + ["toxic"] * 60 + ignore_evasion * 40
     cases = []
@@ -46,7 +46,7 @@ def _cases() -> list[dict]:
             boosts[0]["accuracy"] = int(rng.integers(-6, 7))
         if rng.random() < 0.7 or move in ignore_evasion:
             boosts[1]["evasion"] = int(rng.integers(1, 7)) if move in ignore_evasion else int(rng.integers(-6, 7))
-        tera = [str(rng.choice(T.type_names)) if rng.random() < 0.3 else None, None]
+        tera = [str(rng.choice(TABLES.type_names)) if rng.random() < 0.3 else None, None]
         if move == "toxic" and tera[0] and rng.random() < 0.5:
             tera[0] = "Poison"
         attacker = _set(rng, move, POISON if move == "toxic" and rng.random() < 0.5 else SPECIES)
@@ -62,13 +62,13 @@ def test_accuracy_matches_showdown(showdown9):
     reference = []
     for start in range(0, len(cases), 250):
         reference += showdown9.accuracy(cases[start:start + 250])
-    species = np.asarray([T.species_index[_ids(c["attacker"]["species"])] for c in cases])
+    species = np.asarray([TABLES.species_index[_ids(c["attacker"]["species"])] for c in cases])
     args = dict(
-        move=jnp.asarray([T.move_index[c["move"]] for c in cases], jnp.int32),
+        move=jnp.asarray([TABLES.move_index[c["move"]] for c in cases], jnp.int32),
         atk_accuracy_boost=jnp.asarray([c["boosts"][0].get("accuracy", 0) for c in cases], jnp.int32),
         def_evasion_boost=jnp.asarray([c["boosts"][1].get("evasion", 0) for c in cases], jnp.int32),
-        atk_types=jnp.asarray(T.species_types[species]),
-        atk_tera=jnp.asarray([T.type_index[c["tera"][0]] if c["tera"][0] else tables.TYPE_NONE for c in cases],
+        atk_types=jnp.asarray(TABLES.species_types[species]),
+        atk_tera=jnp.asarray([TABLES.type_index[c["tera"][0]] if c["tera"][0] else tables.TYPE_NONE for c in cases],
                              jnp.int32))
     seeds = jnp.stack([prng.seed_from_words(c["rng"]) for c in cases])
     rng_after, hit = jax.jit(accuracy.hits)(seeds, **args)

@@ -22,23 +22,23 @@ from pokejax.gen9.data import tables
 from pokejax.gen9.pool import compute_stats
 from tests.pokemon.gen9.markers import covers
 
-T = tables.load()
+TABLES = tables.load()
 REPEATS = 6          # each kernel move at least this often
 EXTRA_CASES = 400    # then moves at random
 STATS = tables.STATS
 # Ogerpon and Terapagos change forme when they Terastallize (later stages).
 SPECIES = sorted(s for s in tables.load_sets() if not s.startswith(("ogerpon", "terapagos")))
-TERA_TYPES = list(T.type_names)                       # Stellar included
-PLAIN_TYPES = [n for n in T.type_names if n != "Stellar"]
+TERA_TYPES = list(TABLES.type_names)                       # Stellar included
+PLAIN_TYPES = [n for n in TABLES.type_names if n != "Stellar"]
 
 
 # Species by type, to give half the attackers a type of their move (STAB)
-BY_TYPE = {n: [s for s in SPECIES if n in tables.load().data["species"][T.species_index[s] - 1]["types"]]
-           for n in T.type_names}
+BY_TYPE = {n: [s for s in SPECIES if n in tables.load().data["species"][TABLES.species_index[s] - 1]["types"]]
+           for n in TABLES.type_names}
 
 
 def _random_set(rng: np.random.Generator, move: str, stab: bool = False) -> dict:
-    move_type = T.type_names[T.move_type[T.move_index[move]]] if move != "splash" else ""
+    move_type = TABLES.type_names[TABLES.move_type[TABLES.move_index[move]]] if move != "splash" else ""
     pool = BY_TYPE.get(move_type) if stab else None
     return {"species": str(rng.choice(pool or SPECIES)), "level": int(rng.integers(1, 101)), "ability": "No Ability",
             "item": "", "moves": [move],
@@ -49,7 +49,7 @@ def _random_set(rng: np.random.Generator, move: str, stab: bool = False) -> dict
 def _random_case(rng: np.random.Generator, move: str) -> dict:
     boosts = [{k: int(v) for k, v in zip(STATS[1:], rng.integers(-6, 7, 5)) if v} if rng.random() < 0.6 else {}
               for _ in range(2)]
-    move_type = T.type_names[T.move_type[T.move_index[move]]]
+    move_type = TABLES.type_names[TABLES.move_type[TABLES.move_index[move]]]
     tera = [str(rng.choice(TERA_TYPES)) if rng.random() < 0.4 else None for _ in range(2)]
     pick = rng.random()
     if tera[0] and pick < 0.4:
@@ -65,8 +65,8 @@ def _random_case(rng: np.random.Generator, move: str) -> dict:
 
 
 # Status moves reach getDamage's early returns only (immunity, no base power).
-STATUS_MOVES = [m for m in T.move_ids[1:] if T.move_category[T.move_index[m]] == tables.STATUS and not
-                {"basePowerCallback", "damageCallback"} & set(T.move_callbacks[T.move_index[m]])]
+STATUS_MOVES = [m for m in TABLES.move_ids[1:] if TABLES.move_category[TABLES.move_index[m]] == tables.STATUS and not
+                {"basePowerCallback", "damageCallback"} & set(TABLES.move_callbacks[TABLES.move_index[m]])]
 
 
 def _cases() -> list[dict]:
@@ -79,8 +79,8 @@ def _cases() -> list[dict]:
 def _arrays(cases: list[dict]) -> dict[str, jnp.ndarray]:
     def side(key: str):
         sets = [c[key] for c in cases]
-        species = np.asarray([T.species_index[tables_id(s["species"])] for s in sets])
-        stats = compute_stats(T.base_stats[species], np.asarray([s["level"] for s in sets]),
+        species = np.asarray([TABLES.species_index[tables_id(s["species"])] for s in sets])
+        stats = compute_stats(TABLES.base_stats[species], np.asarray([s["level"] for s in sets]),
                               np.asarray([[s["evs"][k] for k in STATS] for s in sets]),
                               np.asarray([[s["ivs"][k] for k in STATS] for s in sets]))
         return species, stats, np.asarray([s["level"] for s in sets])
@@ -88,19 +88,19 @@ def _arrays(cases: list[dict]) -> dict[str, jnp.ndarray]:
     a_species, a_stats, a_level = side("attacker")
     d_species, d_stats, _ = side("defender")
     boosts = lambda i: np.asarray([[c["boosts"][i].get(k, 0) for k in STATS[1:]] for c in cases], np.int32)
-    tera = lambda i: np.asarray([T.type_index[c["tera"][i]] if c["tera"][i] else tables.TYPE_NONE for c in cases],
+    tera = lambda i: np.asarray([TABLES.type_index[c["tera"][i]] if c["tera"][i] else tables.TYPE_NONE for c in cases],
                                 np.int32)
     return {k: jnp.asarray(v) for k, v in dict(
-        move=np.asarray([T.move_index[c["move"]] for c in cases], np.int32), level=a_level.astype(np.int32),
-        atk_stats=a_stats[:, 1:], atk_boosts=boosts(0), atk_types=T.species_types[a_species], atk_tera=tera(0),
+        move=np.asarray([TABLES.move_index[c["move"]] for c in cases], np.int32), level=a_level.astype(np.int32),
+        atk_stats=a_stats[:, 1:], atk_boosts=boosts(0), atk_types=TABLES.species_types[a_species], atk_tera=tera(0),
         atk_burned=np.asarray([c["status"][0] == "brn" for c in cases]),
-        def_stats=d_stats[:, 1:], def_boosts=boosts(1), def_types=T.species_types[d_species], def_tera=tera(1),
+        def_stats=d_stats[:, 1:], def_boosts=boosts(1), def_types=TABLES.species_types[d_species], def_tera=tera(1),
         crit=np.asarray([c["crit"] for c in cases]), roll=np.asarray([c["roll"] for c in cases], np.int32),
         atk_stellar=np.asarray([stellar_mask(c["stellar"][0]) for c in cases], np.int32)).items()}
 
 
 def stellar_mask(types: list[str]) -> int:
-    return sum(1 << T.type_index[name] for name in set(types))
+    return sum(1 << TABLES.type_index[name] for name in set(types))
 
 
 def tables_id(name: str) -> str:
@@ -140,7 +140,7 @@ def test_damage_matches_showdown_batched(cases_and_reference):
     out = jax.jit(dmg.damage)(**_arrays(cases))
     mismatches = []
     for n, (c, r) in enumerate(zip(cases, reference)):
-        fixed = bool(T.move_fixed_damage[T.move_index[c["move"]]])
+        fixed = bool(TABLES.move_fixed_damage[TABLES.move_index[c["move"]]])
         want = _showdown_outcome(r)
         if fixed and want[0] == "damage":
             want = (want[0], want[1], None)   # Showdown returns before the type modifier is recorded
@@ -170,7 +170,7 @@ def test_hit_with_showdowns_own_crit_and_roll_draws(showdown9):
     rng_after, out, crit = jax.jit(dmg.hit)(seeds, **arrays)
     mismatches = []
     for n, (c, r) in enumerate(zip(cases, reference)):
-        fixed = bool(T.move_fixed_damage[T.move_index[c["move"]]])
+        fixed = bool(TABLES.move_fixed_damage[TABLES.move_index[c["move"]]])
         want = _showdown_outcome(r)
         if fixed and want[0] == "damage":
             want = (want[0], want[1], None)
@@ -180,7 +180,7 @@ def test_hit_with_showdowns_own_crit_and_roll_draws(showdown9):
             mismatches.append(f"case {n} {c}: ours {got} showdown {(want, r['crit'], r['seed'])}")
     assert not mismatches, f"{len(mismatches)}/{len(cases)} differ; first: {mismatches[:3]}"
     crits = [r["crit"] for r in reference]
-    high = [r["crit"] for c, r in zip(cases, reference) if T.move_crit_ratio[T.move_index[c["move"]]] == 2]
+    high = [r["crit"] for c, r in zip(cases, reference) if TABLES.move_crit_ratio[TABLES.move_index[c["move"]]] == 2]
     assert 10 <= sum(crits) and any(high)   # crits happen, at both ratios
 
 
@@ -198,7 +198,7 @@ def test_the_cases_reach_the_rules_they_test(cases_and_reference):
     cases, _ = cases_and_reference
     a = _arrays(cases)
     move = np.asarray(a["move"])
-    mtype, power = T.move_type[move], T.move_power[move]
+    mtype, power = TABLES.move_type[move], TABLES.move_power[move]
     tera = np.asarray(a["atk_tera"])
     original = (np.asarray(a["atk_types"]) == mtype[:, None]).any(axis=1)
     assert np.asarray(a["crit"]).any() and set(np.asarray(a["roll"]).tolist()) == set(range(16))
@@ -206,7 +206,7 @@ def test_the_cases_reach_the_rules_they_test(cases_and_reference):
     assert ((tera == mtype) & ~original).sum() >= 5     # Tera STAB 1.5x
     assert ((tera == mtype) & (power < 60) & (power > 0)).sum() >= 3
     assert np.asarray(a["atk_burned"]).sum() >= 50
-    stellar = tera == T.type_index["Stellar"]
+    stellar = tera == TABLES.type_index["Stellar"]
     fresh = (np.asarray(a["atk_stellar"]) >> mtype) & 1 == 0
     assert (stellar & fresh & original).sum() >= 5 and (stellar & fresh & ~original).sum() >= 5
     assert (stellar & ~fresh).sum() >= 5 and (stellar & fresh & (power < 60) & (power > 0)).sum() >= 1

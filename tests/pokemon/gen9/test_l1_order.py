@@ -20,7 +20,7 @@ from pokejax.gen9.data import tables
 from pokejax.gen9.pool import compute_stats
 from tests.pokemon.gen9.markers import covers
 
-T = tables.load()
+TABLES = tables.load()
 STATS = tables.STATS
 NUM_CASES = 1500
 SPECIES = sorted(tables.load_sets())
@@ -38,7 +38,7 @@ def _cases() -> list[dict]:
     # moves of every priority the format has, then random ones
     by_priority = {}
     for m in moves:
-        by_priority.setdefault(int(T.move_priority[T.move_index[m]]), []).append(m)
+        by_priority.setdefault(int(TABLES.move_priority[TABLES.move_index[m]]), []).append(m)
     brackets = sorted(by_priority)
     cases = []
     for n in range(NUM_CASES):
@@ -68,14 +68,14 @@ def test_turn_order_matches_showdown(showdown9):
     reference = []
     for start in range(0, len(cases), 250):
         reference += showdown9.order(cases[start:start + 250])
-    species = np.asarray([[T.species_index[_ids(s["species"])] for s in c["sets"]] for c in cases])
+    species = np.asarray([[TABLES.species_index[_ids(s["species"])] for s in c["sets"]] for c in cases])
     level = np.asarray([[s["level"] for s in c["sets"]] for c in cases])
     evs = np.asarray([[[s["evs"][k] for k in STATS] for s in c["sets"]] for c in cases])
     ivs = np.asarray([[[s["ivs"][k] for k in STATS] for s in c["sets"]] for c in cases])
-    stats = compute_stats(T.base_stats[species], level, evs, ivs)
+    stats = compute_stats(TABLES.base_stats[species], level, evs, ivs)
     spe_boost = np.asarray([[b.get("spe", 0) for b in c["boosts"]] for c in cases], np.int32)
     par = np.asarray([[s == "par" for s in c["status"]] for c in cases])
-    moves = np.asarray([[T.move_index[m] for m in c["moves"]] for c in cases], np.int32)
+    moves = np.asarray([[TABLES.move_index[m] for m in c["moves"]] for c in cases], np.int32)
     seeds = jnp.stack([prng.seed_from_words(c["seed"]) for c in cases])
 
     @jax.jit
