@@ -49,7 +49,7 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
     import paritygym
     from paritygym.batching import batched_step
     from paritygym.twoplayer import random_legal_action
-    from pokejax.game import engine
+    from pokejax.game import batched, engine
     from pokejax.game.bots import max_damage_action
     from pokejax.game.masks import legal_masks
     from pokejax.game.observe import observe
@@ -85,6 +85,7 @@ def piece_costs(env_id: str = "PokemonGen1RandomPool-v0", batch: int = 1024, war
         "engine.step": (jax.vmap(engine.step), (game, two)),
         "engine.move_step": (jax.vmap(engine.move_step), (game, two)),
         "engine.switch_step": (jax.vmap(engine.switch_step), (game, two)),
+        "batched.switch_step_batch": (batched.switch_step_batch, (game, two)),
         "new episode (teams + initial_state)": (jax.vmap(env._new_episode, in_axes=(0, None)), (keys, params)),
         "observe": (jax.vmap(lambda s, p: observe(s, p, g.full_observation)), (game, states.agent)),
         "legal_masks": (jax.vmap(legal_masks), (game,)),

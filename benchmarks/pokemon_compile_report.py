@@ -491,6 +491,7 @@ def _stub_parts() -> dict[str, Callable[[Any], None]]:
     def no_switch_step(e):
         e.game.switch_step = lambda k, s, a, p, m=None: (s, jnp.zeros(2, jnp.float32), jnp.bool_(False),
                                                          jnp.bool_(False))
+        e.game.switch_step_batch = lambda s, a, p, m: (s, jnp.zeros(a.shape, jnp.float32))
 
     def no_observation(e):
         e.game.observe = lambda g, player, p: jnp.zeros(OBS_SIZE, jnp.float32) + g.turn.astype(jnp.float32)

@@ -132,6 +132,14 @@ class PokemonGen1Random(TwoPlayerGame):
         new, rewards, _, _ = jax.vmap(lambda s, n: self._settle(s, n, params))(states, stepped)
         return new, rewards
 
+    def switch_step_batch(self, states: BattleState, actions, params: PokemonParams, masks: jax.Array):
+        """``jax.vmap(self.switch_step)`` on a batch (the same results; no keys: the step uses none),
+        through ``batched.switch_step_batch``: the switch turn as batched code, no engine.
+        ``masks``: ``legal_masks`` of each state. Returns (states, rewards)."""
+        stepped = batched.switch_step_batch(states, jax.vmap(legal_or_first)(states, actions, masks))
+        new, rewards, _, _ = jax.vmap(lambda s, n: self._settle(s, n, params))(states, stepped)
+        return new, rewards
+
     def _step(self, engine_step, state: BattleState, actions, params: PokemonParams, masks=None):
         return self._settle(state, engine_step(state, legal_or_first(state, actions, masks)), params)
 

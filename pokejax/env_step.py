@@ -27,12 +27,19 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from paritygym.batching import update_where_needed, where_needed
+from paritygym.backend import step_form
+from paritygym.batching import update_where_needed, update_where_needed_batched, where_needed
 from paritygym.checks import check_discrete_action
 from paritygym.random import batch_keys
 from paritygym.twoplayer import SingleAgentParams, SingleAgentState, first_legal_action
 from pokejax.game.masks import NUM_ACTIONS, legal_masks
 from pokejax.game.state import REQUEST_START, REQUEST_SWITCH, BattleState
+
+
+# Whether a form (``paritygym.backend``) runs the switch-only steps as batched code
+# (``batched.switch_step_batch``) rather than the vmapped ``engine.switch_step``: on an accelerator
+# the vmapped engine's per-battle scatters and gathers become loops over the battles.
+BATCHED_SWITCH_STEP = {"cpu": False, "accelerator": True}
 
 
 @struct.dataclass
@@ -293,7 +300,26 @@ def batch_switch_steps(env, states: SingleAgentState, choices: Choices, moved: B
             settled = settle_result(joint, state.agent, fresh.agent, game, rewards)
             return pick(decided, joint), pick(nothing_after(decided, state.agent), settled)
 
+        def rows(valid, joint_and_after, states, choices, fresh):
+            """``one_env`` on a sub-batch, its switch-only step batched (``batched.switch_step_batch``)."""
+            joint, after = joint_and_after
+            second, replacement, second_masks = jax.vmap(
+                lambda j, st, f: settle_input(env, j, st.agent, f, params))(joint, states, fresh)
+            pick = lambda a, b: jax.tree_util.tree_map(
+                lambda x, y: jnp.where(settle, y, x), a, b)   # settle is one flag for the whole pass
+            game, rewards = env.game.switch_step_batch(pick(states.game, second), pick(choices.actions, replacement),
+                                                       params.game, pick(choices.masks, second_masks))
+
+            def conclude(joint, state, choices, fresh, game, rewards):
+                decided = outcome(state, choices, game, rewards)
+                settled = settle_result(joint, state.agent, fresh.agent, game, rewards)
+                return pick(decided, joint), pick(nothing_after(decided, state.agent), settled)
+            return jax.vmap(conclude)(joint, states, choices, fresh, game, rewards)
+
         # a switch-only step is cheap per battle: on an accelerator it runs on the whole batch
+        if BATCHED_SWITCH_STEP[step_form()]:
+            return update_where_needed_batched(need, switch_chunk, rows, joint_and_after,
+                                               (states, choices, fresh_episodes), whole_batch_on_accelerator=True)
         return update_where_needed(need, switch_chunk, one_env, joint_and_after,
                                    (states, choices, fresh_episodes), whole_batch_on_accelerator=True)
 

@@ -162,13 +162,14 @@ def play_generated_battle(bridge: ShowdownBridge, index: int, base: int, team_fo
 @functools.lru_cache(maxsize=None)
 def compiled_batched_engine():
     """(new_battle, step, record) for batches: the step is the RL env's route, the batched move turn
-    (``batched.move_step_batch``) for battles in a move request and ``engine.switch_step`` for the
-    others; no draw log (the batched turn keeps none)."""
+    (``batched.move_step_batch``) for battles in a move request and the batched switch turn
+    (``batched.switch_step_batch``, the accelerator form's) for the others; no draw log (the batched
+    turns keep none)."""
     moved = jax.jit(batched.move_step_batch)
-    switched = jax.jit(jax.vmap(engine.switch_step))
+    switched = jax.jit(batched.switch_step_batch)
     unstarted = jax.jit(jax.vmap(setup.initial_state))
 
-    def new(teams, rng):   # Showdown's start action: engine.step's route for an unstarted battle
+    def new(teams, rng):   # Showdown's start action: the switch step of an unstarted battle
         states = unstarted(teams, rng)
         return switched(states, np.zeros((states.turn.shape[0], 2), np.int32))
 

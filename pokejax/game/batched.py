@@ -39,8 +39,8 @@ from pokejax import prng
 from pokejax.data import tables
 from pokejax.data.tables import Effect
 from pokejax.game import engine, mechanics
-from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, STORE, VOLATILE_START, WINNER_NONE,
-                                WINNER_P1, WINNER_P2, WINNER_TIE, Active, BattleState, Side)
+from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, STORE, VOLATILE_START,
+                                WINNER_NONE, WINNER_P1, WINNER_P2, WINNER_TIE, Active, BattleState, Side)
 
 I32 = jnp.int32
 
@@ -864,16 +864,17 @@ def _reset_volatiles(a: dict, tf: dict, on):
         _set(a, on, **{name: value})
 
 
-def _switch_in(turn: _Turn, new_slot, on):
-    """``engine.switch_in`` of the acting side (side 0 of the turn's frame) to team slot ``new_slot``
-    where ``on``. The outgoing Pokémon's persistent fields go back to the team; its team facts are
-    refreshed."""
+def _switch_in(turn: _Turn, new_slot, on, s: int = 0):
+    """``engine.switch_in`` of side ``s`` (the acting side 0 of the move turn's frame; either side in
+    the switch turn) to team slot ``new_slot`` where ``on``. The outgoing Pokémon's persistent fields
+    go back to the team; its team facts are refreshed. (The engine's first ``reset_volatiles``, of the
+    outgoing Pokémon, is left out: the second one overwrites every field it writes.)"""
     team = turn.team
     six = jnp.arange(6)[None, :]
-    columns = {name: getattr(team, name)[:, 0]
+    columns = {name: getattr(team, name)[:, s]
                for name in ("hp", "status", "sleep_turns", "status_by_foe", "fainted", "pp", "revealed_moves",
                             "revealed")}
-    a = turn.act[0]
+    a = turn.act[s]
     at_old = (six == a["slot"][:, None]) & on[:, None]
     for name, value in (("hp", a["hp"]), ("status", a["status"]), ("sleep_turns", a["sleep_turns"]),
                         ("status_by_foe", a["status_by_foe"]), ("fainted", a["fainted"])):
@@ -886,25 +887,35 @@ def _switch_in(turn: _Turn, new_slot, on):
     pick4 = lambda x: [jnp.sum(jnp.where(six == new_slot[:, None], x[..., j], 0), axis=1) for j in range(4)]
     _set(a, on, slot=new_slot, hp=pick(columns["hp"]), status=pick(columns["status"]),
          sleep_turns=pick(columns["sleep_turns"]), status_by_foe=pick(columns["status_by_foe"]) != 0,
-         fainted=False, base_moves=pick4(team.moves[:, 0]), base_pp=pick4(columns["pp"]),
+         fainted=False, base_moves=pick4(team.moves[:, s]), base_pp=pick4(columns["pp"]),
          base_revealed=[x != 0 for x in pick4(columns["revealed_moves"])])
-    turn.team = team.replace(**{name: jnp.stack([column, getattr(team, name)[:, 1]], axis=1)
+    turn.team = team.replace(**{name: jnp.stack([column, getattr(team, name)[:, 1]] if s == 0
+                                                else [getattr(team, name)[:, 0], column], axis=1)
                                 for name, column in columns.items()})
-    turn.refresh_team_facts(sides=(0,))
-    _reset_volatiles(a, turn.team_facts[0], on)
+    turn.refresh_team_facts(sides=(s,))
+    _reset_volatiles(a, turn.team_facts[s], on)
     _set(a, on, speed=a["modified"][tables.SPE])
 
 
-def _run_switch(turn: _Turn, on):
-    """``engine.run_switch`` of the acting side's new active (no Wrap-family lock in the common turn)."""
-    a = turn.act[0]
+def _run_switch(turn: _Turn, on, s: int = 0, metronome_lock: bool = False):
+    """``engine.run_switch`` of side ``s``'s new active (``s`` as in ``_switch_in``).
+    ``metronome_lock``: with the foe's Wrap-family lock called by Metronome (never in the common
+    turn, whose battles have no trapping lock: left out of its program)."""
+    a, sa, ta = turn.act[s], turn.side[s], turn.team_facts[s]
     _set(a, on & (a["status"] == tables.TOX), status=tables.PSN)
     for x in turn.act:
         _set(x, on & ~x["fainted"], last_move=0)
-    _set(turn.side[0], on, last_selected_slot=0)
+    _set(sa, on, last_selected_slot=0)
+    if metronome_lock:
+        d, sd = turn.act[1 - s], turn.side[1 - s]
+        locked = on & (d["trap_lock_move"] != 0) & (_at(d["moves"], sd["last_selected_slot"]) == engine.MV_METRONOME)
+        _set(sd, locked, last_selected_move=engine.MV_METRONOME, last_enemy_selected_move=engine.MV_METRONOME)
+        requeue = locked & (sd["queued_move"] != 0)
+        _set(sd, requeue, queued_move=engine.MV_METRONOME)
+        _set(d, requeue, speed=d["modified"][tables.SPE])
     status = a["status"]
-    hurt = on & ~turn.side[0]["fainted_this_turn"] & ((status == tables.PSN) | (status == tables.BRN))
-    _damage_hp(turn, a, jnp.maximum(turn.team_facts[0]["max_hp"] // 16, 1), hurt, sets_last_damage=False)
+    hurt = on & ~sa["fainted_this_turn"] & ((status == tables.PSN) | (status == tables.BRN))
+    _damage_hp(turn, a, jnp.maximum(ta["max_hp"] // 16, 1), hurt, sets_last_damage=False)
 
 
 def _process_faints(turn: _Turn, on, real_of_0):
@@ -1038,3 +1049,100 @@ def move_step_batch(st: BattleState, actions, chunk: int | None = None, fallback
     fast = move_turn_common(st, actions)
     return update_where_needed(~common, chunk, lambda _, s, a: engine.move_step(s, a),
                                fast, (st, actions))
+
+
+# ---------------------------------------------------------------------------------------------
+# the switch turn (a switch request, or the battle's start)
+# ---------------------------------------------------------------------------------------------
+
+def _shuffle_draws(turn: _Turn, start, size, on, max_size: int):
+    """``engine._shuffle_draws``: the draws of Showdown's shuffle of ``size`` tied handlers."""
+    for k in range(max_size - 1):
+        turn.draw(start + k, start + size, on & (size >= k + 2))
+
+
+def _end_turn(turn: _Turn, on):
+    """``engine.end_turn`` whole (the partial-trapping bookkeeping and the DisableMove handler ties
+    included: a switch request may follow a turn of any lock), but the Endless Battle Clause, which
+    ``switch_step_batch`` checks on the packed state."""
+    turn.turn = turn.turn + on.astype(I32)
+    zero = jnp.zeros_like(turn.turn)
+    for i in (0, 1):   # p1's bookkeeping, then p2's (which reads p1's)
+        a, foe = turn.act[i], turn.act[1 - i]
+        keep = (foe["slot"] == a["trap_lock_target"]) & (foe["hp"] > 0) & (foe["trapped"] > 0)
+        _set(a, on & (a["trap_lock_move"] != 0) & ~keep, trap_lock_move=zero, trap_lock_duration=zero,
+             trap_lock_total=zero, trap_lock_damage=zero, trap_lock_target=zero)
+        keep = (foe["slot"] == a["trapped_source"]) & (foe["hp"] > 0) & (foe["trap_lock_move"] != 0)
+        _set(a, on & (a["trapped"] > 0) & ~keep, trapped=zero, trapped_maybe_locked=False)
+        keep = (foe["slot"] == a["fake_trapped_counterpart"]) & (foe["hp"] > 0) & (foe["fake_trapped"] > 0)
+        _set(a, on & (a["fake_trapped"] > 0) & ~keep, fake_trapped=zero)
+    for a in turn.act:
+        alive = on & ~a["fainted"]
+        high = (a["trapped"] > 0).astype(I32) + (a["fake_trapped"] > 0).astype(I32)
+        has_status = ((a["status"] == tables.SLP) | (a["status"] == tables.FRZ)).astype(I32)
+        low = ((a["disable_move"] != 0).astype(I32) + (a["trap_lock_move"] != 0).astype(I32)
+               + (a["bide_time"] > 0).astype(I32))
+        _shuffle_draws(turn, 0, high, alive, max_size=2)
+        _shuffle_draws(turn, high + has_status, low, alive, max_size=3)
+        maybe = (((a["trapped"] > 0) & a["trapped_maybe_locked"]) | (a["fake_trapped"] > 0)) & (has_status != 1)
+        maybe = maybe | ((a["trap_lock_move"] != 0) & (a["trap_lock_total"] - a["trap_lock_duration"] > 1))
+        _set(a, on, maybe_locked=maybe & (a["bide_time"] <= 0))
+    for sd in turn.side:
+        _set(sd, on, fainted_this_turn=False)
+
+
+def _switch_turn(turn: _Turn, actions, on, start):
+    """``engine.switch_turn``: the sides with a switch flag (both where ``start``: the leads, slot 0)
+    switch in, faster first, then their runSwitches. The engine's per-side loops become one pass per
+    side under a mask where the order cannot matter (the switch-ins write disjoint fields and draw
+    nothing between them), and three masked runSwitch passes where it does (side 0, side 1, side 0:
+    the second runSwitch reads what the first wrote)."""
+    _update_speeds(turn, on)
+    need = [(turn.side[s]["switch_flag"] | start) & on for s in range(2)]
+    both = need[0] & need[1]
+    speed = [turn.act[s]["modified"][tables.SPE] for s in range(2)]
+    tie = speed[0] == speed[1]
+    drawn = on & both & ~start & tie
+    swapped = drawn & (turn.draw(0, 2, drawn) == 1)
+    first_both = jnp.where(tie, jnp.where(swapped, 1, 0), jnp.where(speed[0] > speed[1], 0, 1))
+    first = jnp.where(start, 0, jnp.where(both, first_both, jnp.where(need[0], 0, 1)))
+    for s in range(2):
+        _switch_in(turn, jnp.where(start, 0, actions[:, s] - engine.ACTION_SWITCH_BASE), need[s], s)
+        _set(turn.side[s], need[s], switch_flag=False)
+    # with a second instaswitch still queued, runAction returns before its Update
+    _speed_tie_event(turn, (need[0] | need[1]) & ~both)
+    # runswitch_order: the second switch-in's runSwitch first if faster (a tie draws)
+    speed = [turn.act[s]["speed"] for s in range(2)]
+    first_speed, second_speed = jnp.where(first == 0, speed[0], speed[1]), jnp.where(first == 0, speed[1], speed[0])
+    tie = both & (second_speed == first_speed)
+    second_first = both & ((second_speed > first_speed) | (tie & (turn.draw(0, 2, tie) == 0)))
+    _speed_tie_event(turn, both)
+    run_first = jnp.where(second_first, 1 - first, first)
+    runs = [on & ((first == s) | both) for s in range(2)]
+    for s, this_on in ((0, runs[0] & (run_first == 0)), (1, runs[1]), (0, runs[0] & (run_first == 1))):
+        _run_switch(turn, this_on, s, metronome_lock=True)
+        _speed_tie_event(turn, this_on)
+
+
+def switch_step_batch(st: BattleState, actions) -> BattleState:
+    """``jax.vmap(engine.switch_step)(st, actions)``, the same state, as batched code: the switch turn
+    of the battles in a switch request or unstarted (``REQUEST_START``), every other battle returned
+    unchanged (but for the step's bookkeeping, as the engine does). Every path of the engine's switch
+    step is here (a switch turn runs no move and no rare mechanic but the end-of-turn bookkeeping of
+    partial trapping and Disable): no engine fallback. ``tests/pokemon/test_batched.py`` checks the
+    whole state against the engine's."""
+    actions = jnp.asarray(actions, I32)
+    turn = _Turn(st)
+    start = turn.request == REQUEST_START
+    on = (turn.request == REQUEST_SWITCH) | start
+    _switch_turn(turn, actions, on, start)
+    _end_turn(turn, on)
+    out = st.replace(team=turn.team.narrow(), active=Active(data=_pack(Active, turn.act)),
+                     side=Side(data=_pack(Side, turn.side)), turn=turn.turn,
+                     rng=jnp.stack([turn.hi, turn.lo], axis=1), draw_count=turn.count,
+                     draw_pool=jnp.zeros(st.draw_pool.shape[:-1] + (0,), jnp.uint32))
+    # the Endless Battle Clause (gen 1): no progress possible, or turn 1000 reached
+    stuck = jax.vmap(engine.no_progress_possible)(out)
+    tie_end = on & (stuck | (out.turn > 1000))
+    return out.replace(winner=jnp.where(tie_end, WINNER_TIE, out.winner),
+                       request=jnp.where(tie_end, REQUEST_ENDED, jnp.where(on, REQUEST_MOVE, out.request)))

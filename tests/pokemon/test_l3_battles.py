@@ -44,7 +44,8 @@ BATCHED_BATTLES = 64   # the batch shape test_batched.py compiles too
 
 def test_randbats_battles_identical_through_the_batched_step(showdown):
     """The RL env's route (``batched.move_step_batch``: the batched move turn, no engine fallback in
-    random battles) against Showdown directly, 64 battles stepped as one batch."""
+    random battles; ``batched.switch_step_batch``: the batched switch turn and start) against
+    Showdown directly, 64 battles stepped as one batch."""
     results = parity.play_battles_batched(showdown, range(BATCHED_BATTLES), base=2)
     _assert_identical(results)
     assert sum(r.steps for r in results) > 20 * BATCHED_BATTLES
