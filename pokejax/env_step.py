@@ -38,7 +38,8 @@ from pokejax.game.state import REQUEST_START, REQUEST_SWITCH, BattleState
 
 # Whether a form (``paritygym.backend``) runs the switch-only steps as batched code
 # (``batched.switch_step_batch``) rather than the vmapped ``engine.switch_step``: on an accelerator
-# the vmapped engine's per-battle scatters and gathers become loops over the battles.
+# the vmapped engine's per-battle scatters and gathers become loops over the battles. On the CPU the
+# batched code on the gathered chunks was slower (111 K vs 157 K env steps/s, batch 2,048, 2026-12-05).
 BATCHED_SWITCH_STEP = {"cpu": False, "accelerator": True}
 
 
