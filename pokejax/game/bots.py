@@ -11,9 +11,6 @@ from pokejax.data import tables
 from pokejax.data.tables import Effect
 from pokejax.game import engine, mechanics
 from pokejax.game.masks import legal_mask
-# the observation's move-table arrays, not engine.MOVE_* (the same values): the compiled step holds one
-# constant per array object, so engine's would make the env step another (equivalent) program
-from pokejax.game.observe import _MOVE_ACCURACY, _MOVE_CATEGORY, _MOVE_POWER, _MOVE_TYPE
 from pokejax.game.state import BattleState
 
 
@@ -24,23 +21,23 @@ def expected_damage(st: BattleState, player) -> jax.Array:
     foe = st.active.of_side(1 - player)
     level = st.team.wide().level[player, me.slot]
     moves = me.moves
-    mtype = _MOVE_TYPE[moves]
-    special = _MOVE_CATEGORY[moves] == tables.CATEGORY_SPECIAL
+    mtype = engine.MOVE_TYPE[moves]
+    special = engine.MOVE_CATEGORY[moves] == tables.CATEGORY_SPECIAL
     attack = jnp.where(special, me.modified[tables.SPA], me.modified[tables.ATK])
     defense = jnp.where(special, foe.modified[tables.SPD], foe.modified[tables.DEF])
     defense = jnp.where(jnp.where(special, foe.light_screen, foe.reflect), defense * 2, defense)
     selfdestruct = engine.MOVE_SELFDESTRUCT[moves] & ~special
-    d = mechanics.base_damage(level, _MOVE_POWER[moves], attack, defense, False, selfdestruct)
+    d = mechanics.base_damage(level, engine.MOVE_POWER[moves], attack, defense, False, selfdestruct)
     d = mechanics.modify_by_type(d, mtype, jnp.broadcast_to(me.types, (4, 2)), jnp.broadcast_to(foe.types, (4, 2)))
     d = jnp.where(d > 1, d * 236.0 / 255.0, d.astype(jnp.float32))
     fixed = engine.MOVE_FIXED[moves]
     d = jnp.where(fixed == -1, level.astype(jnp.float32), jnp.where(fixed > 0, fixed.astype(jnp.float32), d))
     d = jnp.where(engine.MOVE_EFFECT[moves] == Effect.SUPER_FANG, jnp.maximum(foe.hp // 2, 1).astype(jnp.float32), d)
     immune = ~engine.MOVE_IGNORE_IMMUNITY[moves] & mechanics.is_immune(mtype, jnp.broadcast_to(foe.types, (4, 2)))
-    damaging = (_MOVE_POWER[moves] > 0) | (fixed != 0) | (engine.MOVE_EFFECT[moves] == Effect.SUPER_FANG)
+    damaging = (engine.MOVE_POWER[moves] > 0) | (fixed != 0) | (engine.MOVE_EFFECT[moves] == Effect.SUPER_FANG)
     damaging = (damaging & (engine.MOVE_EFFECT[moves] != Effect.COUNTER)
                 & (engine.MOVE_EFFECT[moves] != Effect.OHKO))
-    acc = _MOVE_ACCURACY[moves]
+    acc = engine.MOVE_ACCURACY[moves]
     hit = jnp.where(acc < 0, 1.0, acc / 256.0)
     return jnp.where(damaging & ~immune & (moves != 0), d * hit, 0.0)
 

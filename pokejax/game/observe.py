@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from pokejax.data import tables
-from pokejax.game import engine, mechanics
+from pokejax.game import engine
 from pokejax.game.masks import must_act
 from pokejax.game.state import REQUEST_MOVE, REQUEST_SWITCH, BattleState
 
@@ -65,13 +66,39 @@ def obs_layout() -> list[tuple[str, int, int]]:
     return out
 
 
-_MOVE_TYPE = jnp.asarray(_TABLES.move_type)
-_MOVE_CATEGORY = jnp.asarray(_TABLES.move_category)
-_MOVE_POWER = jnp.asarray(_TABLES.move_power)
-_MOVE_ACCURACY = jnp.asarray(_TABLES.move_accuracy)
-_MOVE_MAXPP = jnp.asarray(_TABLES.move_maxpp)
-_MOVE_PRIORITY = jnp.asarray(_TABLES.move_priority)
 F32 = jnp.float32
+
+
+def _move_rows() -> np.ndarray:
+    """float32[NUM_MOVES, 23] per move: type one-hot (16), category one-hot (3), power, accuracy
+    (the observation's features), then max PP (at least 1) and priority. One row gather per move
+    slot instead of six table gathers: on a TPU each gather with a per-env index is a kernel of
+    its own costing about as much for one column as for a row."""
+    t, inv255 = _TABLES, np.float32(1.0 / 255.0)   # x * (1/255): what the compiled x / 255 computes
+    n = len(t.move_type)
+    rows = np.zeros((n, 23), np.float32)
+    rows[np.arange(n), t.move_type] = 1.0
+    rows[np.arange(n), 16 + t.move_category] = 1.0
+    rows[:, 19] = t.move_power.astype(np.float32) * inv255
+    rows[:, 20] = np.where(t.move_accuracy < 0, np.float32(1.0), t.move_accuracy.astype(np.float32) * inv255)
+    rows[:, 21] = np.maximum(t.move_maxpp, 1).astype(np.float32)
+    rows[:, 22] = t.move_priority.astype(np.float32)
+    return rows
+
+
+def _species_rows() -> np.ndarray:
+    """float32[152, 22] per species: base stats / 255 (6), then the types as a two-hot (16)."""
+    t, inv255 = _TABLES, np.float32(1.0 / 255.0)
+    n = len(t.species_base)
+    rows = np.zeros((n, 22), np.float32)
+    rows[:, :6] = t.species_base.astype(np.float32) * inv255
+    rows[np.arange(n), 6 + t.species_types[:, 0]] = 1.0
+    rows[np.arange(n), 6 + t.species_types[:, 1]] = 1.0
+    return rows
+
+
+_MOVE_ROWS = jnp.asarray(_move_rows())
+_SPECIES_ROWS = jnp.asarray(_species_rows())
 
 
 def _unit(x) -> jax.Array:
@@ -86,14 +113,10 @@ def _unit(x) -> jax.Array:
 def _move_features(moves, pp, known, show_pp):
     """[..., 4] moves -> [..., 4, MOVE_SIZE]."""
     known = known & (moves != 0)
-    acc = _MOVE_ACCURACY[moves]
+    rows = _MOVE_ROWS[moves]
     feats = [
-        known[..., None].astype(F32), _unit(moves / 165.0)[..., None],
-        jax.nn.one_hot(_MOVE_TYPE[moves], 16, dtype=F32), jax.nn.one_hot(_MOVE_CATEGORY[moves], 3, dtype=F32),
-        (_MOVE_POWER[moves] / 255.0)[..., None].astype(F32),
-        jnp.where(acc < 0, 1.0, acc / 255.0)[..., None].astype(F32),
-        _unit(jnp.where(show_pp, pp / jnp.maximum(_MOVE_MAXPP[moves], 1), 0.0))[..., None],
-        _MOVE_PRIORITY[moves][..., None].astype(F32),
+        known[..., None].astype(F32), _unit(moves / 165.0)[..., None], rows[..., :21],
+        _unit(jnp.where(show_pp, pp.astype(F32) / rows[..., 21], 0.0))[..., None], rows[..., 22:],
     ]
     return jnp.where(known[..., None], jnp.concatenate(feats, axis=-1), 0.0)
 
@@ -111,14 +134,13 @@ def _team_features(st: BattleState, side, visible_all):
     exact = hp / max_hp
     percent = jnp.ceil(100.0 * hp / max_hp)   # HP Percentage Mod: what the opponent sees
     percent = jnp.where((percent == 100) & (hp < max_hp), 99, percent) / 100.0
-    types = mechanics.SPECIES_TYPES[species]
+    species_rows = _SPECIES_ROWS[species]
     mon = jnp.concatenate([
         seen[:, None].astype(F32), (is_active & seen)[:, None].astype(F32), (fainted & seen)[:, None].astype(F32),
         _unit(species / 151.0)[:, None], _unit(level / 100.0)[:, None],
         _unit(jnp.where(visible_all, exact, percent))[:, None],
         jax.nn.one_hot(jnp.where(fainted, 0, status), 7, dtype=F32),
-        mechanics.SPECIES_BASE[species] / 255.0,
-        jnp.clip(jax.nn.one_hot(types[:, 0], 16, dtype=F32) + jax.nn.one_hot(types[:, 1], 16, dtype=F32), 0, 1),
+        species_rows,
         _unit(jnp.where(visible_all, stats / 999.0, 0.0)),
     ], axis=-1).astype(F32)
     mon = jnp.where(seen[:, None], mon, 0.0)
