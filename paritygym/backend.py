@@ -12,10 +12,10 @@ XLA:CPU and an accelerator reward different programs for the same rules:
 Code that has two forms asks ``accelerator_form()`` when it is traced. Both forms give bit-identical
 results; the tests force each one on the CPU with ``forced_form`` and compare them.
 
-Which form runs is set by the environment variable ``PARITYGYM_STEP_FORM``: ``cpu`` (the default),
-``accelerator``, or ``auto`` (the CPU form on the CPU backend, the accelerator form on any other).
-The default stays ``cpu`` on every backend until the accelerator form has been timed faster on an
-accelerator: the CPU form is the one with measured TPU figures (docs/dev/accelerator.md).
+Which form runs is set by the environment variable ``PARITYGYM_STEP_FORM``: ``auto`` (the default:
+the CPU form on the CPU backend, the accelerator form on any other), ``cpu`` or ``accelerator``.
+On a TPU v5e the accelerator form is the faster one for both engines (Pokémon 380 K against 62 K
+env steps/s, TCG 55 K against 42 K, batch 4,096; docs/benchmarks).
 """
 
 from __future__ import annotations
@@ -34,15 +34,21 @@ _forced: Form | None = None
 
 def step_form() -> Form:
     """The form for programs traced now: ``forced_form``'s if one is forced, else the one
-    ``PARITYGYM_STEP_FORM`` names (default ``cpu``; ``auto`` picks by ``jax.default_backend()``)."""
+    ``PARITYGYM_STEP_FORM`` names (default ``auto``: ``form_for_backend(jax.default_backend())``)."""
     if _forced is not None:
         return _forced
-    chosen = os.environ.get(FORM_VARIABLE, "cpu").strip().lower() or "cpu"
+    chosen = os.environ.get(FORM_VARIABLE, "auto").strip().lower() or "auto"
     if chosen not in _CHOICES:
         raise ValueError(f"{FORM_VARIABLE} must be one of {', '.join(_CHOICES)}; got {chosen!r}")
     if chosen == "auto":
-        return "cpu" if jax.default_backend() == "cpu" else "accelerator"
+        return form_for_backend(jax.default_backend())
     return chosen  # type: ignore[return-value]
+
+
+def form_for_backend(backend: str) -> Form:
+    """The form ``auto`` picks for a JAX backend name: ``cpu`` for XLA:CPU, ``accelerator`` for any
+    other (``tpu``, ``gpu``/``cuda``/``rocm``)."""
+    return "cpu" if backend == "cpu" else "accelerator"
 
 
 def accelerator_form() -> bool:

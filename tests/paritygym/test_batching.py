@@ -163,12 +163,15 @@ def test_forced_form_refuses_an_unknown_form():
             pass
 
 
-def test_the_form_variable_chooses_the_form_and_defaults_to_the_cpu_form(monkeypatch):
+def test_the_form_variable_chooses_the_form_and_defaults_to_the_backends_form(monkeypatch):
     from paritygym import backend
-    monkeypatch.delenv(backend.FORM_VARIABLE, raising=False)
-    assert backend.step_form() == "cpu"
     on_this_backend = "cpu" if jax.default_backend() == "cpu" else "accelerator"
-    for value, form in (("accelerator", "accelerator"), (" Auto ", on_this_backend), ("cpu", "cpu"), ("", "cpu")):
+    monkeypatch.delenv(backend.FORM_VARIABLE, raising=False)
+    assert backend.step_form() == on_this_backend
+    assert [backend.form_for_backend(b) for b in ("cpu", "tpu", "gpu", "cuda", "rocm")] == [
+        "cpu", "accelerator", "accelerator", "accelerator", "accelerator"]
+    for value, form in (("accelerator", "accelerator"), (" Auto ", on_this_backend), ("cpu", "cpu"),
+                        ("", on_this_backend)):
         monkeypatch.setenv(backend.FORM_VARIABLE, value)
         assert backend.step_form() == form, value
     monkeypatch.setenv(backend.FORM_VARIABLE, "accelerator")
