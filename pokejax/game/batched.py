@@ -34,6 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.backend import accelerator_form
 from paritygym.batching import update_where_needed
 from pokejax import prng
 from pokejax.data import tables
@@ -222,7 +223,11 @@ class _Turn:
 
     def _materialise(self, fields):
         """``fields`` through a ``lax.cond`` whose predicate XLA cannot fold (the generator word is
-        never 0 once its low bit is set): the identity, written out once."""
+        never 0 once its low bit is set): the identity, written out once. In the accelerator form an
+        ``optimization_barrier`` instead, which the TPU backend keeps: no conditional to launch, and
+        no copies of the fields into and out of its branches."""
+        if accelerator_form():
+            return jax.lax.optimization_barrier(fields)
         always = (self.lo[0] | jnp.uint32(1)) != 0
         return jax.lax.cond(always, lambda f: f, lambda f: jax.tree_util.tree_map(jnp.zeros_like, f), fields)
 
