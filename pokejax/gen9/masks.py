@@ -15,7 +15,8 @@ takes ``move 1 terastallize`` as a plain Struggle (its ``chooseMove`` returns be
 flag), so they would be action 0 under another number. In a forced-switch request (``REQUEST_SWITCH``)
 only the sides with ``switch_flag`` act, with switches only. A side that does not act gets an all-False
 row (``must_act``), as in the Gen 1 engine (``pokejax.game.masks``). Disabling effects (Disable,
-Taunt, Encore, Choice items, Assault Vest), locks and trapping come with the stages that add them.
+Taunt, Encore, Choice items, Assault Vest), locks, trapping and Revival Blessing's choice of a
+fainted Pokémon come with the stages that add them.
 """
 
 from __future__ import annotations

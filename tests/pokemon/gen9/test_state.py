@@ -49,8 +49,15 @@ def _type_pair(names: list[str]) -> list[int]:
     return [TABLES.type_index[n] for n in names] + [tables.TYPE_NONE] * (2 - len(names))
 
 
+def _teams_with(test) -> list[int]:
+    return [n for n, team in enumerate(DOCUMENT["teams"]) if any(test(m) for m in team)]
+
+
 def test_from_pool_is_showdowns_battle_of_the_same_teams(showdown9):
     p1, p2, seeds = _pairs(np.random.default_rng(11), NUM_PAIRS)
+    # besides random teams: Revival Blessing (noPPBoosts: max PP 1) and Pokémon with empty move slots
+    p1[:4] = _teams_with(lambda m: "revivalblessing" in m[5])[:4]
+    p2[:4] = _teams_with(lambda m: len(m[5]) < 4)[:4]
     st = jax.device_get(_build(p1, p2, seeds))
     reference = showdown9.battle([_case(int(a), int(b), s) for a, b, s in zip(p1, p2, seeds)])
     mismatches = []
@@ -93,8 +100,8 @@ def test_from_pool_is_showdowns_battle_of_the_same_teams(showdown9):
             mismatches.append(f"battle {n}: Showdown's start sent out {[s['active'] for s in started['sides']]}")
     assert not mismatches, f"{len(mismatches)} differ; first: {mismatches[:5]}"
     assert (st.request == S.REQUEST_START).all() and (st.winner == S.WINNER_NONE).all()
-    # the cases reach moves whose max PP is not pp * 8/5 as well as the usual ones
-    assert len({int(x) for x in st.max_pp.ravel()}) >= 5
+    # the cases reach a move without PP Ups, empty move slots and the usual max PP
+    assert {0, 1, 8, 16, 24, 32} <= {int(x) for x in st.max_pp.ravel()}
 
 
 # Effects of later stages that change what Showdown accepts at the first request (trapping abilities,
