@@ -75,6 +75,17 @@ def draw(count: int, bridge=None) -> dict:
             "teams": teams}
 
 
+def showdown_sets(team: list) -> list[dict]:
+    """A pool document's team (its compact rows) as Showdown ``PokemonSet`` objects, for building a
+    battle of exactly these Pokémon in Showdown."""
+    sets = []
+    for species, level, gender, item, ability, moves, tera, evs, ivs in team:
+        sets.append({"species": species, "level": level, "gender": gender, "item": item, "ability": ability,
+                     "moves": list(moves), "teraType": tera, "evs": dict(zip(STATS, evs)),
+                     "ivs": dict(zip(STATS, ivs))})
+    return sets
+
+
 def dumps(document: dict) -> str:
     head = {k: v for k, v in document.items() if k != "teams"}
     lines = [f'  {json.dumps(k)}: {json.dumps(v)}' for k, v in head.items()]

@@ -2,7 +2,8 @@
 
 Same plumbing as Gen 1's ``pokejax.reference.ShowdownBridge`` (one long-lived node process, JSON
 lines), another script: team generation with Showdown's stats, ``getDamage`` with forced crit and
-damage roll, the accuracy check, and the turn order of two moves. Only tests and tools import this.
+damage roll, the accuracy check, the turn order of two moves, a battle of two given teams as Showdown
+builds and starts it, and which choices its ``Side.choose`` accepts. Only tests and tools import this.
 """
 
 from __future__ import annotations
@@ -48,3 +49,13 @@ class Gen9Bridge(ShowdownBridge):
     def order(self, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Which side moves first for each case (see gen9.js)."""
         return self.call("order", cases=list(cases))["results"]
+
+    def battle(self, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A battle of two teams (``{"teams": [sets, sets], "seed": [4 words]}``) as Showdown holds it
+        before ``start`` and at its first request: ``[{"created", "started"}]`` (see gen9.js)."""
+        return self.call("battle", cases=list(cases))["results"]
+
+    def choices(self, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Which of pokejax's 14 actions ``Side.choose`` accepts for each side of an edited started
+        battle: ``[{"accepted": [[14 bools], [14 bools]], "request"}]`` (see gen9.js)."""
+        return self.call("choices", cases=list(cases))["results"]

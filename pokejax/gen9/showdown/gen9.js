@@ -26,6 +26,20 @@
 //             -> {results: [{first, draws, seed, speeds, priorities}]}: which side Showdown's queue runs
 //             first (0 or 1) when both choose those moves, the PRNG draws of the sort and the seed after,
 //             each side's getActionSpeed(), and the queued actions' [side, priority]
+//   battle    {cases: [{teams: [[set x6], [set x6]], seed}]} -> {results: [{created, started}]}: a
+//             gen9randombattle Battle of the two teams at that seed, seen twice: `created` just before
+//             Battle.start runs (both players set), `started` at its first request; each {seed, turn,
+//             requestState, sides: [{pokemonLeft, active, pokemon: [{species, level, types, maxhp, hp,
+//             stats, status, moves, pp, maxpp, ability, item, teraType, canTerastallize,
+//             terastallized, stellar, fainted, boosts, slot}]}]} (side.pokemon in its current order;
+//             `slot` is the Pokemon's place in the team as given, `active` the slot of side.active[0])
+//   choices   {cases: [{teams, seed, sides: [edit, edit], request: 'move' | 'switch'}]}
+//             -> {results: [{accepted: [[14 bools], [14 bools]], request}]}: a started battle with
+//             each side edited ({active: slot to switch in, faint: [slots], pp: [[move slot, pp]] of
+//             the active, terastallized: bool, canTerastallize: bool, faintActive: bool}), then for each
+//             side whether Side.choose accepts each of pokejax's 14 actions ('move N', 'move N
+//             terastallize', 'switch P' for the position P of team slot k); request 'switch' makes a
+//             forced-switch request for the sides whose active fainted
 
 const path = require('path');
 const readline = require('readline');
@@ -136,7 +150,87 @@ function cmdOrder(msg) {
   return {results};
 }
 
-const COMMANDS = {teams: cmdTeams, damage: cmdDamage, accuracy: cmdAccuracy, order: cmdOrder,
+
+function snapPokemon(p) {
+  return {species: p.species.id, level: p.level, types: p.types.slice(), maxhp: p.maxhp, hp: p.hp,
+    stats: Object.assign({}, p.storedStats), status: p.status, moves: p.moveSlots.map(m => m.id),
+    pp: p.moveSlots.map(m => m.pp), maxpp: p.moveSlots.map(m => m.maxpp), ability: p.ability, item: p.item,
+    teraType: p.teraType, canTerastallize: p.canTerastallize || null, terastallized: p.terastallized || null,
+    stellar: p.stellarBoostedTypes.slice(), fainted: !!p.fainted, boosts: Object.assign({}, p.boosts), slot: p.m.slot};
+}
+
+function snapBattle(battle) {
+  return {seed: battle.prng.getSeed(), turn: battle.turn, requestState: battle.requestState,
+    sides: battle.sides.map(side => ({pokemonLeft: side.pokemonLeft,
+      active: side.active[0] ? side.active[0].m.slot : null, pokemon: side.pokemon.map(snapPokemon)}))};
+}
+
+// A battle of two teams at a seed; `created` is its snapshot just before Battle.start.
+function teamBattle(c) {
+  const battle = new Battle({formatid: c.format || 'gen9randombattle', seed: c.seed});
+  let created = null;
+  const start = battle.start.bind(battle);
+  battle.start = () => {
+    // the team slot of each Pokemon, kept through Showdown's reordering of side.pokemon on switches
+    for (const side of battle.sides) side.pokemon.forEach((p, k) => { p.m.slot = k; });
+    created = snapBattle(battle);
+    start();
+  };
+  for (let i = 0; i < 2; i++) battle.setPlayer(`p${i + 1}`, {name: `P${i + 1}`, team: c.teams[i]});
+  return {battle, created};
+}
+
+function cmdBattle(msg) {
+  const results = msg.cases.map(c => {
+    const {battle, created} = teamBattle(c);
+    const result = {created, started: snapBattle(battle)};
+    battle.destroy();
+    return result;
+  });
+  return {results};
+}
+
+function cmdChoices(msg) {
+  const results = msg.cases.map(c => {
+    const {battle} = teamBattle(c);
+    battle.sides.forEach((side, i) => {
+      const edit = c.sides[i] || {};
+      const bySlot = k => side.pokemon.find(p => p.m.slot === k);
+      if (edit.active !== undefined && edit.active !== side.active[0].m.slot) {
+        battle.actions.switchIn(bySlot(edit.active), 0);
+      }
+      for (const k of edit.faint || []) {
+        const p = bySlot(k);
+        p.hp = 0; p.fainted = true; side.pokemonLeft--;
+      }
+      const active = side.active[0];
+      for (const [m, pp] of edit.pp || []) active.moveSlots[m].pp = pp;
+      if (edit.terastallized) battle.actions.terastallize(active);
+      if (edit.canTerastallize === false) side.pokemon.forEach(p => { p.canTerastallize = null; });
+      if (edit.faintActive) { active.hp = 0; active.fainted = true; side.pokemonLeft--; active.switchFlag = true; }
+    });
+    battle.makeRequest(c.request || 'move');
+    const accepted = battle.sides.map(side => {
+      const position = k => side.pokemon.findIndex(p => p.m.slot === k) + 1;
+      const texts = [1, 2, 3, 4].map(n => `move ${n}`).concat([1, 2, 3, 4].map(n => `move ${n} terastallize`),
+        [0, 1, 2, 3, 4, 5].map(k => position(k) > 0 ? `switch ${position(k)}` : null));
+      return texts.map(text => {
+        if (text === null) return false;
+        side.clearChoice();
+        const ok = !!side.choose(text);
+        side.clearChoice();
+        return ok;
+      });
+    });
+    const result = {accepted, request: battle.requestState};
+    battle.destroy();
+    return result;
+  });
+  return {results};
+}
+
+const COMMANDS = {teams: cmdTeams, damage: cmdDamage, accuracy: cmdAccuracy, order: cmdOrder, battle: cmdBattle,
+  choices: cmdChoices,
   ping: () => ({version: require(path.join(PACKAGE, 'package.json')).version})};
 
 const rl = readline.createInterface({input: process.stdin, terminal: false});

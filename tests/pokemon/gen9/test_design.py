@@ -1,5 +1,6 @@
-"""The Gen 9 stage-1 functions are accelerator-first: their programs hold no control flow on values
-(no while loop, cond, scan or host callback), only elementwise arithmetic, gathers and selects."""
+"""The Gen 9 stage-1 functions (damage, accuracy, order, the state's ``from_pool`` and the legal mask)
+are accelerator-first: their programs hold no control flow on values (no while loop, cond, scan or
+host callback), only elementwise arithmetic, gathers and selects."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from pokejax.gen9 import accuracy, damage, order
+from pokejax.gen9 import accuracy, damage, masks, order, pool
+from pokejax.gen9 import state as battle_state
 from pokejax.gen9.data import tables
 
 FORBIDDEN = {"while", "cond", "scan", "pure_callback", "io_callback", "callback"}
@@ -42,6 +44,10 @@ CASES = {
                                                       jnp.zeros(B, jnp.int32)),
     "order": lambda: jax.make_jaxpr(lambda r, p, s: order.first_mover(r, p, order.action_speed(s, s, s > 0)))(
         RNG, jnp.zeros((B, 2), jnp.int32), jnp.zeros((B, 2), jnp.int32)),
+    "from_pool": lambda: jax.make_jaxpr(lambda a, b, r: battle_state.from_pool(pool.load_pool(), a, b, r))(
+        jnp.zeros(B, jnp.int32), jnp.ones(B, jnp.int32), RNG),
+    "legal_mask": lambda: jax.make_jaxpr(masks.legal_mask)(
+        battle_state.from_pool(pool.load_pool(), jnp.zeros(B, jnp.int32), jnp.ones(B, jnp.int32), RNG)),
 }
 
 

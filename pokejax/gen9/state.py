@@ -1,0 +1,149 @@
+"""The Gen 9 battle state: a ``flax.struct`` pytree of fixed-shape arrays, batched.
+
+Every field has a leading batch axis ``[B]`` (the functions of ``pokejax.gen9`` also run under
+``jax.vmap``, one battle at a time, so nothing here indexes axis 0 by position: team and side axes
+are counted from the end where it matters). Per side (an axis of 2, side 0 = p1) six Pokémon in team
+order; the team order never changes (Showdown reorders ``side.pokemon`` on a switch, pokejax keeps
+the slot and records which one is active instead).
+
+What belongs to a Pokémon for the whole battle (HP, status, PP, Tera, the Stellar mask) is stored per
+Pokémon ``[B, 2, 6, ...]``; what Showdown clears on switching out (the stat stages) only for the
+active ``[B, 2, ...]``. Later stages add volatiles, side and field conditions next to them.
+
+``from_pool`` builds battles from ``pool.load_pool()`` rows as Showdown's ``Battle`` holds them once
+both players are set and before ``start`` runs (``request == REQUEST_START``): the Pokémon as its
+``Pokemon`` constructor makes them, the PRNG at the battle seed (team construction draws nothing:
+every pool set has its gender). The start itself (the leads' switch-ins, Zacian's and Zamazenta's
+Crowned formes, their draws) belongs to the turn function, as in the Gen 1 engine.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from pokejax.gen9.data import tables
+
+NUM_SIDES = 2
+TEAM_SIZE = 6
+NUM_MOVE_SLOTS = 4
+NUM_BOOSTS = len(tables.BOOSTS)   # atk def spa spd spe accuracy evasion
+
+# What the next decision is (the same codes as the Gen 1 engine's ``battle.request``). REQUEST_START:
+# a battle whose leads have not been sent out yet; its next step runs Showdown's ``start`` and ignores
+# the actions.
+REQUEST_MOVE, REQUEST_SWITCH, REQUEST_ENDED, REQUEST_START = 0, 1, 2, 3
+WINNER_NONE, WINNER_P1, WINNER_P2, WINNER_TIE = -1, 0, 1, 2
+# Showdown's major status ids, by index (0: none).
+STATUSES = ("", "brn", "par", "slp", "frz", "psn", "tox")
+STATUS_NONE, BRN, PAR, SLP, FRZ, PSN, TOX = range(len(STATUSES))
+
+
+@struct.dataclass
+class BattleState:
+    """A batch of Gen 9 singles battles. Indices are those of ``pokejax.gen9.data.tables``."""
+    # ---- per Pokémon [B, 2, 6, ...], in team order
+    species: jnp.ndarray        # int32 species index (its current forme)
+    level: jnp.ndarray          # int32
+    types: jnp.ndarray          # int32 [.., 2] Showdown's ``types`` (not the Tera type; TYPE_NONE second if one type)
+    stats: jnp.ndarray          # int32 [.., 5] Showdown's ``storedStats``: atk def spa spd spe (damage.py's layout)
+    max_hp: jnp.ndarray         # int32 Showdown's ``maxhp``
+    hp: jnp.ndarray             # int32; 0 = fainted
+    status: jnp.ndarray         # int32 index into STATUSES
+    moves: jnp.ndarray          # int32 [.., 4] move slots (0 = empty slot)
+    pp: jnp.ndarray             # int32 [.., 4]
+    max_pp: jnp.ndarray         # int32 [.., 4]
+    ability: jnp.ndarray        # int32
+    item: jnp.ndarray           # int32 (0 = none)
+    tera_type: jnp.ndarray      # int32 type index
+    terastallized: jnp.ndarray  # bool
+    stellar: jnp.ndarray        # int32 bit mask (bit = type index) of Showdown's ``stellarBoostedTypes``
+    # ---- per side [B, 2, ...]
+    team_size: jnp.ndarray      # int32 Pokémon in the team (1-6; slots from team_size on are empty)
+    active: jnp.ndarray         # int32 team slot of the active Pokémon
+    boosts: jnp.ndarray         # int32 [.., 7] the active's stages (tables.BOOSTS order)
+    can_tera: jnp.ndarray       # bool: the side may still Terastallize (Showdown's canTerastallize of its Pokémon)
+    switch_flag: jnp.ndarray    # bool: in a REQUEST_SWITCH, this side must choose a switch (Showdown's switchFlag)
+    # ---- per battle [B, ...]
+    rng: jnp.ndarray            # uint32 [.., 2] Showdown's battle PRNG (Gen 5 LCG, ``pokejax.prng``)
+    turn: jnp.ndarray           # int32 Showdown's ``battle.turn`` (0 before the start)
+    request: jnp.ndarray        # int32 REQUEST_*
+    winner: jnp.ndarray         # int32 WINNER_*
+
+    def active_of(self, field: jnp.ndarray) -> jnp.ndarray:
+        """A per-Pokémon field ``[..., 2, 6, *rest]`` at each side's active slot: ``[..., 2, *rest]``."""
+        return active_of(field, self.active)
+
+
+def active_of(field, active) -> jnp.ndarray:
+    """``field[..., side, active[..., side], *rest]`` for a per-Pokémon ``field`` (team axis after the
+    side axis) and ``active`` ``[..., 2]``; works with or without the batch axis."""
+    field, active = jnp.asarray(field), jnp.asarray(active)
+    axis = active.ndim   # the team axis follows the side axis
+    index = active.reshape(active.shape + (1,) * (field.ndim - active.ndim))
+    return jnp.take_along_axis(field, index, axis=axis).squeeze(axis)
+
+
+def _pool_arrays(pool) -> dict[str, np.ndarray]:
+    """The per-Pokémon fields of every pool team ``[N, 6, ...]``, as Showdown's Pokémon constructor
+    sets them."""
+    t = tables.load()
+    moves = np.asarray(pool.moves, np.int32)
+    # Showdown's Pokemon constructor: three PP Ups on every move (``calculatePP``: pp * 8/5) unless
+    # the move has noPPBoosts; the tables hold that figure (0 for an empty slot).
+    max_pp = t.move_pp[moves].astype(np.int32)
+    return {
+        "species": np.asarray(pool.species, np.int32),
+        "level": np.asarray(pool.level, np.int32),
+        "types": np.asarray(pool.types, np.int32),
+        "stats": np.asarray(pool.stats[..., 1:], np.int32),
+        "max_hp": np.asarray(pool.stats[..., 0], np.int32),
+        "moves": moves,
+        "max_pp": max_pp,
+        "ability": np.asarray(pool.ability, np.int32),
+        "item": np.asarray(pool.item, np.int32),
+        "tera_type": np.asarray(pool.tera_type, np.int32),
+        "team_size": (np.asarray(pool.species) != 0).sum(axis=-1).astype(np.int32),
+    }
+
+
+def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
+    """``[B]`` new battles of pool teams: p1 gets team ``team_index_p1[b]``, p2 ``team_index_p2[b]``
+    (int arrays ``[B]``, may be traced), and the battle PRNG starts at ``seed`` (``uint32[B, 2]``,
+    ``pokejax.prng`` states, e.g. ``prng.seed_from_words`` stacked). ``pool``: a
+    ``pokejax.gen9.pool.Pool`` (``pool.load_pool()``).
+
+    The state is Showdown's battle before ``start`` (``REQUEST_START``, turn 0, the leads in slot 0
+    not yet switched in): full HP and PP, no status, no stages, not Terastallized, both sides able to
+    Terastallize."""
+    p1, p2 = jnp.asarray(team_index_p1), jnp.asarray(team_index_p2)
+    if p1.ndim != 1 or p1.shape != p2.shape:
+        raise ValueError(f"team indices must be [B] arrays of one shape, got {p1.shape} and {p2.shape}")
+    if not (jnp.issubdtype(p1.dtype, jnp.integer) and jnp.issubdtype(p2.dtype, jnp.integer)):
+        raise TypeError(f"team indices must be integers, got {p1.dtype} and {p2.dtype}")
+    seed = jnp.asarray(seed)
+    if seed.shape != p1.shape + (2,) or seed.dtype != jnp.uint32:
+        raise ValueError(f"seed must be uint32[B, 2] with B = {p1.shape[0]}, got {seed.dtype}{list(seed.shape)}")
+    teams = jnp.stack([p1, p2], axis=-1)   # [B, 2]
+    rows = {k: jnp.asarray(v)[teams] for k, v in _pool_arrays(pool).items()}
+    size = rows.pop("team_size")
+    shape = teams.shape + (TEAM_SIZE,)
+    b = p1.shape[0]
+    return BattleState(
+        **rows,
+        hp=rows["max_hp"],
+        status=jnp.zeros(shape, jnp.int32),
+        pp=rows["max_pp"],
+        terastallized=jnp.zeros(shape, bool),
+        stellar=jnp.zeros(shape, jnp.int32),
+        team_size=size,
+        active=jnp.zeros(teams.shape, jnp.int32),
+        boosts=jnp.zeros(teams.shape + (NUM_BOOSTS,), jnp.int32),
+        can_tera=jnp.ones(teams.shape, bool),
+        switch_flag=jnp.zeros(teams.shape, bool),
+        rng=seed,
+        turn=jnp.zeros(b, jnp.int32),
+        request=jnp.full(b, REQUEST_START, jnp.int32),
+        winner=jnp.full(b, WINNER_NONE, jnp.int32),
+    )
