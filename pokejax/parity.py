@@ -165,6 +165,8 @@ def batched_engine() -> tuple[Callable, Callable, Callable]:
     (``batched.switch_step_batch``, the accelerator form's) for the others; no draw log (the batched
     turns keep none). Fresh jitted functions: they trace in the step form current at their first
     call (``paritygym.backend``); ``compiled_batched_engine`` is the per-process cached one."""
+    # fresh functions: JAX caches traces by function, so jitting the module's functions again would
+    # hand back a trace made in the other form
     moved = jax.jit(lambda states, actions: batched.move_step_batch(states, actions))
     switched = jax.jit(lambda states, actions: batched.switch_step_batch(states, actions))
     unstarted = jax.jit(jax.vmap(setup.initial_state))
