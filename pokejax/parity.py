@@ -159,14 +159,16 @@ def play_generated_battle(bridge: ShowdownBridge, index: int, base: int, team_fo
     return play_battle(bridge, battle_seed, None, teams=teams, choice_seed=choice_seed, format=battle_format)
 
 
-@functools.lru_cache(maxsize=None)
-def compiled_batched_engine():
+def batched_engine() -> tuple[Callable, Callable, Callable]:
     """(new_battle, step, record) for batches: the step is the RL env's route, the batched move turn
     (``batched.move_step_batch``) for battles in a move request and the batched switch turn
     (``batched.switch_step_batch``, the accelerator form's) for the others; no draw log (the batched
-    turns keep none)."""
-    moved = jax.jit(batched.move_step_batch)
-    switched = jax.jit(batched.switch_step_batch)
+    turns keep none). Fresh jitted functions: they trace in the step form current at their first
+    call (``paritygym.backend``); ``compiled_batched_engine`` is the per-process cached one."""
+    # fresh functions: JAX caches traces by function, so jitting the module's functions again would
+    # hand back a trace made in the other form
+    moved = jax.jit(lambda states, actions: batched.move_step_batch(states, actions))
+    switched = jax.jit(lambda states, actions: batched.switch_step_batch(states, actions))
     unstarted = jax.jit(jax.vmap(setup.initial_state))
 
     def new(teams, rng):   # Showdown's start action: the switch step of an unstarted battle
@@ -179,6 +181,9 @@ def compiled_batched_engine():
         return jax.tree_util.tree_map(lambda x, y: np.where(is_move.reshape((-1,) + (1,) * (x.ndim - 1)), x, y), a, b)
 
     return new, step, jax.jit(jax.vmap(engine_arrays))
+
+
+compiled_batched_engine = functools.lru_cache(maxsize=None)(batched_engine)
 
 
 def play_battles_batched(bridge: ShowdownBridge, indices: Sequence[int], base: int = 0,
@@ -228,3 +233,65 @@ def play_battles_batched(bridge: ShowdownBridge, indices: Sequence[int], base: i
     finally:
         for r in replies:
             bridge.destroy(r["id"])
+
+
+NO_CHOICE = -1  # a player without a choice this step (recordings); the engine is sent action 0
+
+
+@dataclasses.dataclass
+class BattleRecording:
+    """A battle played in Showdown alone, enough to replay it without node: the battle seed and both
+    packed teams (what ``setup`` needs to start it), both players' actions per step (``NO_CHOICE``
+    for none) and Showdown's record (``showdown_record``) at the start and after every step."""
+
+    battle_seed: list[int]
+    teams: list[str]
+    actions: list[list[int]]
+    records: list[dict[str, np.ndarray]]
+
+
+def record_battles(bridge: ShowdownBridge, indices: Sequence[int], base: int = 0,
+                   max_steps: int = 2000) -> list[BattleRecording]:
+    """The random battles ``play_battles_batched`` plays (battle ``i`` as ``seeds_for(i, base)`` gives
+    it, the same random choices), played in Showdown only and recorded."""
+    out = []
+    for i in indices:
+        battle_seed, player_seeds, choice_seed = seeds_for(i, base)
+        reply = bridge.start(battle_seed, p1_seed=player_seeds[0], p2_seed=player_seeds[1])
+        rng = np.random.default_rng(choice_seed)
+        rec = BattleRecording(list(battle_seed), list(reply["teams"]), [], [showdown_record(reply)])
+        try:
+            while not reply["state"]["ended"]:
+                if len(rec.actions) >= max_steps:
+                    raise RuntimeError(f"battle {i} did not end within {max_steps} steps")
+                choice = [_random_choice(rng, reply["choices"][s]) for s in (0, 1)]
+                reply = _send_choices(bridge, reply["id"], choice)
+                rec.actions.append([NO_CHOICE if a is None else a for a in choice])
+                rec.records.append(showdown_record(reply))
+        finally:
+            bridge.destroy(reply["id"])
+        out.append(rec)
+    return out
+
+
+def replay_records(recordings: Sequence[BattleRecording],
+                   engine: tuple[Callable, Callable, Callable] | None = None) -> list[list[dict[str, np.ndarray]]]:
+    """pokejax's records (``engine_arrays``) for the recorded battles, started from their seeds and
+    teams and stepped together as one batch with the recorded actions (default engine:
+    ``compiled_batched_engine``): per battle, the start and every step, as many as recorded."""
+    new, step, record = engine or compiled_batched_engine()
+    teams = [setup.stack_teams(setup.from_packed(r.teams[0]), setup.from_packed(r.teams[1])) for r in recordings]
+    states = new(jax.tree_util.tree_map(lambda *x: np.stack(x), *teams),
+                 np.stack([prng.seed_from_showdown(r.battle_seed) for r in recordings]))
+    out: list[list[dict[str, np.ndarray]]] = [[] for _ in recordings]
+    for n in range(max(len(r.actions) for r in recordings) + 1):
+        ours = jax.device_get(record(states))
+        actions = np.zeros((len(recordings), 2), np.int32)
+        for b, r in enumerate(recordings):
+            if n < len(r.records):
+                out[b].append({k: np.asarray(v[b]) for k, v in ours.items()})
+            if n < len(r.actions):   # ended battles step with action 0 and are no longer read
+                actions[b] = np.maximum(r.actions[n], 0)
+        if n < max(len(r.actions) for r in recordings):
+            states = step(states, actions)
+    return out

@@ -105,9 +105,11 @@ class JaxBatchRunner:
     """The JAX engine compiled once for a fixed batch of games and a fixed chunk of actions."""
 
     def __init__(self, batch: int = 16, chunk: int = 64, max_turns: int = spec.DEFAULT_MAX_TURNS,
-                 opening_hand_rule: int = spec.OPENING_RESHUFFLE, step_chunk: int | None = None) -> None:
+                 opening_hand_rule: int = spec.OPENING_RESHUFFLE, step_chunk: int | None = None,
+                 batched: bool = False) -> None:
         """`step_chunk`: step the batch with `step_batch(..., chunk=step_chunk)` instead of the
-        vmapped `step` (the default)."""
+        vmapped `step` (the default). `batched`: step it with `step_batch` at its own sub-batch
+        sizes (the env's route; in the accelerator form each part runs on the whole batch)."""
         self.batch, self.chunk = batch, chunk
         tables = card_tables()
 
@@ -132,7 +134,7 @@ class JaxBatchRunner:
         self._tables = tables
         self._new: dict[int, Callable] = {}
         self.opening_hand_rule = opening_hand_rule
-        self._run = jax.jit(jax.vmap(run_one) if step_chunk is None else run_batch)
+        self._run = jax.jit(run_batch if batched or step_chunk is not None else jax.vmap(run_one))
 
     def new_games(self, seeds, cards, energy, opening_hand_rule: int | None = None) -> GameState:
         rule = self.opening_hand_rule if opening_hand_rule is None else opening_hand_rule

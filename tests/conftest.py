@@ -69,6 +69,9 @@ _GROUP_OVERRIDES: tuple[tuple[str, str], ...] = (
     # scheduler can balance them against the env folders.
     ("pokemon/test_ppo_smoke.py::test_example_smoke", "pokemon-ppo-smoke"),
     ("tcg/test_ppo_smoke.py::test_example_smoke", "tcg-ppo-smoke"),
+    # Compiles the batched engine in both step forms (~175 CPU s cold): a group of its own, so that
+    # the scheduler can balance it against the pokemon folder.
+    ("pokemon/test_accelerator_l3.py", "pokemon-accelerator-l3"),
     # Builds the wheel, installs it in a fresh virtualenv and steps every env there (a few minutes cold).
     ("paritygym/test_wheel.py", "wheel"),
 )
@@ -79,6 +82,7 @@ _GROUP_OVERRIDES: tuple[tuple[str, str], ...] = (
 _GROUP_CPU_SECONDS: dict[str, float] = {
     "pokemon": 263, "tcg": 156, "halfcheetah": 115, "pokemon-ppo-smoke": 101, "tcg-ppo-smoke": 97,
     "pong": 97, "train": 83, "paritygym": 66, "climb": 65, "gameboy": 30,
+    "pokemon-accelerator-l3": 175,  # tests/pokemon/test_accelerator_l3.py alone, cold
     "wheel": 250,  # tests/paritygym/test_wheel.py: 101 CPU s measured with the smoke's programs in the cache; cold, the smoke compiles every env's reset and step (~150 CPU s more)
 }
 
