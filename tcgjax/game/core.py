@@ -133,22 +133,22 @@ def draw(state: GameState, p, count, gate=TRUE, max_count: int = 1) -> GameState
     """TURN-2, draw effects; LIMIT-1, LIMIT-2."""
     for i in range(max_count):
         ok = gate & (i < count) & (state.deck_size[p] > 0) & (state.hand_size[p] < spec.HAND_DRAW_LIMIT)
-        top = state.deck[p, 0]
-        hs = state.hand_size[p]
+        top = indexing.read(state.deck, (p, 0))
+        hs = indexing.read(state.hand_size, p)
         new = state.replace(
-            deck=state.deck.at[p].set(remove_at(state.deck[p], 0)),
-            deck_size=state.deck_size.at[p].add(-1),
-            hand=state.hand.at[p, jnp.minimum(hs, spec.HAND_CAPACITY - 1)].set(top),
-            hand_size=state.hand_size.at[p].add(1),
+            deck=indexing.write(state.deck, p, remove_at(indexing.read(state.deck, p), 0)),
+            deck_size=indexing.add(state.deck_size, p, -1),
+            hand=indexing.write(state.hand, (p, jnp.minimum(hs, spec.HAND_CAPACITY - 1)), top),
+            hand_size=indexing.add(state.hand_size, p, 1),
         )
         state = merge(ok, new, state)
     return state
 
 
 def remove_from_hand(state: GameState, p, h) -> tuple[GameState, jnp.ndarray]:
-    card = state.hand[p, h]
-    return state.replace(hand=state.hand.at[p].set(remove_at(state.hand[p], h)),
-                         hand_size=state.hand_size.at[p].add(-1)), card
+    card = indexing.read(state.hand, (p, h))
+    return state.replace(hand=indexing.write(state.hand, p, remove_at(indexing.read(state.hand, p), h)),
+                         hand_size=indexing.add(state.hand_size, p, -1)), card
 
 
 def append_to_hand(state: GameState, p, card, gate=TRUE) -> GameState:
@@ -198,7 +198,7 @@ def new_slot_row(card, turn):
 def put_into_play(state: GameState, p, slot, card, gate=TRUE) -> GameState:
     """BENCH-1/2."""
     row = new_slot_row(card, state.turn)
-    return merge(gate, state.replace(slots=state.slots.at[p, slot].set(row)), state)
+    return merge(gate, state.replace(slots=indexing.write(state.slots, (p, slot), row)), state)
 
 
 def clear_active_effects(state: GameState, p, gate=TRUE) -> GameState:
@@ -207,7 +207,7 @@ def clear_active_effects(state: GameState, p, gate=TRUE) -> GameState:
 
 
 def clear_slot(state: GameState, p, slot) -> GameState:
-    return state.replace(slots=state.slots.at[p, slot].set(jnp.asarray(EMPTY_SLOT)))
+    return state.replace(slots=indexing.write(state.slots, (p, slot), jnp.asarray(EMPTY_SLOT)))
 
 
 def permute_slots(state: GameState, p, order) -> GameState:
@@ -231,7 +231,7 @@ def swap_active_with_bench(state: GameState, p, bench_slot, gate=TRUE) -> GameSt
 def discard_from_play(state: GameState, p: int, slot, gate=TRUE) -> GameState:
     """KO-1 and fossil discards: the slot's stack (bottom card first) goes to the discard pile."""
     gate, slot = materialize(gate), materialize(slot)
-    cards = state.stack[p, slot]
+    cards = indexing.read(state.stack, (p, slot))
     count = jnp.sum(cards >= 0)
     block = jnp.where(gate & (jnp.arange(spec.NUM_SLOTS) == slot)[:, None], jnp.asarray(EMPTY_SLOT), state.slots[p])
     discard = jnp.where(gate, append_row(state.discard[p], state.discard_size[p], cards, count), state.discard[p])
@@ -245,7 +245,7 @@ def discard_from_play(state: GameState, p: int, slot, gate=TRUE) -> GameState:
 def incoming_reduction(tables: CardTables, state: GameState, p, slot):
     """DMG-1 step 5."""
     from tcgjax.game.tables import ABILITY_KIND
-    top = jnp.maximum(state.card[p, slot], 0)
+    top = jnp.maximum(indexing.read(state.card, (p, slot)), 0)
     ability = jnp.where(tables.ab_kind[top] == ABILITY_KIND["reduce_incoming"], tables.ab_amount[top], 0)
     barrier = jnp.where((slot == 0) & is_turn(state, state.reduce_damage_turn[p]), state.reduce_damage_amount[p], 0)
     return ability + barrier
@@ -305,8 +305,7 @@ def resolve_knockouts(tables: CardTables, state: GameState, gate=TRUE) -> GameSt
     cards = state.stack.reshape(2, -1)
     position = state.discard_size[:, None] + prefix_sum(leaving, axis=1) - 1
     target = jnp.where(leaving, position, spec.DECK_SIZE)  # out of range: dropped
-    seat = jnp.broadcast_to(jnp.arange(2)[:, None], cards.shape)
-    discard = state.discard.at[seat, target].set(cards, mode="drop")
+    discard = indexing.write_rows(state.discard, target, cards)
     new = state.replace(
         points=points, discard=discard, discard_size=state.discard_size + jnp.sum(leaving, axis=1),
         slots=jnp.where(knocked[:, :, None], jnp.asarray(EMPTY_SLOT), state.slots),
@@ -334,8 +333,8 @@ def needs_promotion(state: GameState, p):
 
 def roll_energy(state: GameState, p, offset):
     """ENERGY-2: the Energy rolled with the stream value at rng_counter + offset."""
-    n = jnp.sum(state.energy_types[p] >= 0)
-    return state.energy_types[p, pick_at(state, offset, n)]
+    n = jnp.sum(indexing.read(state.energy_types, p) >= 0)
+    return indexing.read(state.energy_types, (p, pick_at(state, offset, n)))
 
 
 def start_turn(state: GameState, gate=TRUE) -> GameState:
@@ -351,8 +350,9 @@ def start_turn(state: GameState, gate=TRUE) -> GameState:
     roll = turn > 1
     rolled = roll_energy(new, p, 0)
     new = new.replace(
-        energy_current=new.energy_current.at[p].set(jnp.where(roll, new.energy_next[p], new.energy_current[p])),
-        energy_next=new.energy_next.at[p].set(jnp.where(roll, rolled, new.energy_next[p])),
+        energy_current=indexing.write(new.energy_current, p, jnp.where(roll, indexing.read(new.energy_next, p),
+                                                                       indexing.read(new.energy_current, p))),
+        energy_next=indexing.write(new.energy_next, p, jnp.where(roll, rolled, indexing.read(new.energy_next, p))),
         phase=jnp.int32(spec.MAIN), decider=p)
     new = advance(new, 1, roll)
     return merge(gate, new, state)

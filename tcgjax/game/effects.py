@@ -192,7 +192,7 @@ def answer_trainer_target(tables: CardTables, state: GameState, p: int, slot, ga
 def ability_targets(tables: CardTables, state: GameState, p, user_slot):
     """Opponent slots the Ability of p's `user_slot` may choose, [4] bool."""
     o = 1 - p
-    kind = tables.ab_kind[jnp.maximum(state.card[p, user_slot], 0)]
+    kind = tables.ab_kind[jnp.maximum(indexing.read(state.card, (p, user_slot)), 0)]
     pull = core.bench_mask(state, o) & (state.stack[o, :, 1] < 0)
     any_ = state.card[o] >= 0
     return jnp.select([kind == ABILITY_KIND["pull_opponent_bench_basic"], kind == ABILITY_KIND["damage_opponent_any"]],
@@ -229,7 +229,7 @@ def use_ability(tables: CardTables, state: GameState, p: int, slot, gate) -> Gam
     """The Ability of p's `slot`: one write per changed array, gated."""
     o = 1 - p
     gate, slot = materialize(gate), materialize(slot)
-    c = materialize(jnp.maximum(state.card[p, slot], 0))
+    c = materialize(jnp.maximum(indexing.read(state.card, (p, slot)), 0))
     kind = tables.ab_kind[c]
     is_ = lambda name: kind == ABILITY_KIND[name]  # noqa: E731
     t = jnp.maximum(tables.ab_type[c], 0)
@@ -260,7 +260,7 @@ def use_ability(tables: CardTables, state: GameState, p: int, slot, gate) -> Gam
 def answer_ability_target(tables: CardTables, state: GameState, p: int, opp_slot, gate) -> GameState:
     o = 1 - p
     gate, opp_slot = materialize(gate), materialize(opp_slot)
-    c = materialize(jnp.maximum(state.card[p, jnp.maximum(state.aux_index, 0)], 0))
+    c = materialize(jnp.maximum(indexing.read(state.card, (p, jnp.maximum(state.aux_index, 0))), 0))
     kind = tables.ab_kind[c]
     pull = gate & (kind == ABILITY_KIND["pull_opponent_bench_basic"])
     hit = gate & (kind == ABILITY_KIND["damage_opponent_any"])
@@ -332,7 +332,7 @@ def extra_energy(tables: CardTables, energy, card, a, energy_type):
     others = jnp.arange(spec.NUM_ENERGY) != energy_type
     other_spare = jnp.sum(jnp.where(others, energy - typed, 0))
     used_for_colorless = jnp.maximum(0, tables.atk_colorless[card, a] - other_spare)
-    return energy[energy_type] - typed[energy_type] - used_for_colorless
+    return indexing.read(energy, energy_type) - indexing.read(typed, energy_type) - used_for_colorless
 
 
 def _damage_to_opponent(tables: CardTables, state: GameState, p, units, counts, gate):
@@ -430,15 +430,15 @@ def resolve_attack(tables: CardTables, state: GameState, p: int, card, a, target
     own_slot = jnp.maximum(target, 0)
     own_hit = core.attack_damage_to_bench(tables, state, p, own_slot, amount)
     damage_p = damage_p.at[0].set(active_damage)
-    damage_p = damage_p.at[own_slot].add(jnp.where(go & is_("damage_own_bench_one") & (target >= 0), own_hit, 0))
+    damage_p = indexing.add(damage_p, own_slot, jnp.where(go & is_("damage_own_bench_one") & (target >= 0), own_hit, 0))
     status = _status_values(state.poisoned[o], state.burned[o], state.special[o], tables.atk_status[card, a],
                             go & ~protected & (is_("inflict") | (is_("coin_inflict") & (heads > 0))))
     energy_p = state.energy[p]
-    own_discard = jnp.where(is_("discard_own_energy"), jnp.minimum(tables.atk_count[card, a], energy_p[0, etype]), 0)
-    energy_p = energy_p.at[0, etype].add(-jnp.where(go, own_discard, 0))
+    own_discard = jnp.where(is_("discard_own_energy"), jnp.minimum(tables.atk_count[card, a], indexing.read(energy_p, (0, etype))), 0)
+    energy_p = indexing.add(energy_p, (0, etype), -jnp.where(go, own_discard, 0))
     energy_p = energy_p.at[0].set(jnp.where(go & is_("discard_all_own_energy"), 0, energy_p[0]))
-    energy_p = energy_p.at[own_slot, etype].add((go & is_("zone_energy_to_own_bench") & (target >= 0)).astype(I32))
-    energy_p = energy_p.at[0, etype].add((go & is_("zone_energy_to_self")).astype(I32))
+    energy_p = indexing.add(energy_p, (own_slot, etype), (go & is_("zone_energy_to_own_bench") & (target >= 0)).astype(I32))
+    energy_p = indexing.add(energy_p, (0, etype), (go & is_("zone_energy_to_self")).astype(I32))
     moltres = go & is_("coins_zone_energy_to_own_bench") & (heads > 0) & jnp.any(
         (SLOTS > 0) & _slot_type_mask(tables, state, p, tables.atk_target_type[card, a]))
     on_defender = go & ~protected
@@ -452,7 +452,7 @@ def resolve_attack(tables: CardTables, state: GameState, p: int, card, a, target
     total = jnp.sum(energy_o)
     picked = discard_energy & (total > 0)
     lost_type = jnp.argmax(core.prefix_sum(energy_o) > core.pick_at(state, used, total))
-    energy_o = energy_o.at[lost_type].add(-picked.astype(I32))
+    energy_o = indexing.add(energy_o, lost_type, -picked.astype(I32))
     used = used + picked.astype(I32)
     # Knock Back
     knock = go & ~protected & is_("switch_out_opponent_active") & jnp.any(core.bench_mask(state, o))
@@ -476,7 +476,7 @@ def resolve_attack(tables: CardTables, state: GameState, p: int, card, a, target
     # Shadow Claw
     claw = go & is_("coin_discard_random_opponent_hand_card") & (heads > 0) & (state.hand_size[o] > 0)
     h = core.pick_at(state, used, state.hand_size[o])
-    lost = state.hand[o, h]
+    lost = indexing.read(state.hand, (o, h))
     used = used + claw.astype(I32)
     # Primal Wingbeat: the Defending Pokémon's cards are shuffled into the deck
     wing = on_defender & is_("coin_shuffle_opponent_active_into_deck") & (heads > 0) & (state.card[o, 0] >= 0)
@@ -491,7 +491,7 @@ def resolve_attack(tables: CardTables, state: GameState, p: int, card, a, target
     keep = lambda new, old: jnp.where(gate, new, old)  # noqa: E731
     block_p = _with_columns(state.slots[p], damage_p, energy_p)
     block_p = jnp.where(benched & (slots == core.first_empty_bench(state, p))[:, None],
-                        core.new_slot_row(deck[position], state.turn), block_p)
+                        core.new_slot_row(indexing.read(deck, position), state.turn), block_p)
     order = jnp.where(slots == 0, own_slot, jnp.where(slots == own_slot, 0, slots))
     block_p = jnp.where(teleport, indexing.lookup(block_p, order), block_p)
     block_o = _with_columns(state.slots[o], damage_o, state.energy[o].at[0].set(energy_o))

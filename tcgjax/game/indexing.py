@@ -99,6 +99,19 @@ def add(x, index, value):
     return jnp.where(mask, x + _spread(x, index, value), x)
 
 
+def write_rows(x, columns, values):
+    """`x.at[rows, columns].set(values, mode="drop")` with `rows` each row's own index: `x` [R, N],
+    `columns` and `values` [R, K], the in-range columns of a row all different (a column out of
+    range is dropped), e.g. cards appended to each seat's pile at positions computed per game."""
+    if not accelerated():
+        rows = jnp.broadcast_to(jnp.arange(x.shape[0])[:, None], columns.shape)
+        return x.at[rows, columns].set(values, mode="drop")
+    hit = columns[:, :, None] == jnp.arange(x.shape[1])          # [R, K, N]
+    written = jnp.sum(jnp.where(hit, jnp.asarray(values, x.dtype)[:, :, None], jnp.zeros((), x.dtype)),
+                      axis=1, dtype=x.dtype)
+    return jnp.where(jnp.any(hit, axis=1), written, x)
+
+
 def lookup(table, index):
     """`table[index]` for integer index arrays (a tuple indexes the leading axes, its entries
     broadcast together), e.g. a card property of every card of a hand, or an entry of a short row

@@ -189,11 +189,11 @@ def _continue_retreat_payment(tables: CardTables, state: GameState, p) -> GameSt
 
 def _evolve(tables: CardTables, state: GameState, p, slot, card, gate) -> GameState:
     """EVOLVE-3."""
-    depth = jnp.sum(state.stack[p, slot] >= 0)
+    depth = jnp.sum(indexing.read(state.stack, (p, slot)) >= 0)
     new = state.replace(
-        stack=state.stack.at[p, slot, jnp.minimum(depth, spec.STACK_DEPTH - 1)].set(card),
-        card=state.card.at[p, slot].set(card), turn_played=state.turn_played.at[p, slot].set(state.turn),
-        ability_used=state.ability_used.at[p, slot].set(False))
+        stack=indexing.write(state.stack, (p, slot, jnp.minimum(depth, spec.STACK_DEPTH - 1)), card),
+        card=indexing.write(state.card, (p, slot), card), turn_played=indexing.write(state.turn_played, (p, slot), state.turn),
+        ability_used=indexing.write(state.ability_used, (p, slot), False))
     new = core.clear_active_effects(new, p, slot == 0)
     return merge(gate, new, state)
 
@@ -415,10 +415,10 @@ def _apply_turn_action(tables: CardTables, state: GameState, action, legal) -> t
     trainer, trainer_card = play & ~is_pokemon, jnp.maximum(card, 0)
     attach_slot = jnp.clip(action - spec.ATTACH, 0, spec.NUM_SLOTS - 1)
     current = jnp.maximum(state.energy_current[p], 0)
-    state = merge(main & is_attach, state.replace(energy=state.energy.at[p, attach_slot, current].add(1),
+    state = merge(main & is_attach, state.replace(energy=indexing.add(state.energy, (p, attach_slot, current), 1),
                                                   energy_current=state.energy_current.at[p].set(-1)), state)
     ability_slot = jnp.clip(action - spec.ABILITY, 0, spec.NUM_SLOTS - 1)
-    fossil = tables.is_fossil[jnp.maximum(state.card[p, ability_slot], 0)] == 1
+    fossil = tables.is_fossil[jnp.maximum(indexing.read(state.card, (p, ability_slot)), 0)] == 1
     state = core.discard_from_play(state, p, ability_slot, main & is_ability & fossil)
     ability = main & is_ability & ~fossil
     bench_slot = jnp.clip(action - spec.RETREAT + 1, 1, 3)
@@ -453,7 +453,7 @@ def _apply_answer(tables: CardTables, state: GameState, phase, action, legal) ->
     state = merge(switch, core.swap_active_with_bench(state, p, self_slot).replace(phase=jnp.int32(spec.MAIN)), state)
     pay = (phase == spec.RETREAT_PAY) & act["energy"]
     t = jnp.clip(action - spec.CHOOSE_ENERGY, 0, spec.NUM_ENERGY - 1)
-    paid = state.replace(energy=state.energy.at[p, 0, t].add(-1), aux_count=state.aux_count - 1)
+    paid = state.replace(energy=indexing.add(state.energy, (p, 0, t), -1), aux_count=state.aux_count - 1)
     state = merge(pay, _continue_retreat_payment(tables, paid, p), state)
     evolve = (phase == spec.EVOLVE_TARGET) & is_self
     evolving = state.replace(phase=jnp.int32(spec.MAIN), aux_card=jnp.int32(-1))
@@ -465,7 +465,8 @@ def _apply_answer(tables: CardTables, state: GameState, phase, action, legal) ->
     state = effects.answer_ability_target(tables, state.replace(phase=jnp.where(ability_target, spec.MAIN, state.phase)),
                                           p, opp_slot, ability_target)
     place = (phase == spec.PLACE_ENERGY) & is_self
-    placed = state.replace(energy=state.energy.at[p, self_slot, jnp.maximum(state.aux_type, 0)].add(1), aux_count=state.aux_count - 1)
+    placed = state.replace(energy=indexing.add(state.energy, (p, self_slot, jnp.maximum(state.aux_type, 0)), 1),
+                           aux_count=state.aux_count - 1)
     more = placed.aux_count > 0
     placed = placed.replace(phase=jnp.where(more, spec.PLACE_ENERGY, spec.MAIN), aux_card=jnp.where(more, placed.aux_card, -1),
                             aux_index=jnp.where(more, placed.aux_index, -1), aux_type=jnp.where(more, placed.aux_type, -1))
@@ -475,7 +476,7 @@ def _apply_answer(tables: CardTables, state: GameState, phase, action, legal) ->
     # the attack chosen before
     copy = (phase == spec.COPY_ATTACK) & act["copy"]
     k = jnp.clip(action - spec.CHOOSE_COPY, 0, 2 * spec.NUM_SLOTS - 1)
-    copied = jnp.maximum(state.card[o, k // 2], 0)
+    copied = jnp.maximum(indexing.read(state.card, (o, k // 2)), 0)
     copy_paid = effects.can_pay(tables, state.energy[p, 0], copied, k % 2)
     state = merge(copy, state.replace(phase=jnp.int32(spec.MAIN), aux_card=jnp.int32(-1), aux_index=jnp.int32(-1)), state)
     state, resolve_started = effects.start_attack(tables, state, p, copied, k % 2, copy & copy_paid)
