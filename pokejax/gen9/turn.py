@@ -167,7 +167,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary):
     # BeforeSwitchOut of a Pokémon still up is followed by an Update
     st = _each_event(st, on & voluntary)
     active = _set_side(st.active, side, slot, on)
-    boosts = _set_side(st.boosts, side, jnp.zeros_like(st.boosts[:, 0]), on)
+    boosts = _set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), on)
     st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on))
     st = _each_event(st, on)                      # the Update after the switch action
     st = _tie_draw(st, on)                        # runSwitch's speed sort of all actives
@@ -293,7 +293,8 @@ def _forced_switch(st: BattleState, actions, on):
 def step(state: BattleState, actions) -> BattleState:
     """One decision of each battle of the batch: ``actions`` int32 ``[B, 2]`` (``masks`` numbering;
     legal ones, e.g. through ``masks.legal_or_first``; ignored where a side does not act). Returns
-    the state at the next decision (see the module docstring for what is covered)."""
+    the state at the next decision (see the module docstring for what is covered). Struggle (action 0
+    with no PP left) is not run yet: the move slot is used as if it had PP."""
     request = state.request
     st = _start(state, request == REQUEST_START)
     st = _turn(st, actions, request == REQUEST_MOVE)

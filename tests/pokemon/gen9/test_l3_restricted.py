@@ -30,7 +30,7 @@ from pokejax.gen9.data import tables
 TABLES = tables.load()
 DOCUMENT = json.loads(pool.POOL_FILE.read_text())
 REQUESTS = {"move": S.REQUEST_MOVE, "switch": S.REQUEST_SWITCH, "ended": S.REQUEST_ENDED}
-MAX_DECISIONS = 60
+MAX_DECISIONS = 100
 
 
 def _usable_teams() -> list[int]:
@@ -171,7 +171,13 @@ def test_restricted_random_battles_match_showdown(showdown9):
     assert any(4 <= a[s] < 8 for a in decisions for s in range(2))
     assert any(a[s] >= 8 for a in decisions for s in range(2))
     assert any(-1 in a for a in decisions)          # a forced switch: one side does not act
-    assert (final.request == S.REQUEST_ENDED).sum() >= 3
+    assert (final.request == S.REQUEST_ENDED).sum() >= 20
+    # and speed ties of the two actives at a move decision (their draws)
+    ties = 0
+    for st in states:
+        speed = st.stats[np.arange(len(st.turn))[:, None], np.arange(2), st.active][..., 4]
+        ties += int(((speed[:, 0] == speed[:, 1]) & (st.request == S.REQUEST_MOVE)).sum())
+    assert ties >= 5
 
 
 @pytest.mark.slow
@@ -211,3 +217,19 @@ def test_l2_tera_stab_ko_and_forced_switch(showdown9):
     assert not problems, problems[:2]
     assert states[1].terastallized.any()
     assert any(-1 in a for battle in actions for a in battle)
+
+
+def test_step_under_vmap_is_the_batched_step():
+    p1, p2, seeds, rng = _battles(6, 5)
+    restricted, _ = _restricted(p1 + p2)
+    st = S.from_pool(restricted, jnp.arange(6, dtype=jnp.int32), jnp.arange(6, 12, dtype=jnp.int32),
+                     jnp.stack([prng.seed_from_words(s) for s in seeds]))
+    single = st
+    vstep = jax.jit(jax.vmap(turn.step))
+    for _ in range(12):
+        mask = np.asarray(_mask(st))
+        actions = jnp.asarray([[int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in row] for row in mask],
+                              jnp.int32)
+        st, single = _step(st, actions), vstep(single, actions)
+        for a, b in zip(jax.tree_util.tree_leaves(st), jax.tree_util.tree_leaves(single)):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
