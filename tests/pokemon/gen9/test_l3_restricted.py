@@ -207,15 +207,45 @@ def test_l2_speed_tie_mirror(showdown9):
     assert first == {"|move|p1a", "|move|p2a"}
 
 
+def _tera_leads(count: int) -> list[tuple[int, int]]:
+    """(team, move slot) of usable teams whose lead has, once restricted, a move of its Tera type that
+    is not one of its own types (Tera STAB only when Terastallized)."""
+    found = []
+    for n in _usable_teams():
+        lead = turn.restricted_team(DOCUMENT["teams"][n])[0]
+        species, tera, moves = lead[0], lead[6], lead[5]
+        own = {int(x) for x in TABLES.species_types[TABLES.species_index[species]]}
+        if tera == "Stellar" or TABLES.type_index[tera] in own:
+            continue
+        slots = [k for k, m in enumerate(moves) if int(TABLES.move_type[TABLES.move_index[m]]) == TABLES.type_index[tera]
+                 and TABLES.move_category[TABLES.move_index[m]] != tables.STATUS]
+        if slots:
+            found.append((n, slots[0]))
+        if len(found) == count:
+            break
+    return found
+
+
 def test_l2_tera_stab_ko_and_forced_switch(showdown9):
-    """Terastallizing on turn 1 every battle, then attacking until faints force switches: the Tera
-    STAB, the faint, the switch request for one side only and the turn after it match."""
-    p1, p2, seeds, rng = _battles(12, 99)
-    scripted = [[[4, 4]] for _ in seeds]
+    """p1's lead Terastallizes on turn 1 and uses a move of its Tera type (STAB only through Tera);
+    p2 attacks, then both play on: the Tera STAB damage, KOs, the switch request of the side whose
+    Pokémon fainted (the other side not acting) and the turn after it match, and some turn-1 hits KO."""
+    leads = _tera_leads(24)
+    assert len(leads) == 24
+    rng = np.random.default_rng(99)
+    usable = _usable_teams()
+    p1 = [DOCUMENT["teams"][n] for n, _ in leads]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[4 + k, 0]] for _, k in leads]
     states, actions, sets = play(p1, p2, seeds, rng, scripted)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, problems[:2]
-    assert states[1].terastallized.any()
+    assert all(a[0] == [4 + k, 0] for a, (_, k) in zip(actions, leads))
+    # Terastallized (a lead KO'd first is no longer: Showdown clears the flag on fainting)
+    assert (~states[1].can_tera[:, 0]).all() and (states[1].terastallized[:, 0, 0] | (states[1].hp[:, 0, 0] == 0)).all()
+    ko = (states[1].hp[:, 1, 0] == 0) & (states[1].request == S.REQUEST_SWITCH)
+    assert ko.sum() >= 1 and not states[1].switch_flag[ko, 0].any()
     assert any(-1 in a for battle in actions for a in battle)
 
 
