@@ -9,8 +9,9 @@ happens is a mask, never a Python branch on values, so the program has no contro
 What is covered (the "restricted" battles of ``tests/pokemon/gen9/test_l3_restricted.py``): no
 abilities or items, moves whose whole effect is their damage (``restricted_moves()``), Terastallization
 (but not Ogerpon's, Terapagos's or Morpeko's forme changes, nor Zacian's and Zamazenta's Crowned formes:
-``restricted_species_ok``), switching, fainting, forced switches, the end of the battle. Not covered
-yet: Struggle (a side with no PP left), statuses, volatiles, stat changes, everything of later stages.
+``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
+Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
+both switch at once). Not covered yet: statuses, volatiles, stat changes, everything of later stages.
 
 Showdown's draws, read from its ``battle.js``, ``battle-queue.js`` and ``battle-actions.js`` and
 counted with traced battles (``gen9.js`` ``play``): apart from accuracy, critical hit and damage roll,
@@ -68,10 +69,11 @@ def restricted_species_ok(species_id: str) -> bool:
 _FILLER_MOVES = ("hypervoice", "quickattack", "earthquake", "surf")
 
 
-def restricted_team(rows: list) -> list:
+def restricted_team(rows: list, max_moves: int = 4) -> list:
     """A pool team (``pool.json`` compact rows) restricted to what ``step`` covers, deterministically:
     no ability (Showdown's "No Ability") or item; its moves filtered to ``restricted_moves()``, then
-    completed up to four with the strongest restricted moves of its own types and ``_FILLER_MOVES``.
+    completed up to four with the strongest restricted moves of its own types and ``_FILLER_MOVES``;
+    then cut to ``max_moves`` (fewer moves: Struggle sooner).
     Raises ValueError for a species ``restricted_species_ok`` refuses."""
     t = tables.load()
     allowed = restricted_moves()
@@ -88,7 +90,7 @@ def restricted_team(rows: list) -> list:
                 break
             if m not in kept:
                 kept.append(m)
-        out.append([species, level, gender, "", "noability", kept, tera, evs, ivs])
+        out.append([species, level, gender, "", "noability", kept[:max_moves], tera, evs, ivs])
     return out
 
 
@@ -174,23 +176,42 @@ def _switch_in(st: BattleState, side, slot, on, voluntary):
     return _each_event(st, on)                    # the Update after runSwitch
 
 
+def _struggling(st: BattleState):
+    """bool[B, 2]: the active has no move with PP left (its move action is Struggle)."""
+    usable = (st.active_of(st.moves) != 0) & (st.active_of(st.pp) > 0)
+    return ~usable.any(-1)
+
+
+def _left(st: BattleState, side):
+    """int32[B]: the Pokémon of ``side`` not fainted."""
+    alive = (jnp.arange(TEAM_SIZE) < _side(st.team_size, side)[..., None]) & (_side(st.hp, side) > 0)
+    return jnp.sum(alive, axis=-1)
+
+
 def _use_move(st: BattleState, side, slot, on):
-    """``side``'s active uses its move ``slot`` on the foe: PP, type immunity, accuracy, crit and roll,
-    HP, fainting and the end of the battle, with the draws between."""
+    """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: PP, type
+    immunity, accuracy, crit and roll, HP, Struggle's recoil, fainting and the end of the battle, with
+    the draws between."""
+    t = tables.load()
     foe = 1 - side
     me, them = _side(st.active, side), _side(st.active, foe)
     on = on & (_mon(st.hp, side, me) > 0)                     # a fainted Pokémon's move does not run
+    struggle = _side(_struggling(st), side)
     moves = _mon(st.moves, side, me)
     move = jnp.take_along_axis(moves, slot[..., None], axis=-1)[..., 0]
+    move = jnp.where(struggle, t.move_index["struggle"], move)
     pp = _mon(st.pp, side, me)
-    pp = jnp.where((jnp.arange(4) == slot[..., None]) & on[..., None], pp - 1, pp)
-    st = st.replace(pp=_set_mon(st.pp, side, me, pp, on))
+    pay = on & ~struggle                                       # Struggle costs no PP
+    pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
+    st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay))
+    # a foe fainted earlier in the turn (by Struggle's recoil): the move fails with no target, no draw
+    on = on & (_mon(st.hp, foe, them) > 0)
 
     tera_of = lambda s, k: jnp.where(_mon(st.terastallized, s, k), _mon(st.tera_type, s, k), tables.TYPE_NONE)
     a_types, d_types = _mon(st.types, side, me), _mon(st.types, foe, them)
     a_tera, d_tera = tera_of(side, me), tera_of(foe, them)
-    t = tables.load()
-    immune, _ = damage.effectiveness(jnp.asarray(t.move_type)[move], d_types, d_tera)
+    move_type = jnp.where(struggle, tables.TYPE_NONE, jnp.asarray(t.move_type)[move])   # Struggle: "???"
+    immune, _ = damage.effectiveness(move_type, d_types, d_tera)
     immune = immune & ~jnp.asarray(t.move_ignore_immunity)[move]
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
@@ -198,21 +219,30 @@ def _use_move(st: BattleState, side, slot, on):
     lands = on & ~immune & hit
     rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), _mon(st.stats, side, me), a_boosts[..., :5],
                               a_types, a_tera, _mon(st.status, side, me) == BRN, _mon(st.stats, foe, them),
-                              d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me))
+                              d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me), typeless=struggle)
     rng = jnp.where(lands[..., None], rng2, rng)
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
     dealt = lands & (dmg.kind == damage.KIND_DAMAGE)
     hp = _mon(st.hp, foe, them)
     st = st.replace(hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - dmg.damage, 0), dealt))
     st = _tie_draw(st, dealt)                                  # the Update after the hit (not fainted yet)
+    # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized)
     fainted = dealt & (_mon(st.hp, foe, them) == 0)
-    # a fainted Pokémon is no longer Terastallized (Showdown deletes the flag in faintMessages)
     st = st.replace(terastallized=_set_mon(st.terastallized, foe, them, False, fainted))
-    left = jnp.sum((jnp.arange(TEAM_SIZE) < _side(st.team_size, foe)[..., None]) & (_side(st.hp, foe) > 0), axis=-1)
-    won = fainted & (left == 0)
-    st = st.replace(winner=jnp.where(won, side, st.winner), request=jnp.where(won, REQUEST_ENDED, st.request))
-    st = _each_event(st, dealt)                                # the Update after the hit loop
-    return _each_event(st, on)                                 # the Update after the move action
+    # Struggle's recoil, Math.round(base max HP / 4) and at least 1, as direct damage
+    recoil = dealt & struggle
+    mine = _mon(st.hp, side, me)
+    cost = jnp.maximum((_mon(st.max_hp, side, me) + 2) // 4, 1)
+    st = st.replace(hp=_set_mon(st.hp, side, me, jnp.maximum(mine - cost, 0), recoil))
+    st = _tie_draw(st, dealt & ~fainted)                       # the Update after the hit loop (user not fainted yet)
+    # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
+    down = recoil & (_mon(st.hp, side, me) == 0)
+    st = st.replace(terastallized=_set_mon(st.terastallized, side, me, False, down))
+    foe_out, my_out = fainted & (_left(st, foe) == 0), down & (_left(st, side) == 0)
+    won = foe_out | my_out
+    st = st.replace(winner=jnp.where(won, jnp.where(foe_out, side, foe), st.winner),
+                    request=jnp.where(won, REQUEST_ENDED, st.request))
+    return _each_event(st, on & ~won)                          # the Update after the move action
 
 
 def _turn(st: BattleState, actions, on):
@@ -223,6 +253,7 @@ def _turn(st: BattleState, actions, on):
     tera = moving & (act >= ACTION_TERA_BASE)
     slot = jnp.where(switching, 0, act % ACTION_TERA_BASE)
     move = jnp.take_along_axis(st.active_of(st.moves), slot[..., None], axis=-1)[..., 0]
+    move = jnp.where(_struggling(st), tables.load().move_index["struggle"], move)
     priority = order.move_priority(move)
     speed = _speeds(st)
     same_speed = speed[..., 0] == speed[..., 1]
@@ -281,20 +312,29 @@ def _turn(st: BattleState, actions, on):
 
 
 def _forced_switch(st: BattleState, actions, on):
-    """The switch-ins after a faint, then the end of the turn."""
+    """The switch-ins after faints, then the end of the turn. Two switches (both actives fainted) are
+    sorted by the fainted Pokémon's speeds (a draw on a tie); the first one's switch-in sees a fainted
+    foe, so only its runSwitch sort (of all actives, fainted included) can draw."""
     act = jnp.asarray(actions, jnp.int32)
     flag = st.switch_flag & on[..., None]
-    for s in range(2):
-        side = jnp.full(on.shape, s, jnp.int32)
-        st = _switch_in(st, side, act[..., s] - ACTION_SWITCH_BASE, flag[..., s], jnp.zeros_like(on))
+    both = flag.all(-1)
+    speed = _speeds(st)
+    tie = speed[..., 0] == speed[..., 1]
+    rng, r = prng.random_range(st.rng, 0, 2, when=both & tie)
+    st = st.replace(rng=rng)
+    first = jnp.where(both, jnp.where(tie, r, (speed[..., 1] > speed[..., 0]).astype(jnp.int32)),
+                      jnp.where(flag[..., 0], 0, 1)).astype(jnp.int32)
+    for k in range(2):
+        s = first if k == 0 else 1 - first
+        go = flag.any(-1) if k == 0 else both
+        st = _switch_in(st, s, _side(act, s) - ACTION_SWITCH_BASE, go, jnp.zeros_like(on))
     return st.replace(request=jnp.where(on, REQUEST_MOVE, st.request), turn=jnp.where(on, st.turn + 1, st.turn))
 
 
 def step(state: BattleState, actions) -> BattleState:
     """One decision of each battle of the batch: ``actions`` int32 ``[B, 2]`` (``masks`` numbering;
     legal ones, e.g. through ``masks.legal_or_first``; ignored where a side does not act). Returns
-    the state at the next decision (see the module docstring for what is covered). Struggle (action 0
-    with no PP left) is not run yet: the move slot is used as if it had PP."""
+    the state at the next decision (see the module docstring for what is covered)."""
     request = state.request
     st = _start(state, request == REQUEST_START)
     st = _turn(st, actions, request == REQUEST_MOVE)

@@ -2,9 +2,9 @@
 
 The restriction, while stages 2-6 are missing: pool teams (``pool.json``) passed through
 ``turn.restricted_team`` (no abilities, no items, moves whose whole effect is their damage; teams
-with Ogerpon, Terapagos, Morpeko, Zacian or Zamazenta left out), and a battle stops being compared
-at the first decision where a side would have to Struggle (no PP left), which pokejax does not run yet.
-Both players choose uniformly among the legal actions of ``masks.legal_mask`` (moves, Terastallizing,
+with Ogerpon, Terapagos, Morpeko, Zacian or Zamazenta left out). Besides the four-move teams, teams
+cut to one move with players that mostly attack run out of PP: Struggle, its recoil, double faints and
+double forced switches. Both players choose uniformly among the legal actions of ``masks.legal_mask`` (moves, Terastallizing,
 switches, forced switches); Showdown plays the same choices from the same teams and seed (``gen9.js``
 ``play``). After the start and after every decision: every Pokémon's HP, status, PP, Tera state,
 Stellar mask and species, each side's active slot, stages, switch flag and Tera right, the turn,
@@ -37,9 +37,9 @@ def _usable_teams() -> list[int]:
     return [n for n, team in enumerate(DOCUMENT["teams"]) if all(turn.restricted_species_ok(m[0]) for m in team)]
 
 
-def _restricted(teams: list[list]) -> tuple[pool.Pool, list[list[dict]]]:
+def _restricted(teams: list[list], max_moves: int = 4) -> tuple[pool.Pool, list[list[dict]]]:
     """The restricted rows as a pokejax pool and as Showdown sets."""
-    rows = [turn.restricted_team(t) for t in teams]
+    rows = [turn.restricted_team(t, max_moves) for t in teams]
     return pool.pack({"teams": rows}), [pool.showdown_sets(r) for r in rows]
 
 
@@ -48,28 +48,20 @@ _mask = jax.jit(masks.legal_mask)
 
 
 def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: np.random.Generator,
-         scripted: list[list[list[int]]] | None = None):
-    """Plays ``[B]`` battles with random legal actions (or ``scripted`` ones while they last).
+         scripted: list[list[list[int]]] | None = None, max_moves: int = 4, attack: float = 0.0):
+    """Plays ``[B]`` battles with random legal actions (or ``scripted`` ones while they last; with
+    probability ``attack`` the first move slot, or Struggle, where legal).
     Returns the pokejax states after the start and each decision (host copies), the actions of each
     battle and the Showdown sets."""
     b = len(seeds)
-    restricted, sets = _restricted(p1_rows + p2_rows)
+    restricted, sets = _restricted(p1_rows + p2_rows, max_moves)
     st = S.from_pool(restricted, jnp.arange(b, dtype=jnp.int32), jnp.arange(b, 2 * b, dtype=jnp.int32),
                      jnp.stack([prng.seed_from_words(s) for s in seeds]))
     st = _step(st, jnp.zeros((b, 2), jnp.int32))
     states, actions = [jax.device_get(st)], [[] for _ in range(b)]
-    stopped = np.zeros(b, bool)
     for n in range(MAX_DECISIONS):
         mask = np.asarray(_mask(st))
-        host = states[-1]
-        for i in range(b):
-            if host.request[i] == S.REQUEST_ENDED:
-                stopped[i] = True
-            if host.request[i] == S.REQUEST_MOVE:
-                moves = host.moves[i, np.arange(2), host.active[i]]
-                pp = host.pp[i, np.arange(2), host.active[i]]
-                if not ((moves != 0) & (pp > 0)).any(-1).all():
-                    stopped[i] = True   # Struggle: not covered yet
+        stopped = states[-1].request == S.REQUEST_ENDED
         if stopped.all():
             break
         chosen = np.zeros((b, 2), np.int32)
@@ -78,6 +70,8 @@ def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: 
                 legal = np.flatnonzero(mask[i, side])
                 if legal.size:
                     pick = int(rng.choice(legal))
+                    if mask[i, side, 0] and rng.random() < attack:
+                        pick = 0
                     if scripted and n < len(scripted[i]) and mask[i, side, scripted[i][n][side]]:
                         pick = scripted[i][n][side]
                     chosen[i, side] = pick
@@ -180,10 +174,29 @@ def test_restricted_random_battles_match_showdown(showdown9):
     assert ties >= 5
 
 
+def _struggle_run(bridge, count: int, seed: int):
+    """One-move teams, players attacking nine times in ten: PP runs out, Struggle and its recoil."""
+    p1, p2, seeds, rng = _battles(count, seed)
+    states, actions, sets = play(p1, p2, seeds, rng, max_moves=1, attack=0.9)
+    problems, _ = compare(bridge, states, actions, sets, seeds)
+    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    struggles = sum(int(((st.request == S.REQUEST_MOVE)
+                         & ~(st.pp[np.arange(count)[:, None], np.arange(2), st.active] > 0).any(-1)[:, s]).sum())
+                    for st in states for s in range(2))
+    doubles = sum(int(((st.request == S.REQUEST_SWITCH) & st.switch_flag.all(-1)).sum()) for st in states)
+    return struggles, doubles
+
+
+def test_struggle_battles_match_showdown(showdown9):
+    struggles, doubles = _struggle_run(showdown9, 48, 4)
+    assert struggles >= 10 and doubles >= 1
+
+
 @pytest.mark.slow
 def test_restricted_random_battles_match_showdown_many(showdown9):
     for seed in range(2, 8):
         _run(showdown9, 32, seed)
+        _struggle_run(showdown9, 48, seed)
 
 
 def test_l2_speed_tie_mirror(showdown9):
