@@ -29,7 +29,6 @@ or ``random(k, k + 2)``, the same step of the PRNG), made only when they tie:
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 
 from pokejax import prng
@@ -37,7 +36,7 @@ from pokejax.gen9 import accuracy, damage, order
 from pokejax.gen9.data import tables
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
 from pokejax.gen9.state import (
-    BRN, PAR, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, TEAM_SIZE, WINNER_NONE, BattleState,
+    BRN, PAR, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, TEAM_SIZE, BattleState,
 )
 
 # Move fields whose effect goes beyond the damage (read from gen9.json's Showdown data).
@@ -342,4 +341,4 @@ def step(state: BattleState, actions) -> BattleState:
     return st
 
 
-__all__ = ["step", "restricted_moves", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES", "WINNER_NONE"]
+__all__ = ["step", "restricted_moves", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
