@@ -86,7 +86,7 @@ def effectiveness(move_type, def_types, def_tera):
 
 
 def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
-           def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar=0) -> Damage:
+           def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar=0, typeless=False) -> Damage:
     """One hit's damage (see the module docstring for the order and the scope).
 
     move: move index (``tables.load().move_index``); level: the user's level; ``*_stats``: stored
@@ -96,7 +96,10 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     critical; roll: the damage roll 0-15 (Showdown's ``random(16)``); atk_stellar: for a user
     Terastallized to Stellar, the bit mask (bit = type index) of the types it has used its one-time
     boost for (Showdown's ``stellarBoostedTypes``; for the second and later hits of a multi-hit move,
-    pass the mask from before the move, as Showdown's ``move.stellarBoosted`` keeps the boost).
+    pass the mask from before the move, as Showdown's ``move.stellarBoosted`` keeps the boost);
+    typeless: the move's type is Showdown's ``???`` (Struggle's ``onModifyMove``): no immunity, no
+    effectiveness, no STAB and no Stellar boost, but a Stellar user's Tera floor of 60 base power
+    (Showdown's floor asks whether ``???`` was boosted already, which it never is).
     """
     for name, value, width in (("atk_stats", atk_stats, 5), ("atk_boosts", atk_boosts, 5), ("def_stats", def_stats, 5),
                                ("def_boosts", def_boosts, 5), ("atk_types", atk_types, 2), ("def_types", def_types, 2)):
@@ -107,6 +110,7 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     t = tables.load()
     col = lambda a: jnp.asarray(a)[move]
     power, move_type, category = col(t.move_power), col(t.move_type), col(t.move_category)
+    move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, move_type)
     off_stat, def_stat = col(t.move_offense_stat), col(t.move_defense_stat)
     level = jnp.asarray(level)
     atk_tera, def_tera = jnp.asarray(atk_tera), jnp.asarray(def_tera)
@@ -147,10 +151,11 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
 
     # 6. STAB; Stellar: a one-time 2x (original type) or 4915/4096 (other types) per type
     atk_types = jnp.asarray(atk_types)
-    original = (move_type == atk_types[..., 0]) | (move_type == atk_types[..., 1])
+    original = ((move_type == atk_types[..., 0]) | (move_type == atk_types[..., 1])) & (move_type != tables.TYPE_NONE)
     tera_match = (atk_tera != tables.TYPE_NONE) & (move_type == atk_tera)
     stab = jnp.where(tera_match & original, 8192, jnp.where(original | tera_match, 6144, 4096))
     stab = jnp.where(stellar & fresh, jnp.where(original, 8192, 4915), jnp.where(stellar, jnp.where(original, 6144, 4096), stab))
+    stab = jnp.where(move_type == tables.TYPE_NONE, 4096, stab)   # Showdown skips STAB for "???"
     base = modify(base, stab)
 
     # 7. type effectiveness
@@ -165,14 +170,14 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
 
     out = jnp.where(fixed == -1, level, jnp.where(fixed > 0, fixed, base.astype(jnp.int32)))
     kind = jnp.where(immune, KIND_IMMUNE, jnp.where(no_power, KIND_NONE, KIND_DAMAGE))
-    boosted = stellar & fresh & (kind == KIND_DAMAGE) & (fixed == 0)
+    boosted = stellar & fresh & (kind == KIND_DAMAGE) & (fixed == 0) & (move_type != tables.TYPE_NONE)
     mask = jnp.where(boosted, mask | (jnp.asarray(1, _U) << move_type.astype(_U)), mask)
     return Damage(jnp.where(kind == KIND_DAMAGE, out, 0).astype(jnp.int32), kind.astype(jnp.int32),
                   type_mod.astype(jnp.int32), mask.astype(jnp.int32))
 
 
 def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
-        def_stats, def_boosts, def_types, def_tera, atk_stellar=0):
+        def_stats, def_boosts, def_types, def_tera, atk_stellar=0, typeless=False):
     """``damage`` with Showdown's own draws on its PRNG (``pokejax.prng`` state ``uint32[..., 2]``):
     where the hit reaches the formula (no immunity, base power, not fixed damage), first the critical
     hit, ``randomChance(1, CRIT_DENOMINATOR[crit ratio])`` unless the move always crits (``willCrit``),
@@ -181,7 +186,8 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
     from pokejax import prng
     t = tables.load()
     col = lambda a: jnp.asarray(a)[move]
-    immune, _ = effectiveness(col(t.move_type), jnp.asarray(def_types), jnp.asarray(def_tera))
+    move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, col(t.move_type))
+    immune, _ = effectiveness(move_type, jnp.asarray(def_types), jnp.asarray(def_tera))
     immune = immune & ~col(t.move_ignore_immunity)
     reaches = ~immune & (col(t.move_fixed_damage) == 0) & (col(t.move_power) > 0)
     will_crit = col(t.move_will_crit)
@@ -190,7 +196,7 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
     crit = reaches & (will_crit | ((ratio > 0) & drawn))
     rng, roll = prng.random_int(rng, 16, when=reaches)
     out = damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
-                 def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar)
+                 def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar, typeless)
     return rng, out, crit
 
 

@@ -151,7 +151,8 @@ def pack(document: dict) -> Pool:
             arrays["level"][i, j] = level
             arrays["gender"][i, j] = GENDERS.index(gender)
             arrays["item"][i, j] = index(t.item_index, item, "item", i) if item else 0
-            arrays["ability"][i, j] = index(t.ability_index, ability, "ability", i)
+            # "noability": Showdown's No Ability (the restricted battles of pokejax.gen9.turn), index 0
+            arrays["ability"][i, j] = index(t.ability_index, ability, "ability", i) if ability != "noability" else 0
             for k, move in enumerate(moves):
                 arrays["moves"][i, j, k] = index(t.move_index, move, "move", i)
             arrays["tera_type"][i, j] = index(t.type_index, tera, "type", i)

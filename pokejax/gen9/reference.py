@@ -59,3 +59,9 @@ class Gen9Bridge(ShowdownBridge):
         """Which of pokejax's 14 actions ``Side.choose`` accepts for each side of an edited started
         battle: ``[{"accepted": [[14 bools], [14 bools]], "request"}]`` (see gen9.js)."""
         return self.call("choices", cases=list(cases))["results"]
+
+    def play(self, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Whole battles of given teams at given seeds, played with pokejax's action numbers:
+        ``[{"teams", "seed", "actions": [[a1, a2], ...], "trace"?}]`` -> ``[{"states": [...]}]``, the
+        comparable state after the start and after each decision (see gen9.js ``play``)."""
+        return self.call("play", cases=list(cases))["results"]

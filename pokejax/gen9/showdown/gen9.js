@@ -33,6 +33,14 @@
 //             stats, status, moves, pp, maxpp, ability, item, teraType, canTerastallize,
 //             terastallized, stellar, fainted, boosts, slot}]}]} (side.pokemon in its current order;
 //             `slot` is the Pokemon's place in the team as given, `active` the slot of side.active[0])
+//   play      {cases: [{teams, seed, actions: [[a1, a2], ...], trace?}]} -> {results: [{states, error}]}: a
+//             battle of the two teams at the seed, played with pokejax's action numbers (0-3 move, 4-7
+//             move + terastallize, 8-13 switch to team slot k; -1: the side does not act); `states` after
+//             the start and after each decision: {seed, turn, request ('move' | 'switch' | 'ended'),
+//             winner (0, 1, 2 tie, null), sides: [{active, pokemonLeft, switchFlag, boosts,
+//             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, terastallized, stellar,
+//             species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
+//             PRNG draw with its callers (`draws`, `marks`: the draw count at each state) and the log
 //   choices   {cases: [{teams, seed, sides: [edit, edit], request: 'move' | 'switch'}]}
 //             -> {results: [{accepted: [[14 bools], [14 bools]], request}]}: a started battle with
 //             each side edited ({active: slot to switch in, faint: [slots], pp: [[move slot, pp]] of
@@ -229,8 +237,72 @@ function cmdChoices(msg) {
   return {results};
 }
 
+// A whole battle of two given teams at a seed, played with pokejax action numbers (see cmdPlay).
+function playChoice(side, action) {
+  if (action < 4) return `move ${action + 1}`;
+  if (action < 8) return `move ${action - 3} terastallize`;
+  const position = side.pokemon.findIndex(p => p.m.slot === action - 8) + 1;
+  return `switch ${position}`;
+}
+
+function snapPlay(battle) {
+  const winner = !battle.ended ? null : battle.winner === 'P1' ? 0 : battle.winner === 'P2' ? 1 : 2;
+  return {seed: battle.prng.getSeed(), turn: battle.turn, request: battle.ended ? 'ended' : battle.requestState,
+    winner, sides: battle.sides.map(side => {
+      const bySlot = [...side.pokemon].sort((a, b) => a.m.slot - b.m.slot);
+      const active = side.active[0];
+      return {active: active ? active.m.slot : null, pokemonLeft: side.pokemonLeft,
+        switchFlag: !!(active && active.switchFlag), boosts: active ? Object.assign({}, active.boosts) : null,
+        canTerastallize: bySlot.some(p => p.canTerastallize),
+        pokemon: bySlot.map(p => ({hp: p.hp, status: p.status, fainted: !!p.fainted, pp: p.moveSlots.map(m => m.pp),
+          terastallized: p.terastallized || null, stellar: p.stellarBoostedTypes.slice(), species: p.species.id}))};
+    })};
+}
+
+function cmdPlay(msg) {
+  const results = msg.cases.map(c => {
+    const draws = [];
+    const battle = new Battle({formatid: c.format || 'gen9randombattle', seed: c.seed});
+    if (c.trace) {
+      const raw = battle.prng.random.bind(battle.prng);
+      battle.prng.random = (m, n) => {
+        const r = raw(m, n);
+        const frames = new Error().stack.split('\n').slice(2, 9).map(l => (l.trim().split(' ')[1] || '?').replace(/^(Battle|BattleActions|BattleQueue|PRNG|Pokemon|Side)\./, ''));
+        draws.push([m === undefined ? null : m, n === undefined ? null : n, r, frames.join('<')]);
+        return r;
+      };
+    }
+    const start = battle.start.bind(battle);
+    battle.start = () => {
+      for (const side of battle.sides) side.pokemon.forEach((p, k) => { p.m.slot = k; });
+      start();
+    };
+    for (let i = 0; i < 2; i++) battle.setPlayer(`p${i + 1}`, {name: `P${i + 1}`, team: c.teams[i]});
+    const states = [snapPlay(battle)];
+    const marks = [draws.length];
+    let error = null;
+    for (const pair of c.actions) {
+      if (battle.ended) break;
+      const texts = battle.sides.map((side, i) => (pair[i] >= 0 && side.requestState !== 'wait') ? playChoice(side, pair[i]) : null);
+      battle.sides.forEach((side, i) => {
+        if (!error && texts[i] !== null && !side.choose(texts[i])) error = `side ${i} refused ${texts[i]}: ${side.choice.error}`;
+      });
+      if (!error && !battle.allChoicesDone()) error = `choices ${JSON.stringify(texts)} leave the decision open`;
+      if (error) break;   // the states differ already: what came before says where
+      battle.commitChoices();
+      states.push(snapPlay(battle));
+      marks.push(draws.length);
+    }
+    const result = {states, error};
+    if (c.trace) { result.draws = draws; result.marks = marks; result.log = battle.log; }
+    battle.destroy();
+    return result;
+  });
+  return {results};
+}
+
 const COMMANDS = {teams: cmdTeams, damage: cmdDamage, accuracy: cmdAccuracy, order: cmdOrder, battle: cmdBattle,
-  choices: cmdChoices,
+  choices: cmdChoices, play: cmdPlay,
   ping: () => ({version: require(path.join(PACKAGE, 'package.json')).version})};
 
 const rl = readline.createInterface({input: process.stdin, terminal: false});

@@ -1,4 +1,5 @@
-"""The Gen 9 stage-1 functions (damage, accuracy, order, the state's ``from_pool`` and the legal mask)
+"""The Gen 9 stage-1 functions (damage, accuracy, order, the state's ``from_pool``, the legal mask and
+the turn ``step``)
 are accelerator-first: their programs hold no control flow on values (no while loop, cond, scan or
 host callback), only elementwise arithmetic, gathers and selects."""
 
@@ -8,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from pokejax.gen9 import accuracy, damage, masks, order, pool
+from pokejax.gen9 import accuracy, damage, masks, order, pool, turn
 from pokejax.gen9 import state as battle_state
 from pokejax.gen9.data import tables
 
@@ -48,6 +49,9 @@ CASES = {
         jnp.zeros(B, jnp.int32), jnp.ones(B, jnp.int32), RNG),
     "legal_mask": lambda: jax.make_jaxpr(masks.legal_mask)(
         battle_state.from_pool(pool.load_pool(), jnp.zeros(B, jnp.int32), jnp.ones(B, jnp.int32), RNG)),
+    "step": lambda: jax.make_jaxpr(turn.step)(
+        battle_state.from_pool(pool.load_pool(), jnp.zeros(B, jnp.int32), jnp.ones(B, jnp.int32), RNG),
+        jnp.zeros((B, 2), jnp.int32)),
 }
 
 

@@ -1,0 +1,278 @@
+"""L3 (restricted): whole Gen 9 battles of ``turn.step`` against Showdown, state and PRNG after every decision.
+
+The restriction, while stages 2-6 are missing: pool teams (``pool.json``) passed through
+``turn.restricted_team`` (no abilities, no items, moves whose whole effect is their damage; teams
+with Ogerpon, Terapagos, Morpeko, Zacian or Zamazenta left out). Besides the four-move teams, teams
+cut to one move with players that mostly attack run out of PP: Struggle, its recoil, double faints and
+double forced switches. Both players choose uniformly among the legal actions of ``masks.legal_mask`` (moves, Terastallizing,
+switches, forced switches); Showdown plays the same choices from the same teams and seed (``gen9.js``
+``play``). After the start and after every decision: every Pokémon's HP, status, PP, Tera state,
+Stellar mask and species, each side's active slot, stages, switch flag and Tera right, the turn,
+the request, the winner and the PRNG seed identical.
+
+L2 scenarios at the end: a speed tie of a mirror match, a Tera STAB KO, a forced switch after a faint.
+"""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from pokejax import prng
+from pokejax.gen9 import masks, pool, turn
+from pokejax.gen9 import state as S
+from pokejax.gen9.data import tables
+
+TABLES = tables.load()
+DOCUMENT = json.loads(pool.POOL_FILE.read_text())
+REQUESTS = {"move": S.REQUEST_MOVE, "switch": S.REQUEST_SWITCH, "ended": S.REQUEST_ENDED}
+MAX_DECISIONS = 100
+
+
+def _usable_teams() -> list[int]:
+    return [n for n, team in enumerate(DOCUMENT["teams"]) if all(turn.restricted_species_ok(m[0]) for m in team)]
+
+
+def _restricted(teams: list[list], max_moves: int = 4) -> tuple[pool.Pool, list[list[dict]]]:
+    """The restricted rows as a pokejax pool and as Showdown sets."""
+    rows = [turn.restricted_team(t, max_moves) for t in teams]
+    return pool.pack({"teams": rows}), [pool.showdown_sets(r) for r in rows]
+
+
+_step = jax.jit(turn.step)
+_mask = jax.jit(masks.legal_mask)
+
+
+def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: np.random.Generator,
+         scripted: list[list[list[int]]] | None = None, max_moves: int = 4, attack: float = 0.0):
+    """Plays ``[B]`` battles with random legal actions (or ``scripted`` ones while they last; with
+    probability ``attack`` the first move slot, or Struggle, where legal).
+    Returns the pokejax states after the start and each decision (host copies), the actions of each
+    battle and the Showdown sets."""
+    b = len(seeds)
+    restricted, sets = _restricted(p1_rows + p2_rows, max_moves)
+    st = S.from_pool(restricted, jnp.arange(b, dtype=jnp.int32), jnp.arange(b, 2 * b, dtype=jnp.int32),
+                     jnp.stack([prng.seed_from_words(s) for s in seeds]))
+    st = _step(st, jnp.zeros((b, 2), jnp.int32))
+    states, actions = [jax.device_get(st)], [[] for _ in range(b)]
+    for n in range(MAX_DECISIONS):
+        mask = np.asarray(_mask(st))
+        stopped = states[-1].request == S.REQUEST_ENDED
+        if stopped.all():
+            break
+        chosen = np.zeros((b, 2), np.int32)
+        for i in range(b):
+            for side in range(2):
+                legal = np.flatnonzero(mask[i, side])
+                if legal.size:
+                    pick = int(rng.choice(legal))
+                    if mask[i, side, 0] and rng.random() < attack:
+                        pick = 0
+                    if scripted and n < len(scripted[i]) and mask[i, side, scripted[i][n][side]]:
+                        pick = scripted[i][n][side]
+                    chosen[i, side] = pick
+        for i in range(b):
+            if not stopped[i]:
+                actions[i].append([int(chosen[i, s]) if mask[i, s].any() else -1 for s in range(2)])
+        st = _step(st, jnp.asarray(chosen))
+        states.append(jax.device_get(st))
+    return states, actions, sets
+
+
+def _ours(st, i: int) -> dict:
+    sides = []
+    for side in range(2):
+        size = int(st.team_size[i, side])
+        active = int(st.active[i, side])
+        sides.append({
+            "active": active, "switchFlag": bool(st.switch_flag[i, side]) and int(st.request[i]) == S.REQUEST_SWITCH,
+            "boosts": st.boosts[i, side].tolist(), "canTerastallize": bool(st.can_tera[i, side]),
+            "pokemon": [{"hp": int(st.hp[i, side, k]), "status": int(st.status[i, side, k]),
+                         "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
+                         "terastallized": bool(st.terastallized[i, side, k]), "stellar": int(st.stellar[i, side, k]),
+                         "species": TABLES.species_ids[int(st.species[i, side, k])]}
+                        for k in range(size)]})
+    return {"seed": prng.to_showdown(st.rng[i]), "turn": int(st.turn[i]), "request": int(st.request[i]),
+            "winner": int(st.winner[i]), "sides": sides}
+
+
+def _theirs(snap: dict) -> dict:
+    sides = []
+    for s in snap["sides"]:
+        sides.append({
+            "active": s["active"], "switchFlag": s["switchFlag"] and snap["request"] == "switch",
+            "boosts": [s["boosts"][k] for k in tables.BOOSTS], "canTerastallize": s["canTerastallize"],
+            "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),
+                         "pp": p["pp"], "terastallized": p["terastallized"] is not None,
+                         "stellar": sum(1 << TABLES.type_index[t] for t in p["stellar"]), "species": p["species"]}
+                        for p in s["pokemon"]]})
+    winner = S.WINNER_NONE if snap["winner"] is None else snap["winner"]
+    return {"seed": snap["seed"], "turn": snap["turn"], "request": REQUESTS[snap["request"]], "winner": winner,
+            "sides": sides}
+
+
+def compare(bridge, states, actions, sets, seeds) -> tuple[list[str], int]:
+    """Plays the battles in Showdown; returns the first difference of each battle and the decisions
+    compared."""
+    reference = bridge.play([{"teams": [sets[i], sets[len(seeds) + i]], "seed": seeds[i], "actions": actions[i]}
+                             for i in range(len(seeds))])
+    problems, compared = [], 0
+    for i, r in enumerate(reference):
+        for n, snap in enumerate(r["states"]):
+            ours, theirs = _ours(states[n], i), _theirs(snap)
+            compared += 1
+            if ours != theirs:
+                diff = {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k] and k != "sides"}
+                for side in range(2):
+                    a, b = ours["sides"][side], theirs["sides"][side]
+                    for k in a:
+                        if a[k] != b[k]:
+                            diff[f"side{side}.{k}"] = (a[k], b[k])
+                problems.append(f"battle {i} seed {seeds[i]} after decision {n} (actions {actions[i][:n]}): {diff}")
+                break
+        else:
+            if r["error"] or len(r["states"]) != len(actions[i]) + 1:
+                problems.append(f"battle {i} seed {seeds[i]}: Showdown stopped: {r['error']}")
+    return problems, compared
+
+
+def _battles(count: int, seed: int):
+    rng = np.random.default_rng(seed)
+    usable = _usable_teams()
+    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    return p1, p2, seeds, rng
+
+
+def _run(bridge, count: int, seed: int):
+    p1, p2, seeds, rng = _battles(count, seed)
+    states, actions, sets = play(p1, p2, seeds, rng)
+    problems, compared = compare(bridge, states, actions, sets, seeds)
+    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    return states, actions
+
+
+def test_restricted_random_battles_match_showdown(showdown9):
+    states, actions = _run(showdown9, 24, 1)
+    final = states[-1]
+    decisions = [a for battle in actions for a in battle]
+    # the battles reach Terastallization, switches, forced switches and ends
+    assert any(4 <= a[s] < 8 for a in decisions for s in range(2))
+    assert any(a[s] >= 8 for a in decisions for s in range(2))
+    assert any(-1 in a for a in decisions)          # a forced switch: one side does not act
+    assert (final.request == S.REQUEST_ENDED).sum() >= 20
+    # and speed ties of the two actives at a move decision (their draws)
+    ties = 0
+    for st in states:
+        speed = st.stats[np.arange(len(st.turn))[:, None], np.arange(2), st.active][..., 4]
+        ties += int(((speed[:, 0] == speed[:, 1]) & (st.request == S.REQUEST_MOVE)).sum())
+    assert ties >= 5
+
+
+def _struggle_run(bridge, count: int, seed: int):
+    """One-move teams, players attacking nine times in ten: PP runs out, Struggle and its recoil."""
+    p1, p2, seeds, rng = _battles(count, seed)
+    states, actions, sets = play(p1, p2, seeds, rng, max_moves=1, attack=0.9)
+    problems, _ = compare(bridge, states, actions, sets, seeds)
+    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    struggles = sum(int(((st.request == S.REQUEST_MOVE)
+                         & ~(st.pp[np.arange(count)[:, None], np.arange(2), st.active] > 0).any(-1)[:, s]).sum())
+                    for st in states for s in range(2))
+    doubles = sum(int(((st.request == S.REQUEST_SWITCH) & st.switch_flag.all(-1)).sum()) for st in states)
+    return struggles, doubles
+
+
+def test_struggle_battles_match_showdown(showdown9):
+    struggles, doubles = _struggle_run(showdown9, 48, 4)
+    assert struggles >= 10 and doubles >= 1
+
+
+@pytest.mark.slow
+def test_restricted_random_battles_match_showdown_many(showdown9):
+    for seed in range(2, 8):
+        _run(showdown9, 32, seed)
+        _struggle_run(showdown9, 48, seed)
+
+
+def test_l2_speed_tie_mirror(showdown9):
+    """The same team on both sides, both using their first move: every turn ties on speed, so the
+    order and the eachEvent sorts come from the draws alone; Showdown's trace shows both orders."""
+    team = DOCUMENT["teams"][_usable_teams()[0]]
+    seeds = [[1, 2, 3, k] for k in range(8)]
+    scripted = [[[0, 0]] * 3 for _ in seeds]
+    states, actions, sets = play([team] * 8, [team] * 8, seeds, np.random.default_rng(0), scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    traced = showdown9.play([{"teams": [sets[i], sets[8 + i]], "seed": seeds[i], "actions": actions[i][:1],
+                              "trace": True} for i in range(8)])
+    first = set()
+    for r in traced:
+        log = r["log"][r["log"].index("|turn|1"):]
+        first.add(next(line for line in log if line.startswith("|move|"))[:9])
+        # the start's three tie draws, then per turn the sorts and eachEvents besides the hits' draws
+        assert r["marks"][0] == 3
+        assert sum("speedSort" in d[3] for d in r["draws"][r["marks"][0]:]) >= 8
+    assert first == {"|move|p1a", "|move|p2a"}
+
+
+def _tera_leads(count: int) -> list[tuple[int, int]]:
+    """(team, move slot) of usable teams whose lead has, once restricted, a move of its Tera type that
+    is not one of its own types (Tera STAB only when Terastallized)."""
+    found = []
+    for n in _usable_teams():
+        lead = turn.restricted_team(DOCUMENT["teams"][n])[0]
+        species, tera, moves = lead[0], lead[6], lead[5]
+        own = {int(x) for x in TABLES.species_types[TABLES.species_index[species]]}
+        if tera == "Stellar" or TABLES.type_index[tera] in own:
+            continue
+        slots = [k for k, m in enumerate(moves) if int(TABLES.move_type[TABLES.move_index[m]]) == TABLES.type_index[tera]
+                 and TABLES.move_category[TABLES.move_index[m]] != tables.STATUS]
+        if slots:
+            found.append((n, slots[0]))
+        if len(found) == count:
+            break
+    return found
+
+
+def test_l2_tera_stab_ko_and_forced_switch(showdown9):
+    """p1's lead Terastallizes on turn 1 and uses a move of its Tera type (STAB only through Tera);
+    p2 attacks, then both play on: the Tera STAB damage, KOs, the switch request of the side whose
+    Pokémon fainted (the other side not acting) and the turn after it match, and some turn-1 hits KO."""
+    leads = _tera_leads(24)
+    assert len(leads) == 24
+    rng = np.random.default_rng(99)
+    usable = _usable_teams()
+    p1 = [DOCUMENT["teams"][n] for n, _ in leads]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[4 + k, 0]] for _, k in leads]
+    states, actions, sets = play(p1, p2, seeds, rng, scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    assert all(a[0] == [4 + k, 0] for a, (_, k) in zip(actions, leads))
+    # Terastallized (a lead KO'd first is no longer: Showdown clears the flag on fainting)
+    assert (~states[1].can_tera[:, 0]).all() and (states[1].terastallized[:, 0, 0] | (states[1].hp[:, 0, 0] == 0)).all()
+    ko = (states[1].hp[:, 1, 0] == 0) & (states[1].request == S.REQUEST_SWITCH)
+    assert ko.sum() >= 1 and not states[1].switch_flag[ko, 0].any()
+    assert any(-1 in a for battle in actions for a in battle)
+
+
+def test_step_under_vmap_is_the_batched_step():
+    p1, p2, seeds, rng = _battles(6, 5)
+    restricted, _ = _restricted(p1 + p2)
+    st = S.from_pool(restricted, jnp.arange(6, dtype=jnp.int32), jnp.arange(6, 12, dtype=jnp.int32),
+                     jnp.stack([prng.seed_from_words(s) for s in seeds]))
+    single = st
+    vstep = jax.jit(jax.vmap(turn.step))
+    for _ in range(12):
+        mask = np.asarray(_mask(st))
+        actions = jnp.asarray([[int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in row] for row in mask],
+                              jnp.int32)
+        st, single = _step(st, actions), vstep(single, actions)
+        for a, b in zip(jax.tree_util.tree_leaves(st), jax.tree_util.tree_leaves(single)):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
