@@ -14,8 +14,8 @@ results; the tests force each one on the CPU with ``forced_form`` and compare th
 
 Which form runs is set by the environment variable ``PARITYGYM_STEP_FORM``: ``auto`` (the default:
 the CPU form on the CPU backend, the accelerator form on any other), ``cpu`` or ``accelerator``.
-On a TPU v5e the accelerator form is the faster one for both engines (Pokémon 380 K against 62 K
-env steps/s, TCG 55 K against 42 K, batch 4,096; docs/benchmarks).
+On a TPU v5e the accelerator form is the faster one for both engines (Pokémon 237 K against 62 K
+env steps/s, TCG 133 K against 42 K, batch 4,096; docs/benchmarks).
 """
 
 from __future__ import annotations
