@@ -15,7 +15,7 @@ Battles of teams rich in stat-stage moves, players choosing them half the time, 
 +6 and its failure, self drops and secondaries.
 
 L2 scenarios: a speed tie of a mirror match, a Tera STAB KO, a forced switch after a faint,
-setting up to +6 (the boost then failing) and attacking, a self drop.
+setting up to +6 (the boost then failing) and attacking, failing boosts in a mirror match, a self drop.
 """
 
 from __future__ import annotations
@@ -268,6 +268,21 @@ def test_l2_setup_to_the_limit_then_attack(showdown9):
     at_limit = [(states[3].boosts[:, s] == 6) & (states[4].boosts[:, s] == 6) for s in range(2)]
     assert np.any(at_limit)
     assert (states[1].boosts[:, 0] > 0).any(-1).sum() >= 20
+
+
+def test_l2_failed_boost_in_a_mirror(showdown9):
+    """The same team on both sides, both leads using the same stage-raising status move five turns
+    running: every turn ties on speed, so the draws of the Update events a successful boost has and a
+    failed one (all its stages at +6) skips decide the move order and the PRNG after."""
+    leads = _leads_with("status", 12)
+    seeds = [[4, 3, 2, k] for k in range(len(leads))]
+    teams = [DOCUMENT["teams"][n] for n, _ in leads]
+    scripted = [[[k, k]] * 5 for _, k in leads]
+    states, actions, sets = play(teams, teams, seeds, np.random.default_rng(3), scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    full = [(st.boosts[:, :, :5] == 6).any(-1).all(-1) for st in states[3:6]]
+    assert (full[0] & full[1] & full[2]).sum() >= 3       # both at +6 and boosting again: failures
 
 
 def test_l2_self_drop(showdown9):
