@@ -7,11 +7,21 @@ happens is a mask, never a Python branch on values, so the program has no contro
 ``tests/pokemon/gen9/test_design.py``).
 
 What is covered (the "restricted" battles of ``tests/pokemon/gen9/test_l3_restricted.py``): no
-abilities or items, moves whose whole effect is their damage (``restricted_moves()``), Terastallization
+abilities or items, moves whose whole effect is their damage or stat stages (``restricted_moves()``,
+the stage moves ``boost_moves()``: status moves raising their user's stages, damaging moves lowering
+their user's, secondaries raising or lowering either side's), Terastallization
 (but not Ogerpon's, Terapagos's or Morpeko's forme changes, nor Zacian's and Zamazenta's Crowned formes:
 ``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
-both switch at once). Not covered yet: statuses, volatiles, stat changes, everything of later stages.
+both switch at once). Not covered yet: statuses, volatiles, everything of later stages.
+
+Stat stages as ``Battle.boost`` changes them: each stage clamped to -6…+6; a status move none of whose
+stages can move fails (its hit loop ends before the two ``Update`` events a success has); a fainted
+Pokémon's stages do not move and fainting clears them. A hit's ``self`` boosts and its secondary draw
+``random(100)`` each (in that order, after the damage and before the hit's ``Update``), even when
+certain or when the target fainted. The speeds ``eachEvent`` sorts by are the ones Showdown caches in
+``Pokemon.speed``: a boost changes them only at the next refresh (the re-sort before a queued move,
+the residual), so a move's own ``Update`` events still see the speeds from before it.
 
 Showdown's draws, read from its ``battle.js``, ``battle-queue.js`` and ``battle-actions.js`` and
 counted with traced battles (``gen9.js`` ``play``): apart from accuracy, critical hit and damage roll,
@@ -29,14 +39,17 @@ or ``random(k, k + 2)``, the same step of the PRNG), made only when they tie:
 
 from __future__ import annotations
 
+import functools
+
 import jax.numpy as jnp
+import numpy as np
 
 from pokejax import prng
 from pokejax.gen9 import accuracy, damage, order
 from pokejax.gen9.data import tables
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
 from pokejax.gen9.state import (
-    BRN, PAR, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, TEAM_SIZE, BattleState,
+    BRN, NUM_BOOSTS, PAR, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, TEAM_SIZE, BattleState,
 )
 
 # Move fields whose effect goes beyond the damage (read from gen9.json's Showdown data).
@@ -46,16 +59,87 @@ _EFFECT_FIELDS = ("secondaries", "secondary", "self", "multihit", "recoil", "dra
 EXCLUDED_SPECIES_PREFIXES = ("ogerpon", "terapagos", "morpeko", "zacian", "zamazenta")
 
 
+def _boost_effect(m: dict):
+    """The stat-stage effect of a move whose only effect besides its damage is one, as
+    ``(primary, self, self_chance, secondary, secondary_self, secondary_chance)`` (dicts of stages,
+    chances 0-100; None for a missing part), or None when the move does anything else."""
+    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("self", "secondary", "secondaries")]
+    if others or m.get("callbacks") or m.get("volatileStatus"):
+        return None
+    if m["category"] == "Status":
+        # a status move whose whole effect is raising or lowering its user's stages
+        keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
+        ok = m.get("target") == "self" and m.get("boosts") and keys == {"boosts"}
+        return (m["boosts"], None, 0, None, None, 0) if ok else None
+    selfb, secs = m.get("self"), m.get("secondaries") or []
+    if selfb is not None and (set(selfb) != {"boosts"} or secs):
+        return None                           # a chance on ``self`` (Diamond Storm) comes with an empty secondary
+    if len(secs) > 1 or (secs and not (set(secs[0]) <= {"chance", "boosts", "self"})):
+        return None
+    sec = secs[0] if secs else {}
+    if sec.get("self") is not None and set(sec["self"]) != {"boosts"}:
+        return None
+    if selfb is None and not sec:
+        return None
+    return (None, selfb["boosts"] if selfb else None, 100, sec.get("boosts"), (sec.get("self") or {}).get("boosts"),
+            sec.get("chance", 100) if sec else 0)
+
+
+# Data fields every move has; anything else on a status move is an effect of its own.
+_PLAIN_FIELDS = {"accuracy", "basePower", "category", "critRatio", "flags", "id", "ignoreImmunity", "maxpp", "name",
+                 "num", "pp", "priority", "target", "type", "secondaries", "secondary", "callbacks"}
+
+
+def boost_moves() -> list[str]:
+    """The moves of ``restricted_moves()`` with stat-stage changes: status moves whose whole effect is
+    ``boosts`` on their user (Swords Dance, Shell Smash...), damaging moves whose only other effect is
+    ``self: {boosts}`` (Close Combat, Draco Meteor...) or one secondary with ``boosts`` on the target or
+    ``self: {boosts}``, with its chance (Flame Charge, Moonblast...). The format's sets hold no status
+    move lowering the target's stages alone."""
+    t = tables.load()
+    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
+    kernel = set(damage.kernel_moves())
+    return sorted(m["id"] for m in t.data["moves"]
+                  if m["id"] in covered and (m["category"] == "Status" or m["id"] in kernel)
+                  and _boost_effect(m) is not None and not m["flags"].get("cantusetwice"))
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
     effect, self effect, recoil, drain, multiple hits, switching, no
-    ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)."""
+    ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), and the stat-stage moves of
+    ``boost_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
-    return sorted(m["id"] for m in t.data["moves"]
-                  if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
-                  and not m["flags"].get("cantusetwice"))
+    plain = {m["id"] for m in t.data["moves"]
+             if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
+             and not m["flags"].get("cantusetwice")}
+    return sorted(plain | set(boost_moves()))
+
+
+@functools.lru_cache(maxsize=1)
+def _boost_tables():
+    """Per move index: primary stages [M, 7] (status moves, on the user), ``self`` stages [M, 7] and
+    whether the move has them, the secondary's stages on the target and on the user [M, 7], its chance
+    and whether it has one."""
+    t = tables.load()
+    n = len(t.move_ids)
+    prim, selfb, sec, sec_self = (np.zeros((n, NUM_BOOSTS), np.int32) for _ in range(4))
+    has_self, has_sec = np.zeros(n, bool), np.zeros(n, bool)
+    chance = np.zeros(n, np.int32)
+    allowed = set(boost_moves())
+    for i, m in enumerate(t.data["moves"], start=1):
+        if m["id"] not in allowed:
+            continue
+        p, s_, _, b, bs, c = _boost_effect(m)
+        for dst, src in ((prim, p), (selfb, s_), (sec, b), (sec_self, bs)):
+            for k, v in (src or {}).items():
+                dst[i, tables.BOOSTS.index(k)] = v
+        has_self[i] = s_ is not None
+        has_sec[i] = b is not None or bs is not None
+        chance[i] = c
+    return prim, selfb, has_self, sec, sec_self, chance, has_sec
 
 
 def restricted_species_ok(species_id: str) -> bool:
@@ -140,16 +224,18 @@ def _up(st: BattleState):
     return jnp.all(st.active_of(st.hp) > 0, axis=-1)
 
 
-def _tie_draw(st: BattleState, when):
-    """One speed-sort draw of the two actives where they tie on speed (and ``when``)."""
-    s = _speeds(st)
+def _tie_draw(st: BattleState, when, speed=None):
+    """One speed-sort draw of the two actives where they tie on speed (and ``when``). ``speed``: the
+    speeds Showdown has cached in ``Pokemon.speed`` (it refreshes them only at the commit, before a
+    queued move, at the residual and for a Pokémon switching in), by default the current ones."""
+    s = _speeds(st) if speed is None else speed
     rng, _ = prng.random_range(st.rng, 0, 2, when=when & (s[..., 0] == s[..., 1]))
     return st.replace(rng=rng)
 
 
-def _each_event(st: BattleState, when):
+def _each_event(st: BattleState, when, speed=None):
     """Showdown's ``eachEvent``: a draw where both actives are up and tie on speed."""
-    return _tie_draw(st, when & _up(st))
+    return _tie_draw(st, when & _up(st), speed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -187,11 +273,23 @@ def _left(st: BattleState, side):
     return jnp.sum(alive, axis=-1)
 
 
+def _boost(boosts, delta, when):
+    """``Battle.boost`` of stages ``[..., 7]`` by ``delta``: each stage clamped to -6…+6 (a stage
+    already at its limit does not move). Returns the stages and whether any moved."""
+    new = jnp.clip(boosts + delta, -6, 6)
+    new = jnp.where(delta != 0, new, boosts)
+    moved = when & (new != boosts).any(-1)
+    return jnp.where(when[..., None], new, boosts), moved
+
+
 def _use_move(st: BattleState, side, slot, on):
     """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: PP, type
-    immunity, accuracy, crit and roll, HP, Struggle's recoil, fainting and the end of the battle, with
-    the draws between."""
+    immunity, accuracy, crit and roll, HP, stat stages, Struggle's recoil, fainting and the end of the
+    battle, with the draws between."""
     t = tables.load()
+    # the speeds every eachEvent of this move sorts by: Showdown refreshed them before the move
+    # (the commit or the Gen 8 re-sort) and not again until the move's action is over
+    cache = _speeds(st)
     foe = 1 - side
     me, them = _side(st.active, side), _side(st.active, foe)
     on = on & (_mon(st.hp, side, me) > 0)                     # a fainted Pokémon's move does not run
@@ -199,12 +297,15 @@ def _use_move(st: BattleState, side, slot, on):
     moves = _mon(st.moves, side, me)
     move = jnp.take_along_axis(moves, slot[..., None], axis=-1)[..., 0]
     move = jnp.where(struggle, t.move_index["struggle"], move)
+    prim, selfb, has_self, sec, sec_self, chance, has_sec = (jnp.asarray(a)[move] for a in _boost_tables())
+    self_move = jnp.asarray(t.move_self_status)[move]
     pp = _mon(st.pp, side, me)
     pay = on & ~struggle                                       # Struggle costs no PP
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
     st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay))
     # a foe fainted earlier in the turn (by Struggle's recoil): the move fails with no target, no draw
-    on = on & (_mon(st.hp, foe, them) > 0)
+    # (a move targeting its user still runs)
+    on = on & ((_mon(st.hp, foe, them) > 0) | self_move)
 
     tera_of = lambda s, k: jnp.where(_mon(st.terastallized, s, k), _mon(st.tera_type, s, k), tables.TYPE_NONE)
     a_types, d_types = _mon(st.types, side, me), _mon(st.types, foe, them)
@@ -224,24 +325,44 @@ def _use_move(st: BattleState, side, slot, on):
     dealt = lands & (dmg.kind == damage.KIND_DAMAGE)
     hp = _mon(st.hp, foe, them)
     st = st.replace(hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - dmg.damage, 0), dealt))
-    st = _tie_draw(st, dealt)                                  # the Update after the hit (not fainted yet)
-    # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized)
+
+    # a status move's boosts on its user; when no stage moves the move fails and its hit loop ends
+    # before its Updates
+    mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1))
+    st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
+    st = _each_event(st, raised, cache)                        # the Update after the hit
+    st = _each_event(st, raised, cache)                        # the Update after the hit loop
+    # a hit's selfDrops, then its secondary: each one random(100), drawn even when certain or when the
+    # target fainted (a fainted Pokémon's stages do not move; the foe has not left the field yet)
+    rng, _ = prng.random_int(st.rng, 100, when=dealt & has_self)
+    mine, _ = _boost(_side(st.boosts, side), selfb, dealt & has_self)
+    rng, roll = prng.random_int(rng, 100, when=dealt & has_sec)
+    lucky = dealt & has_sec & (roll < chance)
+    theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & (_mon(st.hp, foe, them) > 0))
+    mine, _ = _boost(mine, sec_self, lucky)
+    st = st.replace(rng=rng, boosts=_set_side(_set_side(st.boosts, side, mine, dealt), foe, theirs, dealt))
+
+    st = _tie_draw(st, dealt, cache)                           # the Update after the hit (not fainted yet)
+    # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
+    # loses its stages)
     fainted = dealt & (_mon(st.hp, foe, them) == 0)
-    st = st.replace(terastallized=_set_mon(st.terastallized, foe, them, False, fainted))
+    st = st.replace(terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
+                    boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
     # Struggle's recoil, Math.round(base max HP / 4) and at least 1, as direct damage
     recoil = dealt & struggle
     mine = _mon(st.hp, side, me)
     cost = jnp.maximum((_mon(st.max_hp, side, me) + 2) // 4, 1)
     st = st.replace(hp=_set_mon(st.hp, side, me, jnp.maximum(mine - cost, 0), recoil))
-    st = _tie_draw(st, dealt & ~fainted)                       # the Update after the hit loop (user not fainted yet)
+    st = _tie_draw(st, dealt & ~fainted, cache)                # the Update after the hit loop (user not fainted yet)
     # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
-    st = st.replace(terastallized=_set_mon(st.terastallized, side, me, False, down))
+    st = st.replace(terastallized=_set_mon(st.terastallized, side, me, False, down),
+                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
     foe_out, my_out = fainted & (_left(st, foe) == 0), down & (_left(st, side) == 0)
     won = foe_out | my_out
     st = st.replace(winner=jnp.where(won, jnp.where(foe_out, side, foe), st.winner),
                     request=jnp.where(won, REQUEST_ENDED, st.request))
-    return _each_event(st, on & ~won)                          # the Update after the move action
+    return _each_event(st, on & ~won, cache)                   # the Update after the move action
 
 
 def _turn(st: BattleState, actions, on):

@@ -1,5 +1,5 @@
-"""The Gen 9 stage-1 functions (damage, accuracy, order, the state's ``from_pool``, the legal mask and
-the turn ``step``)
+"""The Gen 9 stage-1 functions (damage, accuracy, order, the state's ``from_pool``, the legal mask, the
+turn ``step`` and its stat-stage change ``_boost``)
 are accelerator-first: their programs hold no control flow on values (no while loop, cond, scan or
 host callback), only elementwise arithmetic, gathers and selects."""
 
@@ -49,6 +49,8 @@ CASES = {
         jnp.zeros(B, jnp.int32), jnp.ones(B, jnp.int32), RNG),
     "legal_mask": lambda: jax.make_jaxpr(masks.legal_mask)(
         battle_state.from_pool(pool.load_pool(), jnp.zeros(B, jnp.int32), jnp.ones(B, jnp.int32), RNG)),
+    "boost": lambda: jax.make_jaxpr(turn._boost)(jnp.zeros((B, 2, 7), jnp.int32), jnp.ones((B, 2, 7), jnp.int32),
+                                                 jnp.ones((B, 2), bool)),
     "step": lambda: jax.make_jaxpr(turn.step)(
         battle_state.from_pool(pool.load_pool(), jnp.zeros(B, jnp.int32), jnp.ones(B, jnp.int32), RNG),
         jnp.zeros((B, 2), jnp.int32)),

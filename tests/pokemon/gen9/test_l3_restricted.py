@@ -1,7 +1,8 @@
 """L3 (restricted): whole Gen 9 battles of ``turn.step`` against Showdown, state and PRNG after every decision.
 
 The restriction, while stages 2-6 are missing: pool teams (``pool.json``) passed through
-``turn.restricted_team`` (no abilities, no items, moves whose whole effect is their damage; teams
+``turn.restricted_team`` (no abilities, no items, moves whose whole effect is their damage or stat
+stages; teams
 with Ogerpon, Terapagos, Morpeko, Zacian or Zamazenta left out). Besides the four-move teams, teams
 cut to one move with players that mostly attack run out of PP: Struggle, its recoil, double faints and
 double forced switches. Both players choose uniformly among the legal actions of ``masks.legal_mask`` (moves, Terastallizing,
@@ -10,7 +11,11 @@ switches, forced switches); Showdown plays the same choices from the same teams 
 Stellar mask and species, each side's active slot, stages, switch flag and Tera right, the turn,
 the request, the winner and the PRNG seed identical.
 
-L2 scenarios at the end: a speed tie of a mirror match, a Tera STAB KO, a forced switch after a faint.
+Battles of teams rich in stat-stage moves, players choosing them half the time, reach status boosts,
++6 and its failure, self drops and secondaries.
+
+L2 scenarios: a speed tie of a mirror match, a Tera STAB KO, a forced switch after a faint,
+setting up to +6 (the boost then failing) and attacking, failing boosts in a mirror match, a self drop.
 """
 
 from __future__ import annotations
@@ -47,10 +52,16 @@ _step = jax.jit(turn.step)
 _mask = jax.jit(masks.legal_mask)
 
 
+BOOST_MOVES = np.zeros(len(TABLES.move_ids), bool)
+BOOST_MOVES[[TABLES.move_index[m] for m in turn.boost_moves()]] = True
+
+
 def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: np.random.Generator,
-         scripted: list[list[list[int]]] | None = None, max_moves: int = 4, attack: float = 0.0):
+         scripted: list[list[list[int]]] | None = None, max_moves: int = 4, attack: float = 0.0,
+         boost: float = 0.0):
     """Plays ``[B]`` battles with random legal actions (or ``scripted`` ones while they last; with
-    probability ``attack`` the first move slot, or Struggle, where legal).
+    probability ``attack`` the first move slot, or Struggle, where legal; with probability ``boost`` a
+    legal slot of a move of ``turn.boost_moves()``).
     Returns the pokejax states after the start and each decision (host copies), the actions of each
     battle and the Showdown sets."""
     b = len(seeds)
@@ -72,6 +83,11 @@ def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: 
                     pick = int(rng.choice(legal))
                     if mask[i, side, 0] and rng.random() < attack:
                         pick = 0
+                    last = states[-1]
+                    moves = last.moves[i, side, last.active[i, side]]
+                    boosting = [k for k in range(4) if mask[i, side, k] and BOOST_MOVES[moves[k]]]
+                    if boost and boosting and rng.random() < boost:
+                        pick = int(rng.choice(boosting))
                     if scripted and n < len(scripted[i]) and mask[i, side, scripted[i][n][side]]:
                         pick = scripted[i][n][side]
                     chosen[i, side] = pick
@@ -174,6 +190,119 @@ def test_restricted_random_battles_match_showdown(showdown9):
     assert ties >= 5
 
 
+def _boost_teams() -> list[int]:
+    """Usable teams with at least three stat-stage moves once restricted."""
+    out = []
+    for n in _usable_teams():
+        rows = turn.restricted_team(DOCUMENT["teams"][n])
+        if sum(BOOST_MOVES[TABLES.move_index[m]] for r in rows for m in r[5]) >= 3:
+            out.append(n)
+    return out
+
+
+def _stage_kinds(states):
+    """Counts of what the battles reached: status boosts, +6/-6 stages, self drops, a target's stages
+    lowered."""
+    seen = {"up": 0, "limit": 0, "down": 0}
+    for st in states:
+        live = st.request != S.REQUEST_ENDED
+        seen["up"] += int(((st.boosts > 0) & live[:, None, None]).sum())
+        seen["down"] += int(((st.boosts < 0) & live[:, None, None]).sum())
+        seen["limit"] += int((np.abs(st.boosts) == 6).sum())
+    return seen
+
+
+def test_boost_battles_match_showdown(showdown9):
+    """Teams rich in stat-stage moves, players choosing one of them half the time: status boosts, the
+    clamp at +6 and the failure there, self drops, secondaries on either side with their random(100)
+    draws, stages feeding damage, speed (order, ties) and the accuracy of later moves."""
+    seen = _boost_run(showdown9, 24, 11)
+    assert seen["up"] >= 50 and seen["down"] >= 20 and seen["limit"] >= 1, seen
+
+
+def _boost_run(bridge, count: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    usable = _boost_teams()
+    assert len(usable) >= 100
+    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5)
+    problems, _ = compare(bridge, states, actions, sets, seeds)
+    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    return _stage_kinds(states)
+
+
+def _leads_with(kind: str, count: int) -> list[tuple[int, int]]:
+    """(team, move slot) of usable teams whose restricted lead has a status move raising its own
+    stages (``kind`` "status") or a damaging move lowering them (``kind`` "drop")."""
+    found = []
+    for n in _usable_teams():
+        moves = turn.restricted_team(DOCUMENT["teams"][n])[0][5]
+        for k, m in enumerate(moves):
+            i = TABLES.move_index[m]
+            status = TABLES.move_category[i] == tables.STATUS
+            drop = turn._boost_tables()[1][i].min() < 0
+            if BOOST_MOVES[i] and ((kind == "status" and status) or (kind == "drop" and drop)):
+                found.append((n, k))
+                break
+        if len(found) == count:
+            break
+    return found
+
+
+def test_l2_setup_to_the_limit_then_attack(showdown9):
+    """Both leads use a status move raising their stages four turns running (+2 moves reach +6 on the
+    third and fail on the fourth), then p1 attacks with the boosted stages and both play on."""
+    leads = _leads_with("status", 48)
+    assert len(leads) == 48
+    p1, p2 = leads[:24], leads[24:]
+    rng = np.random.default_rng(7)
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in p1]
+    scripted = [[[a, b]] * 4 for (_, a), (_, b) in zip(p1, p2)]
+    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in p1], [DOCUMENT["teams"][n] for n, _ in p2],
+                                 seeds, rng, scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    # some stage sat at +6 through a turn its move was used again (the boost failed, nothing moved)
+    at_limit = [(states[3].boosts[:, s] == 6) & (states[4].boosts[:, s] == 6) for s in range(2)]
+    assert np.any(at_limit)
+    assert (states[1].boosts[:, 0] > 0).any(-1).sum() >= 20
+
+
+def test_l2_failed_boost_in_a_mirror(showdown9):
+    """The same team on both sides, both leads using the same stage-raising status move five turns
+    running: every turn ties on speed, so the draws of the Update events a successful boost has and a
+    failed one (all its stages at +6) skips decide the move order and the PRNG after."""
+    leads = _leads_with("status", 12)
+    seeds = [[4, 3, 2, k] for k in range(len(leads))]
+    teams = [DOCUMENT["teams"][n] for n, _ in leads]
+    scripted = [[[k, k]] * 5 for _, k in leads]
+    states, actions, sets = play(teams, teams, seeds, np.random.default_rng(3), scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    full = [(st.boosts[:, :, :5] == 6).any(-1).all(-1) for st in states[3:6]]
+    assert (full[0] & full[1] & full[2]).sum() >= 3       # both at +6 and boosting again: failures
+
+
+def test_l2_self_drop(showdown9):
+    """p1's lead uses a move lowering its own stages (Close Combat, Draco Meteor...) on turns 1 and 2:
+    where it hit, the stages fell by the move's amount (twice: -2 for Close Combat)."""
+    leads = _leads_with("drop", 24)
+    assert len(leads) == 24
+    rng = np.random.default_rng(8)
+    usable = _usable_teams()
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 0], [k, 0]] for _, k in leads]
+    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    drops = (states[1].boosts[:, 0] < 0).any(-1) & (states[1].active[:, 0] == 0)
+    assert drops.sum() >= 10
+    assert (states[2].boosts[:, 0] <= -2).any(-1).sum() >= 3
+
+
 def _struggle_run(bridge, count: int, seed: int):
     """One-move teams, players attacking nine times in ten: PP runs out, Struggle and its recoil."""
     p1, p2, seeds, rng = _battles(count, seed)
@@ -197,6 +326,7 @@ def test_restricted_random_battles_match_showdown_many(showdown9):
     for seed in range(2, 8):
         _run(showdown9, 32, seed)
         _struggle_run(showdown9, 48, seed)
+        _boost_run(showdown9, 32, 100 + seed)
 
 
 def test_l2_speed_tie_mirror(showdown9):
