@@ -189,10 +189,7 @@ def _side(x, side):
 
 def _set_side(x, side, value, when):
     """``x`` with ``x[b, side[b]] = value[b]`` where ``when[b]``."""
-    hit = (jnp.arange(2) == side[..., None]) & when[..., None]      # [B, 2]
-    hit = hit.reshape(hit.shape + (1,) * (x.ndim - hit.ndim))
-    value = jnp.broadcast_to(jnp.asarray(value, x.dtype), side.shape + x.shape[side.ndim + 1:])
-    return jnp.where(hit, jnp.expand_dims(value, side.ndim), x)
+    return _set_side_n(x, side, value, when, 2)
 
 
 def _mon(x, side, slot):
@@ -207,6 +204,8 @@ def _set_mon(x, side, slot, value, when):
 
 
 def _set_side_n(x, index, value, when, n):
+    """``x`` with ``x[b, index[b]] = value[b]`` where ``when[b]``, for an axis of ``n`` after the
+    batch axis: a one-hot select, no scatter."""
     hit = (jnp.arange(n) == index[..., None]) & when[..., None]
     hit = hit.reshape(hit.shape + (1,) * (x.ndim - hit.ndim))
     value = jnp.broadcast_to(jnp.asarray(value, x.dtype), index.shape + x.shape[index.ndim + 1:])
