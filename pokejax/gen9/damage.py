@@ -38,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pokejax.gen9.data import tables
+from pokejax.gen9.state import select
 
 # Showdown's crit chance by crit ratio from Gen 7 on: 1 in CRIT_DENOMINATOR[ratio] (ratio clamped to 0-4).
 CRIT_DENOMINATOR = (0, 24, 8, 2, 1)
@@ -131,7 +132,7 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     power = jnp.where(tera_floor, 60, power)
 
     # 3. stats and stages
-    pick = lambda stats, k: jnp.take_along_axis(jnp.asarray(stats), k[..., None], axis=-1)[..., 0]
+    pick = select
     from_target = col(t.move_offense_target)
     a_stat = jnp.where(from_target, pick(def_stats, off_stat), pick(atk_stats, off_stat))
     a_boost = jnp.where(from_target, pick(def_boosts, off_stat), pick(atk_boosts, off_stat))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from pokejax.gen9.state import REQUEST_MOVE, REQUEST_SWITCH, TEAM_SIZE, BattleState, active_of
+from pokejax.gen9.state import REQUEST_MOVE, REQUEST_SWITCH, TEAM_SIZE, BattleState, active_of, select
 
 NUM_ACTIONS = 14
 ACTION_TERA_BASE = 4
@@ -65,5 +65,5 @@ def legal_or_first(state: BattleState, actions, mask: jax.Array | None = None) -
     actions = jnp.asarray(actions, jnp.int32)
     mask = legal_mask(state) if mask is None else mask
     in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-    chosen = jnp.take_along_axis(mask, jnp.clip(actions, 0, NUM_ACTIONS - 1)[..., None], axis=-1)[..., 0]
+    chosen = select(mask, jnp.clip(actions, 0, NUM_ACTIONS - 1))
     return jnp.where(in_range & chosen, actions, jnp.argmax(mask, axis=-1).astype(jnp.int32))

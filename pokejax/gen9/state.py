@@ -79,10 +79,20 @@ class BattleState:
 def active_of(field, active) -> jnp.ndarray:
     """``field[..., side, active[..., side], *rest]`` for a per-Pokémon ``field`` (team axis after the
     side axis) and ``active`` ``[..., 2]``; works with or without the batch axis."""
-    field, active = jnp.asarray(field), jnp.asarray(active)
-    axis = active.ndim   # the team axis follows the side axis
-    index = active.reshape(active.shape + (1,) * (field.ndim - active.ndim))
-    return jnp.take_along_axis(field, index, axis=axis).squeeze(axis)
+    return select(field, active)
+
+
+def select(x, index) -> jnp.ndarray:
+    """``x[..., index[...], *rest]``: the entry of the axis that follows ``index``'s axes (``x`` has
+    ``index``'s shape, then that axis, then ``rest``). A chain of selects over the axis's few entries,
+    not a gather: an accelerator runs a batch-indexed gather as one slow lookup per row."""
+    x, index = jnp.asarray(x), jnp.asarray(index)
+    axis = index.ndim
+    index = index.reshape(index.shape + (1,) * (x.ndim - index.ndim - 1))
+    out = jnp.take(x, 0, axis=axis)
+    for k in range(1, x.shape[axis]):
+        out = jnp.where(index == k, jnp.take(x, k, axis=axis), out)
+    return out
 
 
 def _pool_arrays(pool) -> dict[str, np.ndarray]:

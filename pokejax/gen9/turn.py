@@ -47,6 +47,7 @@ import numpy as np
 from pokejax import prng
 from pokejax.gen9 import accuracy, damage, order
 from pokejax.gen9.data import tables
+from pokejax.gen9 import state as S
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
 from pokejax.gen9.state import (
     BRN, NUM_BOOSTS, PAR, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, TEAM_SIZE, BattleState,
@@ -183,8 +184,7 @@ def restricted_team(rows: list, max_moves: int = 4) -> list:
 
 def _side(x, side):
     """``x[b, side[b], ...]`` for ``x`` ``[B, 2, ...]``."""
-    idx = side.reshape(side.shape + (1,) * (x.ndim - side.ndim))
-    return jnp.take_along_axis(x, idx, axis=side.ndim).squeeze(side.ndim)
+    return S.select(x, side)
 
 
 def _set_side(x, side, value, when):
@@ -294,7 +294,7 @@ def _use_move(st: BattleState, side, slot, on):
     on = on & (_mon(st.hp, side, me) > 0)                     # a fainted Pokémon's move does not run
     struggle = _side(_struggling(st), side)
     moves = _mon(st.moves, side, me)
-    move = jnp.take_along_axis(moves, slot[..., None], axis=-1)[..., 0]
+    move = S.select(moves, slot)
     move = jnp.where(struggle, t.move_index["struggle"], move)
     prim, selfb, has_self, sec, sec_self, chance, has_sec = (jnp.asarray(a)[move] for a in _boost_tables())
     self_move = jnp.asarray(t.move_self_status)[move]
@@ -371,7 +371,7 @@ def _turn(st: BattleState, actions, on):
     moving = on[..., None] & ~switching
     tera = moving & (act >= ACTION_TERA_BASE)
     slot = jnp.where(switching, 0, act % ACTION_TERA_BASE)
-    move = jnp.take_along_axis(st.active_of(st.moves), slot[..., None], axis=-1)[..., 0]
+    move = S.select(st.active_of(st.moves), slot)
     move = jnp.where(_struggling(st), tables.load().move_index["struggle"], move)
     priority = order.move_priority(move)
     speed = _speeds(st)

@@ -1,0 +1,114 @@
+"""Throughput of the Gen 9 battle engine (``pokejax.gen9``) as it stands: batched random play.
+
+    python -m benchmarks.pokemon_gen9 --batch 1024,4096 --steps 16
+    python -m benchmarks.pokemon_gen9 --batch 4096,16384,65536 --steps 16 --json runs/gen9.json   # an accelerator
+
+There is no ``PokemonGen9Random-v0`` yet, so this times the engine alone: per decision of every
+battle, the legal mask of both sides, a uniformly drawn legal action for each (Gumbel-max on the
+mask), ``turn.step``, and where a battle ended a new one from the team pool (restricted teams, as the
+L3 plays them: ``turn.restricted_team``) with a fresh PRNG seed. No observation is computed. The
+figure is battle decisions per second over the whole batch (each decision steps both players), with
+``--steps`` decisions per jitted call (a ``lax.fori_loop``), compile time apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import time
+
+import jax
+import jax.numpy as jnp
+
+
+def restricted_pool():
+    """The pool's teams that the restricted engine plays, as ``turn.restricted_team`` makes them."""
+    from pokejax.gen9 import pool, turn
+
+    document = json.loads(pool.POOL_FILE.read_text())
+    teams = [turn.restricted_team(t) for t in document["teams"] if all(turn.restricted_species_ok(m[0]) for m in t)]
+    return pool.pack({"teams": teams})
+
+
+def make_run(team_pool, steps: int):
+    """``run(state, key) -> (state, decisions)``: ``steps`` random decisions of every battle, ended
+    battles replaced by new ones."""
+    from pokejax.gen9 import masks, turn
+    from pokejax.gen9 import state as S
+
+    teams = len(team_pool)
+
+    def new_battles(key, batch):
+        k1, k2, k3 = jax.random.split(key, 3)
+        seed = jax.random.bits(k3, (batch, 2), jnp.uint32)
+        return S.from_pool(team_pool, jax.random.randint(k1, (batch,), 0, teams),
+                           jax.random.randint(k2, (batch,), 0, teams), seed)
+
+    def one(i, carry):
+        st, key, done = carry
+        key, k_act, k_new = jax.random.split(jax.random.fold_in(key, i), 3)
+        mask = masks.legal_mask(st)
+        noise = jax.random.gumbel(k_act, mask.shape)
+        actions = jnp.argmax(jnp.where(mask, noise, -jnp.inf), axis=-1).astype(jnp.int32)
+        st = turn.step(st, actions)
+        ended = st.request == S.REQUEST_ENDED
+        fresh = new_battles(k_new, ended.shape[0])
+        st = jax.tree.map(lambda f, s: jnp.where(ended.reshape(ended.shape + (1,) * (s.ndim - 1)), f, s), fresh, st)
+        return st, key, done + ended.sum(dtype=jnp.int32)
+
+    def run(st, key):
+        st, key, ended = jax.lax.fori_loop(0, steps, one, (st, key, jnp.int32(0)))
+        return st, ended
+
+    return jax.jit(run, donate_argnums=0), new_battles
+
+
+def measure(batch: int, steps: int, min_seconds: float, team_pool) -> dict:
+    run, new_battles = make_run(team_pool, steps)
+    key = jax.random.key(0)
+    st = jax.jit(new_battles, static_argnums=1)(key, batch)
+    t0 = time.perf_counter()
+    compiled = run.lower(st, key).compile()
+    compile_s = time.perf_counter() - t0
+    st, ended = compiled(st, key)          # warm-up
+    jax.block_until_ready(st)
+    calls, t0 = 0, time.perf_counter()
+    ended_total = 0
+    while True:
+        st, ended = compiled(st, jax.random.fold_in(key, calls + 1))
+        calls += 1
+        ended_total += int(ended)
+        if time.perf_counter() - t0 >= min_seconds:
+            break
+    elapsed = time.perf_counter() - t0
+    return {"batch": batch, "steps_per_call": steps, "calls": calls, "seconds": elapsed,
+            "decisions_per_s": batch * steps * calls / elapsed, "battles_ended_per_s": ended_total / elapsed,
+            "compile_s": compile_s, "backend": jax.default_backend(), "device": str(jax.devices()[0].device_kind)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--batch", default="1024,4096", help="comma-separated batch sizes")
+    ap.add_argument("--steps", type=int, default=16, help="decisions per jitted call")
+    ap.add_argument("--min-seconds", type=float, default=3.0)
+    ap.add_argument("--json", default=None, help="also write the results here")
+    args = ap.parse_args(argv)
+    team_pool = restricted_pool()
+    print(f"backend {jax.default_backend()} ({jax.devices()[0].device_kind}), {len(team_pool)} restricted pool teams",
+          flush=True)
+    results = []
+    for batch in [int(b) for b in args.batch.split(",")]:
+        r = measure(batch, args.steps, args.min_seconds, team_pool)
+        results.append(r)
+        print(f"batch {batch:>7,}: {r['decisions_per_s']:>14,.0f} decisions/s  "
+              f"({r['battles_ended_per_s']:,.0f} battles ended/s; compile {r['compile_s']:.1f} s)", flush=True)
+    if args.json:
+        path = pathlib.Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
