@@ -40,14 +40,14 @@ def hits(rng, move, atk_accuracy_boost, def_evasion_boost, atk_types, atk_tera):
     t = tables.load()
     if jnp.shape(atk_types)[-1:] != (2,):
         raise ValueError(f"atk_types must have a last axis of 2, got shape {jnp.shape(atk_types)}")
-    col = lambda a: jnp.asarray(a)[move]
-    accuracy = col(t.move_accuracy)               # 0 = true (never misses)
+    m = tables.move_table().at(move)   # one row gather for every column below
+    accuracy = m.accuracy               # 0 = true (never misses)
     stage = jnp.clip(jnp.asarray(atk_accuracy_boost), -6, 6)
-    stage = jnp.where(col(t.move_ignore_evasion), stage, jnp.clip(stage - jnp.asarray(def_evasion_boost), -6, 6))
+    stage = jnp.where(m.ignore_evasion, stage, jnp.clip(stage - jnp.asarray(def_evasion_boost), -6, 6))
     scaled = jnp.where(stage > 0, accuracy * (3 + stage) // 3,
                        jnp.where(stage < 0, accuracy * 3 // (3 - stage), accuracy))
     toxic = jnp.asarray(move) == t.move_index["toxic"]
-    always = ((accuracy == 0) | col(t.move_self_status)
+    always = ((accuracy == 0) | m.self_status
               | (toxic & _has_type(atk_types, atk_tera, t.type_index["Poison"])))
     rng, hit = prng.random_chance(rng, scaled, 100, when=~always)
     return rng, always | hit

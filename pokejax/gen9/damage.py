@@ -35,7 +35,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import jax.numpy as jnp
-import numpy as np
 
 from pokejax.gen9.data import tables
 from pokejax.gen9.state import select
@@ -80,7 +79,9 @@ def effectiveness(move_type, def_types, def_tera):
     tera = (def_tera != tables.TYPE_NONE) & (def_tera != STELLAR)
     first = jnp.where(tera, def_tera, def_types[..., 0])
     second = jnp.where(tera, tables.TYPE_NONE, def_types[..., 1])
-    codes = jnp.stack([chart[move_type, first], chart[move_type, second]], axis=-1)
+    lead = jnp.broadcast_shapes(jnp.shape(move_type), jnp.shape(first))
+    row = jnp.broadcast_to(chart[move_type], lead + chart.shape[1:])   # one row gather, then selects
+    codes = jnp.stack([select(row, jnp.broadcast_to(first, lead)), select(row, jnp.broadcast_to(second, lead))], axis=-1)
     immune = jnp.any(codes == 3, axis=-1)
     type_mod = jnp.sum(jnp.where(codes == 1, 1, jnp.where(codes == 2, -1, 0)), axis=-1)
     return immune, jnp.clip(type_mod, -6, 6)
@@ -108,18 +109,17 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
             raise ValueError(f"{name} must have a last axis of {width}, got shape {jnp.shape(value)}")
     if not jnp.issubdtype(jnp.asarray(move).dtype, jnp.integer):
         raise TypeError(f"move must hold integer move indices, got {jnp.asarray(move).dtype}")
-    t = tables.load()
-    col = lambda a: jnp.asarray(a)[move]
-    power, move_type, category = col(t.move_power), col(t.move_type), col(t.move_category)
+    m = tables.move_table().at(move)   # one row gather for every column below
+    power, move_type, category = m.power, m.type, m.category
     move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, move_type)
-    off_stat, def_stat = col(t.move_offense_stat), col(t.move_defense_stat)
+    off_stat, def_stat = m.offense_stat, m.defense_stat
     level = jnp.asarray(level)
     atk_tera, def_tera = jnp.asarray(atk_tera), jnp.asarray(def_tera)
 
     immune, type_mod = effectiveness(move_type, jnp.asarray(def_types), def_tera)
-    immune = immune & ~col(t.move_ignore_immunity)
+    immune = immune & ~m.ignore_immunity
 
-    fixed = col(t.move_fixed_damage)
+    fixed = m.fixed_damage
     no_power = (fixed == 0) & (power == 0)   # Showdown returns undefined before any modifier
 
     # 2. the Tera floor of 60 base power (Showdown: the user "hasType" its Tera type only; Stellar: any
@@ -128,18 +128,18 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     mask = jnp.asarray(atk_stellar).astype(_U)
     fresh = ((mask >> move_type.astype(_U)) & 1) == 0
     tera_floor = ((atk_tera != tables.TYPE_NONE) & jnp.where(stellar, fresh, move_type == atk_tera) & (power < 60)
-                  & (col(t.move_priority) <= 0) & ~col(t.move_multihit))
+                  & (m.priority <= 0) & ~m.multihit)
     power = jnp.where(tera_floor, 60, power)
 
     # 3. stats and stages
     pick = select
-    from_target = col(t.move_offense_target)
+    from_target = m.offense_target
     a_stat = jnp.where(from_target, pick(def_stats, off_stat), pick(atk_stats, off_stat))
     a_boost = jnp.where(from_target, pick(def_boosts, off_stat), pick(atk_boosts, off_stat))
     d_stat, d_boost = pick(def_stats, def_stat), pick(def_boosts, def_stat)
     crit = jnp.asarray(crit)
-    a_boost = jnp.where((crit & (a_boost < 0)) | col(t.move_ignore_offensive), 0, a_boost)
-    d_boost = jnp.where((crit & (d_boost > 0)) | col(t.move_ignore_defensive), 0, d_boost)
+    a_boost = jnp.where((crit & (a_boost < 0)) | m.ignore_offensive, 0, a_boost)
+    d_boost = jnp.where((crit & (d_boost > 0)) | m.ignore_defensive, 0, d_boost)
     attack, defense = boosted_stat(a_stat, a_boost), boosted_stat(d_stat, d_boost)
 
     # 4. base damage
@@ -185,14 +185,13 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
     then the damage roll ``random(16)``; elsewhere no draw. Returns ``(rng, Damage, crit)``. The crit
     ratio is the move's (Focus Energy, Scope Lens and the like come with volatiles and items)."""
     from pokejax import prng
-    t = tables.load()
-    col = lambda a: jnp.asarray(a)[move]
-    move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, col(t.move_type))
+    m = tables.move_table().at(move)   # one row gather for every column below
+    move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, m.type)
     immune, _ = effectiveness(move_type, jnp.asarray(def_types), jnp.asarray(def_tera))
-    immune = immune & ~col(t.move_ignore_immunity)
-    reaches = ~immune & (col(t.move_fixed_damage) == 0) & (col(t.move_power) > 0)
-    will_crit = col(t.move_will_crit)
-    ratio = jnp.clip(col(t.move_crit_ratio), 0, 4)
+    immune = immune & ~m.ignore_immunity
+    reaches = ~immune & (m.fixed_damage == 0) & (m.power > 0)
+    will_crit = m.will_crit
+    ratio = jnp.clip(m.crit_ratio, 0, 4)
     rng, drawn = prng.random_chance(rng, 1, crit_denominator(ratio), when=reaches & ~will_crit & (ratio > 0))
     crit = reaches & (will_crit | ((ratio > 0) & drawn))
     rng, roll = prng.random_int(rng, 16, when=reaches)
@@ -203,7 +202,11 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
 
 def crit_denominator(crit_ratio):
     """1 in how many hits is critical at a crit ratio (0 = never), as in Showdown from Gen 7 on."""
-    return jnp.asarray(np.asarray(CRIT_DENOMINATOR, np.int32))[jnp.clip(crit_ratio, 0, 4)]
+    ratio = jnp.clip(jnp.asarray(crit_ratio), 0, 4)
+    out = jnp.zeros(ratio.shape, jnp.int32)
+    for k, denominator in enumerate(CRIT_DENOMINATOR):
+        out = jnp.where(ratio == k, denominator, out)
+    return out
 
 
 def kernel_moves() -> list[str]:

@@ -37,7 +37,7 @@ def action_speed(speed, boost, paralyzed):
 
 def move_priority(move):
     """The priority of each move index from the table."""
-    return jnp.asarray(tables.load().move_priority)[move]
+    return tables.move_table().at(move).priority
 
 
 def first_mover(rng, priority, speed):

@@ -19,6 +19,7 @@ Crowned formes, their draws) belongs to the turn function, as in the Gen 1 engin
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
@@ -89,9 +90,10 @@ def select(x, index) -> jnp.ndarray:
     x, index = jnp.asarray(x), jnp.asarray(index)
     axis = index.ndim
     index = index.reshape(index.shape + (1,) * (x.ndim - index.ndim - 1))
-    out = jnp.take(x, 0, axis=axis)
+    entry = lambda k: jax.lax.index_in_dim(x, k, axis, keepdims=False)   # a static slice
+    out = entry(0)
     for k in range(1, x.shape[axis]):
-        out = jnp.where(index == k, jnp.take(x, k, axis=axis), out)
+        out = jnp.where(index == k, entry(k), out)
     return out
 
 

@@ -143,6 +143,13 @@ def _boost_tables():
     return prim, selfb, has_self, sec, sec_self, chance, has_sec
 
 
+@functools.lru_cache(maxsize=1)
+def _boost_table() -> tables.MoveTable:
+    """``_boost_tables`` as one ``tables.MoveTable`` (one row gather per move use)."""
+    names = ("prim", "self", "has_self", "sec", "sec_self", "chance", "has_sec")
+    return tables.MoveTable(dict(zip(names, _boost_tables())))
+
+
 def restricted_species_ok(species_id: str) -> bool:
     """Whether a species may play in the restricted battles (no forme change on Terastallizing or at
     the start)."""
@@ -296,8 +303,10 @@ def _use_move(st: BattleState, side, slot, on):
     moves = _mon(st.moves, side, me)
     move = S.select(moves, slot)
     move = jnp.where(struggle, t.move_index["struggle"], move)
-    prim, selfb, has_self, sec, sec_self, chance, has_sec = (jnp.asarray(a)[move] for a in _boost_tables())
-    self_move = jnp.asarray(t.move_self_status)[move]
+    m, b = tables.move_table().at(move), _boost_table().at(move)   # one row gather each
+    prim, selfb, has_self, sec, sec_self, chance, has_sec = (b.prim, b.self, b.has_self, b.sec, b.sec_self,
+                                                             b.chance, b.has_sec)
+    self_move = m.self_status
     pp = _mon(st.pp, side, me)
     pay = on & ~struggle                                       # Struggle costs no PP
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
@@ -309,9 +318,9 @@ def _use_move(st: BattleState, side, slot, on):
     tera_of = lambda s, k: jnp.where(_mon(st.terastallized, s, k), _mon(st.tera_type, s, k), tables.TYPE_NONE)
     a_types, d_types = _mon(st.types, side, me), _mon(st.types, foe, them)
     a_tera, d_tera = tera_of(side, me), tera_of(foe, them)
-    move_type = jnp.where(struggle, tables.TYPE_NONE, jnp.asarray(t.move_type)[move])   # Struggle: "???"
+    move_type = jnp.where(struggle, tables.TYPE_NONE, m.type)   # Struggle: "???"
     immune, _ = damage.effectiveness(move_type, d_types, d_tera)
-    immune = immune & ~jnp.asarray(t.move_ignore_immunity)[move]
+    immune = immune & ~m.ignore_immunity
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
@@ -404,7 +413,7 @@ def _turn(st: BattleState, actions, on):
         go = tera[..., s]
         k = st.active[..., s]
         st = st.replace(terastallized=_set_mon(st.terastallized, side, k, True, go),
-                        can_tera=st.can_tera.at[..., s].set(jnp.where(go, False, st.can_tera[..., s])))
+                        can_tera=st.can_tera & ~((jnp.arange(2) == s) & go[..., None]))
         st = _each_event(st, go)
         last = go & ((s == 1) | ~tera[..., 1])
         rng, r = prng.random_range(st.rng, 0, 2, when=move_tie & last)

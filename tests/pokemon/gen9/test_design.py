@@ -1,7 +1,8 @@
 """The Gen 9 stage-1 functions (damage, accuracy, order, the state's ``from_pool``, the legal mask, the
 turn ``step`` and its stat-stage change ``_boost``)
 are accelerator-first: their programs hold no control flow on values (no while loop, cond, scan or
-host callback), only elementwise arithmetic, gathers and selects."""
+host callback), only elementwise arithmetic, gathers and selects; the step's few gathers read whole
+table rows, and it has no scatter."""
 
 from __future__ import annotations
 
@@ -62,6 +63,34 @@ def test_no_control_flow_on_values(name):
     primitives = _primitives(CASES[name]().jaxpr)
     assert not primitives & FORBIDDEN, f"{name} uses {sorted(primitives & FORBIDDEN)}"
     assert "gather" in primitives or "select_n" in primitives   # it did trace the table lookups / masks
+
+
+def _count(jaxpr, primitive: str) -> int:
+    n = 0
+    for eqn in jaxpr.eqns:
+        n += eqn.primitive.name == primitive
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (list, tuple)) else [value]:
+                if hasattr(sub, "jaxpr"):
+                    n += _count(sub.jaxpr if hasattr(sub.jaxpr, "eqns") else sub.jaxpr.jaxpr, primitive)
+                elif hasattr(sub, "eqns"):
+                    n += _count(sub, primitive)
+    return n
+
+
+# Batch-indexed gathers are the accelerator's slow op (one lookup per battle; the TPU v5e ran the
+# turn 4x slower with a gather per table column and per side/slot read): the step reads each move's
+# table row once (``tables.move_table().at``: move row, stage row, accuracy, hit, damage, and the
+# type chart's row of the move's type, for each of the two moves; the priority row of both) and
+# everything per side, slot or type column by selects. A new per-move column belongs in a MoveTable,
+# not in a gather of its own; a new kind of lookup may raise this bound.
+MAX_STEP_GATHERS = 17
+
+
+def test_the_step_reads_tables_by_rows_and_writes_by_selects():
+    jaxpr = CASES["step"]().jaxpr
+    assert _count(jaxpr, "gather") <= MAX_STEP_GATHERS
+    assert _count(jaxpr, "scatter") + _count(jaxpr, "scatter-add") == 0
 
 
 def test_the_check_finds_a_cond():
