@@ -218,13 +218,26 @@ def config_of(args) -> PPOConfig:
         resume=True, out_dir=str(pathlib.Path(args.out_dir) / f"specialist_{args.section}"))  # fmt: skip
 
 
-def success_from_start(args, params, greedy: bool, from_pit: bool = False) -> dict[str, float]:
-    """Episodes from the section's start (or the pit floor): the fraction that reach the goal and the
-    mean progress gained."""
-    env, env_params = make_env(args, standard_only=True)
-    ppo = PPO(config_of(args), EPISODE_METRICS, (env, env_params.replace(pit=1.0 if from_pit else 0.0)))
-    scores = evaluate(ppo, params, args.eval_episodes, seed=args.seed + 999, greedy=greedy, max_steps=args.episode_steps + 256)
-    return {k: float(np.mean(scores[k])) for k in ("goal", "gain", "out", "hook")} | {"episodes": len(scores["goal"])}
+def evaluation_cases(args, params) -> dict[str, dict[str, float]]:
+    """Episodes from the section's start (section 3: also from the pit floor), stochastic and greedy:
+    the fraction that reach the goal, the mean progress gained, and (section 3) the fractions that
+    climbed out of the pit and hooked the overhang. One learner: the compiled evaluation is reused."""
+    env, standard = make_env(args, standard_only=True)
+    ppo = PPO(config_of(args), EPISODE_METRICS, (env, standard))
+    last = args.section == course.NUM_SECTIONS - 1
+    report = {}
+    for greedy in (False, True):
+        for from_pit in (False, True) if last else (False,):
+            ppo.env_params = standard.replace(pit=1.0 if from_pit else 0.0)
+            scores = evaluate(ppo, params, args.eval_episodes, seed=args.seed + 999, greedy=greedy,
+                              max_steps=args.episode_steps + 256)
+            score = {k: float(np.mean(scores[k])) for k in ("goal", "gain", "out", "hook")} | {"episodes": len(scores["goal"])}
+            report[("greedy" if greedy else "stochastic") + ("_from_pit" if from_pit else "")] = score
+            print(f"from the {'pit floor' if from_pit else 'section start'}, {'greedy' if greedy else 'stochastic'}: "
+                  f"goal {score['goal']:.1%} of {score['episodes']} episodes, mean progress gained {score['gain']:+.2f} m"
+                  + (f", climbed out of the pit {score['out']:.1%}, hooked the overhang {score['hook']:.1%}" if last else ""),
+                  flush=True)
+    return report
 
 
 def main(argv=None) -> dict:
@@ -248,14 +261,7 @@ def main(argv=None) -> dict:
     report = {"section": args.section, "steps": result.steps, "train_seconds": result.seconds, "shaping": shaping,
               "final": result.history[-1] if result.history else {}}
     if args.eval_episodes:
-        for greedy in (False, True):
-            for from_pit in (False, True) if args.section == course.NUM_SECTIONS - 1 else (False,):
-                name = ("greedy" if greedy else "stochastic") + ("_from_pit" if from_pit else "")
-                report[name] = score = success_from_start(args, result.params, greedy, from_pit)
-                print(f"from the {'pit floor' if from_pit else 'section start'}, {'greedy' if greedy else 'stochastic'}: "
-                      f"goal {score['goal']:.1%} of {score['episodes']} episodes, mean progress gained {score['gain']:+.2f} m"
-                      + (f", climbed out of the pit {score['out']:.1%}, hooked the overhang {score['hook']:.1%}"
-                         if args.section == course.NUM_SECTIONS - 1 else ""), flush=True)
+        report.update(evaluation_cases(args, result.params))
     report["wall_seconds_this_invocation"] = time.time() - t0
     with (out / "evaluations.jsonl").open("a") as f:
         f.write(json.dumps(report, default=float) + "\n")

@@ -46,8 +46,9 @@ def test_two_invocations_resume(tmp_path, capsys):
     first = ex.main(argv)
     folder = tmp_path / "specialist_1"
     assert first["steps"] == 32 and (folder / "training_state.msgpack").stat().st_size < 200_000
-    second = ex.main(argv)
+    second = ex.main(argv + ["--eval-episodes", "2"])  # resumes, then evaluates from the section start
     assert second["steps"] == 64 and "resumed from" in capsys.readouterr().out
+    assert second["greedy"]["episodes"] == 2 and 0.0 <= second["stochastic"]["goal"] <= 1.0
     assert json.loads((folder / "shaping.json").read_text())["spread"] == 0.5
     config, params, _ = load_checkpoint(folder / "checkpoint.msgpack")  # a plain Climb-v0 policy for climb_distill
     assert config.env_id == "Climb-v0" and config.env_kwargs == {"start_section": 1, "max_steps_in_episode": 12}
