@@ -22,7 +22,9 @@ Training-only changes (Climb-v0's reward and observation are untouched; they liv
   first learns the last move (e.g. from the overhang onto the cliff top), then earlier ones.
 - shaping: potential-based terms added to the env's progress reward, r' = r + Phi(s') - Phi(s):
   ``--height-weight`` x pot height (falling into the pit costs what climbing out pays back) and
-  ``--hook-weight`` x [hammer head on the upper level: over the overhang or the cliff top].
+  ``--hook-weight`` x [hammer head on the upper level: over the overhang or the cliff top] and
+  ``--reach-weight`` x minus the head's distance to a hold on the overhang (dense guidance for the
+  hammer while the pot is short of the summit).
 - the episode length (``--episode-steps``, 15 s by default).
 
 Printed as it trains: steps, steps/s, mean return (shaped), ``gain`` (course progress gained,
@@ -58,6 +60,7 @@ PIT_X = (12.9, 13.2)          # pot centre x on the pit floor without touching t
 PIT_Z = 1.2 + 0.25 + 0.02     # pit floor top + pot radius + a little
 UPPER_X, UPPER_Z = 13.3, 3.62  # the hammer head "hooked": over the overhang/cliff top (top z 3.6; head r 0.1)
 LAST_X = 13.95                # spread starts of section 3 end short of the summit (x >= 14)
+HOOK_POINT = (13.6, 3.72)     # the head resting on the overhang, 0.2 m past the lip
 PIT_LOW, LEDGE_LEVEL = 2.0, 2.75  # pot centre heights: in the pit below, at the ledge's level (top 2.6) above
 
 
@@ -81,6 +84,7 @@ class TrainingParams(EnvParams):
     pit: float = 0.0             # probability of a start on the pit floor
     height_weight: float = 0.0   # shaping potential: x pot height (m)
     hook_weight: float = 0.0     # shaping potential: x [head over the upper level]
+    reach_weight: float = 0.0    # shaping potential: x -(head's distance to HOOK_POINT, at most 3 m), pot short of the summit x
     goal_progress: float = float("inf")  # the section's goal (course progress); the summit counts too
 
 
@@ -119,8 +123,12 @@ class TrainingClimb(Climb):
         return (x + dx >= UPPER_X) & (z + dz >= UPPER_Z)
 
     def potential(self, qpos: jax.Array, params: TrainingParams) -> jax.Array:
-        z = game.pot_position(qpos)[1]
-        return params.height_weight * z + params.hook_weight * self.head_hooked(qpos).astype(qpos.dtype)
+        x, z = game.pot_position(qpos)
+        dx, dz = game.head_offset(qpos)
+        distance = jnp.minimum(jnp.hypot(x + dx - HOOK_POINT[0], z + dz - HOOK_POINT[1]), 3.0)
+        reach = -jnp.where(x < course.SUMMIT_X, distance, 0.0)
+        return (params.height_weight * z + params.hook_weight * self.head_hooked(qpos).astype(qpos.dtype)
+                + params.reach_weight * reach)
 
     def reset_env(self, key: jax.Array, params: TrainingParams):
         k_base, k_kind, k_spread, k_pit = jax.random.split(key, 4)
@@ -164,7 +172,7 @@ EPISODE_METRICS = {
     "out": lambda r, info: info["escaped"].astype(jnp.float32),    # climbed out of the pit (section 3)
     "hook": lambda r, info: info["hooked"].astype(jnp.float32),    # head over the overhang / cliff top (section 3)
 }
-SHAPING_FIELDS = ("spread", "pit", "height_weight", "hook_weight", "episode_steps")
+SHAPING_FIELDS = ("spread", "pit", "height_weight", "hook_weight", "reach_weight", "episode_steps")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -187,6 +195,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--pit", type=float, default=None, help="probability of a start on the pit floor (section 3; default 0.2)")
     p.add_argument("--height-weight", type=float, default=None, help="shaping: potential per metre of height (default 1 for section 3, else 0)")
     p.add_argument("--hook-weight", type=float, default=None, help="shaping: potential of the head over the upper level (default 1 for section 3, else 0)")
+    p.add_argument("--reach-weight", type=float, default=0.0, help="shaping: potential of minus the head's distance "
+                   "to a hold on the overhang (section 3; default 0)")
     p.add_argument("--eval-episodes", type=int, default=256, help="episodes from the section start at the end (0: none)")
     p.add_argument("--log-every-s", type=float, default=20.0)
     p.add_argument("--seed", type=int, default=0)
@@ -204,7 +214,8 @@ def make_env(args, standard_only: bool = False) -> tuple[TrainingClimb, Training
     env = TrainingClimb(args.section)
     params = env.default_params.replace(
         max_steps_in_episode=args.episode_steps, spread=0.0 if standard_only else args.spread,
-        pit=0.0 if standard_only else args.pit, height_weight=args.height_weight, hook_weight=args.hook_weight)
+        pit=0.0 if standard_only else args.pit, height_weight=args.height_weight, hook_weight=args.hook_weight,
+        reach_weight=args.reach_weight)
     return env, params
 
 

@@ -8,6 +8,7 @@ import json
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from climbjax import course
 from paritygym.train import load_checkpoint
@@ -46,10 +47,20 @@ def test_two_invocations_resume(tmp_path, capsys):
     first = ex.main(argv)
     folder = tmp_path / "specialist_1"
     assert first["steps"] == 32 and (folder / "training_state.msgpack").stat().st_size < 200_000
-    second = ex.main(argv + ["--eval-episodes", "2"])  # resumes, then evaluates from the section start
+    second = ex.main(argv)
     assert second["steps"] == 64 and "resumed from" in capsys.readouterr().out
-    assert second["greedy"]["episodes"] == 2 and 0.0 <= second["stochastic"]["goal"] <= 1.0
     assert json.loads((folder / "shaping.json").read_text())["spread"] == 0.5
     config, params, _ = load_checkpoint(folder / "checkpoint.msgpack")  # a plain Climb-v0 policy for climb_distill
     assert config.env_id == "Climb-v0" and config.env_kwargs == {"start_section": 1, "max_steps_in_episode": 12}
     assert len(jax.tree.leaves(params)) > 0 and len((folder / "evaluations.jsonl").read_text().splitlines()) == 2
+
+
+@pytest.mark.slow
+def test_section_3_evaluations(tmp_path):
+    """The end-of-invocation evaluation from the section start and the pit floor (compiles two more programs)."""
+    ex = load_example("climb_specialists")
+    report = ex.main(["--section", "3", "--out-dir", str(tmp_path), "--num-envs", "4", "--num-steps", "8",
+                      "--num-minibatches", "1", "--update-epochs", "1", "--episode-steps", "12", "--time-budget-s", "0",
+                      "--eval-episodes", "2", "--log-every-s", "0", "--reach-weight", "1"])
+    for case in ("stochastic", "greedy", "stochastic_from_pit", "greedy_from_pit"):
+        assert report[case]["episodes"] == 2 and 0.0 <= report[case]["goal"] <= 1.0, case
