@@ -19,7 +19,7 @@ from ..examples import load_example
 def test_starts_and_shaping():
     ex = load_example("climb_specialists")
     env, params = ex.make_env(ex.parse_args(["--section", "3"]))
-    assert params.goal_progress == float("inf") and params.height_weight == 1.0
+    assert params.goal_progress == float("inf") and params.height_weight == params.reach_weight == 1.0
     keys = jax.random.split(jax.random.key(0), 64)
     reset = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))
     for spread, pit in ((0.0, 1.0), (1.0, 0.0), (0.0, 0.0)):
