@@ -25,7 +25,8 @@ Training-only changes (Climb-v0's reward and observation are untouched; they liv
   ``--height-weight`` x pot height (falling into the pit costs what climbing out pays back) and
   ``--hook-weight`` x [hammer head on the upper level: over the overhang or the cliff top] and
   ``--reach-weight`` x minus the head's distance to a hold on the overhang (dense guidance for the
-  hammer while the pot is short of the summit).
+  hammer while the pot is short of the summit) and ``--route-weight`` x minus the pot's distance to
+  the route polyline (off the route, e.g. hanging under the overhang or in the pit, costs).
 - the episode length (``--episode-steps``, 15 s by default).
 
 Printed as it trains: steps, steps/s, mean return (shaped), ``gain`` (course progress gained,
@@ -77,6 +78,15 @@ def spread_range(section: int) -> tuple[float, float]:
     return lo, hi
 
 
+def route_distance(x: jax.Array, z: jax.Array) -> jax.Array:
+    """Distance (m) of the pot's centre from the route polyline (climbjax.course.ROUTE)."""
+    route = course.constant(course.ROUTE, x.dtype)
+    a, b = route[:-1], route[1:]
+    ab = b - a
+    t = jnp.clip(((x - a[:, 0]) * ab[:, 0] + (z - a[:, 1]) * ab[:, 1]) / jnp.sum(ab * ab, axis=1), 0.0, 1.0)
+    return jnp.sqrt(jnp.min((x - a[:, 0] - t * ab[:, 0]) ** 2 + (z - a[:, 1] - t * ab[:, 1]) ** 2))
+
+
 @struct.dataclass
 class TrainingParams(EnvParams):
     spread: float = 0.0          # probability of a start at a uniform x along the section
@@ -84,6 +94,7 @@ class TrainingParams(EnvParams):
     height_weight: float = 0.0   # shaping potential: x pot height (m)
     hook_weight: float = 0.0     # shaping potential: x [head over the upper level]
     reach_weight: float = 0.0    # shaping potential: x -(head's distance to HOOK_POINT, at most 3 m), pot short of the summit x
+    route_weight: float = 0.0    # shaping potential: x -(pot's distance to the route polyline, at most 3 m)
     goal_progress: float = float("inf")  # the section's goal (course progress); the summit counts too
 
 
@@ -127,7 +138,7 @@ class TrainingClimb(Climb):
         distance = jnp.minimum(jnp.hypot(x + dx - HOOK_POINT[0], z + dz - HOOK_POINT[1]), 3.0)
         reach = -jnp.where(x < course.SUMMIT_X, distance, 0.0)
         return (params.height_weight * z + params.hook_weight * self.head_hooked(qpos).astype(qpos.dtype)
-                + params.reach_weight * reach)
+                + params.reach_weight * reach - params.route_weight * jnp.minimum(route_distance(x, z), 3.0))
 
     def reset_env(self, key: jax.Array, params: TrainingParams):
         k_base, k_kind, k_spread, k_pit = jax.random.split(key, 4)
@@ -171,7 +182,7 @@ EPISODE_METRICS = {
     "out": lambda r, info: info["escaped"].astype(jnp.float32),    # climbed out of the pit (section 3)
     "hook": lambda r, info: info["hooked"].astype(jnp.float32),    # head over the overhang / cliff top (section 3)
 }
-SHAPING_FIELDS = ("spread", "pit", "height_weight", "hook_weight", "reach_weight", "episode_steps")
+SHAPING_FIELDS = ("spread", "pit", "height_weight", "hook_weight", "reach_weight", "route_weight", "episode_steps")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -196,6 +207,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--hook-weight", type=float, default=None, help="shaping: potential of the head over the upper level (default 1 for section 3, else 0)")
     p.add_argument("--reach-weight", type=float, default=None, help="shaping: potential of minus the head's distance "
                    "to a hold on the overhang (default 1 for section 3, else 0)")
+    p.add_argument("--route-weight", type=float, default=0.0, help="shaping: potential of minus the pot's distance "
+                   "to the route (progress along a path, not only x; default 0)")
+    p.add_argument("--new-shaping", action="store_true", help="resume a run whose starts/shaping were different "
+                   "(a shaping curriculum: e.g. section 3 first with --route-weight 0, then 2)")
+    p.add_argument("--mujoco-episodes", type=int, default=64, help="greedy episodes from the section start in MuJoCo C "
+                   "at the end (0: none)")
     p.add_argument("--eval-episodes", type=int, default=256, help="episodes from the section start at the end (0: none)")
     p.add_argument("--log-every-s", type=float, default=20.0)
     p.add_argument("--seed", type=int, default=0)
@@ -215,7 +232,7 @@ def make_env(args, standard_only: bool = False) -> tuple[TrainingClimb, Training
     params = env.default_params.replace(
         max_steps_in_episode=args.episode_steps, spread=0.0 if standard_only else args.spread,
         pit=0.0 if standard_only else args.pit, height_weight=args.height_weight, hook_weight=args.hook_weight,
-        reach_weight=args.reach_weight)
+        reach_weight=args.reach_weight, route_weight=args.route_weight)
     return env, params
 
 
@@ -251,6 +268,36 @@ def evaluation_cases(args, params) -> dict[str, dict[str, float]]:
     return report
 
 
+def evaluate_mujoco(args, params) -> dict[str, float]:
+    """Greedy episodes from the section's start in MuJoCo C (climbjax.reference), the policy in numpy
+    (climb_distill's ``numpy_policy``): the fraction that reach the section's goal."""
+    import importlib.util
+
+    try:
+        from climbjax.reference import MujocoClimb
+    except ImportError as error:  # no MuJoCo here
+        print(f"MuJoCo evaluation skipped: {error}")
+        return {}
+    spec = importlib.util.spec_from_file_location("climb_distill", pathlib.Path(__file__).with_name("climb_distill.py"))
+    distill = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(distill)
+    act = distill.numpy_policy(params)
+    ref, goal = MujocoClimb(section=args.section), section_goal(args.section)
+    reached = []
+    for episode in range(args.mujoco_episodes):
+        rec = ref.reset(args.seed + 5000 + episode)
+        done = False
+        for _ in range(args.episode_steps):
+            rec = ref.step(act(rec["obs"].astype(np.float32)))
+            done = bool(rec["terminated"]) or float(rec["progress"]) >= goal
+            if done:
+                break
+        reached.append(done)
+    score = {"goal": float(np.mean(reached)), "episodes": len(reached)}
+    print(f"MuJoCo C from the section start, greedy: goal {score['goal']:.1%} of {score['episodes']} episodes", flush=True)
+    return score
+
+
 def main(argv=None) -> dict:
     from paritygym.cache import enable_compilation_cache
     from paritygym.memory import keep_freed_memory
@@ -263,16 +310,21 @@ def main(argv=None) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     shaping = {k: getattr(args, k) for k in SHAPING_FIELDS}
     saved = out / "shaping.json"
-    if saved.is_file() and (out / "training_state.msgpack").is_file() and json.loads(saved.read_text()) != shaping:
-        raise SystemExit(f"{out} holds a run with other starts/shaping {saved.read_text()}: use another --out-dir")
+    resuming = (out / "training_state.msgpack").is_file()
+    if saved.is_file() and resuming and json.loads(saved.read_text()) != shaping and not args.new_shaping:
+        raise SystemExit(f"{out} holds a run with other starts/shaping {saved.read_text()}: use another --out-dir, "
+                         "or --new-shaping to continue it with these")
     saved.write_text(json.dumps(shaping, indent=1) + "\n")
     print(f"== specialist for section {args.section}: {shaping}", flush=True)
     t0 = time.time()
     result = train(config, EPISODE_METRICS, env=make_env(args))
     report = {"section": args.section, "steps": result.steps, "train_seconds": result.seconds, "shaping": shaping,
               "final": result.history[-1] if result.history else {}}
+    report["shaping_from_steps"] = result.history[0]["steps"] - config.batch_size if result.history else 0
     if args.eval_episodes:
         report.update(evaluation_cases(args, result.params))
+    if args.mujoco_episodes:
+        report["mujoco_greedy"] = evaluate_mujoco(args, result.params)
     report["wall_seconds_this_invocation"] = time.time() - t0
     with (out / "evaluations.jsonl").open("a") as f:
         f.write(json.dumps(report, default=float) + "\n")

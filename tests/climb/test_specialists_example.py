@@ -43,7 +43,8 @@ def test_starts_and_shaping():
 def test_two_invocations_resume(tmp_path, capsys):
     ex = load_example("climb_specialists")
     argv = ["--section", "1", "--out-dir", str(tmp_path), "--num-envs", "4", "--num-steps", "8", "--num-minibatches", "1",
-            "--update-epochs", "1", "--episode-steps", "12", "--time-budget-s", "0", "--eval-episodes", "0", "--log-every-s", "0"]
+            "--update-epochs", "1", "--episode-steps", "12", "--time-budget-s", "0", "--eval-episodes", "0", "--log-every-s", "0",
+            "--mujoco-episodes", "0"]
     first = ex.main(argv)
     folder = tmp_path / "specialist_1"
     assert first["steps"] == 32 and (folder / "training_state.msgpack").stat().st_size < 200_000
@@ -61,6 +62,8 @@ def test_section_3_evaluations(tmp_path):
     ex = load_example("climb_specialists")
     report = ex.main(["--section", "3", "--out-dir", str(tmp_path), "--num-envs", "4", "--num-steps", "8",
                       "--num-minibatches", "1", "--update-epochs", "1", "--episode-steps", "12", "--time-budget-s", "0",
-                      "--eval-episodes", "2", "--log-every-s", "0", "--reach-weight", "1"])
+                      "--eval-episodes", "2", "--log-every-s", "0", "--route-weight", "2",
+                      "--mujoco-episodes", "2"])
     for case in ("stochastic", "greedy", "stochastic_from_pit", "greedy_from_pit"):
         assert report[case]["episodes"] == 2 and 0.0 <= report[case]["goal"] <= 1.0, case
+    assert report["mujoco_greedy"]["episodes"] == 2
