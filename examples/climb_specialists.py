@@ -289,15 +289,16 @@ def evaluate_mujoco(args, params) -> dict[str, float]:
     act = distill.numpy_policy(params)
     ref, goal = MujocoClimb(section=args.section), section_goal(args.section)
     reached = []
-    for episode in range(args.mujoco_episodes):
-        rec = ref.reset(args.seed + 5000 + episode)
-        done = False
-        for _ in range(args.episode_steps):
-            rec = ref.step(act(rec["obs"].astype(np.float32)))
-            done = bool(rec["terminated"]) or float(rec["progress"]) >= goal
-            if done:
-                break
-        reached.append(done)
+    with jax.default_device(jax.devices("cpu")[0]):  # the reference's float64 readout: on the host, also beside a TPU
+        for episode in range(args.mujoco_episodes):
+            rec = ref.reset(args.seed + 5000 + episode)
+            done = False
+            for _ in range(args.episode_steps):
+                rec = ref.step(act(rec["obs"].astype(np.float32)))
+                done = bool(rec["terminated"]) or float(rec["progress"]) >= goal
+                if done:
+                    break
+            reached.append(done)
     score = {"goal": float(np.mean(reached)), "episodes": len(reached)}
     print(f"MuJoCo C from the section start, greedy: goal {score['goal']:.1%} of {score['episodes']} episodes", flush=True)
     return score
