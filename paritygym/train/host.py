@@ -104,7 +104,10 @@ def _default_venv(config: PPOConfig) -> gymnasium.vector.VectorEnv:
 
 def train_host(config: PPOConfig, make_venv: Callable[[PPOConfig], gymnasium.vector.VectorEnv] | None = None,
                episode_metrics: Mapping[str, HostEpisodeMetric] | None = None, verbose: bool = True) -> TrainResult:  # fmt: skip
-    """Trains PPO on a numpy vector env with the same stopping rules and outputs as `train`."""
+    """Trains PPO on a numpy vector env with the same stopping rules and outputs as `train` (no resume:
+    the vector env's state cannot be saved)."""
+    if config.resume or config.checkpoint_every_s is not None:
+        raise ValueError("resume and checkpoint_every_s need a JAX env (paritygym.train.train)")
     ppo = HostPPO(config, make_venv, episode_metrics)
     say = progress if verbose else (lambda msg: None)
     key = jax.random.key(config.seed)

@@ -50,6 +50,11 @@ class PPOConfig:
     target_window: int = 100  # ...over this many most recent episodes
     log_every_s: float = 5.0
     out_dir: str | None = None  # metrics.csv, metrics.json, curve.png, checkpoint.msgpack, config.json
+    # Resumable training (JAX envs, `train`): every `checkpoint_every_s` seconds and at the end the whole
+    # training state (params, optimiser state, envs, RNG, step count, history) goes to out_dir/training_state.msgpack;
+    # with `resume`, a run whose out_dir holds that file continues from it (time_budget_s then counts this invocation).
+    checkpoint_every_s: float | None = None
+    resume: bool = False
 
     @property
     def batch_size(self) -> int:
@@ -232,10 +237,16 @@ def progress(msg: str) -> None:
 
 
 def run_loop(config: PPOConfig, metric_names: Sequence[str], update: Callable[[], Mapping[str, Any]],
-             get_params: Callable[[], Any], compile_s: float | Callable[[], float], say: Callable[[str], None]) -> TrainResult:
+             get_params: Callable[[], Any], compile_s: float | Callable[[], float], say: Callable[[str], None],
+             resumed: Mapping[str, Any] | None = None,
+             save_state: Callable[[Mapping[str, Any]], None] | None = None) -> TrainResult:
     """The loop every trainer shares: call ``update`` (one rollout + learning step, returning losses,
     the number of episodes that ended and their metric sums), log progress, apply the stopping rules
-    (steps, time budget, target metric over the last `target_window` episodes), write outputs."""
+    (steps, time budget, target metric over the last `target_window` episodes), write outputs.
+
+    ``resumed``: the progress of an earlier invocation (``steps``, ``seconds``, ``history``) that this
+    one continues; ``save_state(progress)``: writes the trainer's state with that progress (every
+    ``config.checkpoint_every_s`` seconds and after the last update)."""
     if config.target_metric is not None and config.target_metric not in metric_names:
         raise ValueError(f"target_metric {config.target_metric!r} is not an episode metric of this run "
                          f"({', '.join(metric_names)}); use None for no target")
@@ -243,19 +254,24 @@ def run_loop(config: PPOConfig, metric_names: Sequence[str], update: Callable[[]
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
-    history: list[dict[str, float]] = []
+    history: list[dict[str, float]] = list(resumed["history"]) if resumed else []
     recent: dict[str, list[float]] = {k: [] for k in metric_names}  # per-update sums over ended episodes
     recent_counts: list[int] = []
     start = time.perf_counter()
     last_log = -math.inf
-    steps = 0
+    last_save = 0.0
+    steps = int(resumed["steps"]) if resumed else 0
+    seconds_before = float(resumed["seconds"]) if resumed else 0.0
+    first_update = len(history) + 1
     reached = False
-    for update_index in range(1, config.num_updates + 1):
+    if first_update > config.num_updates:
+        say(f"nothing to do: {steps:,} steps already trained (total_timesteps {config.total_timesteps:,})")
+    for update_index in range(first_update, config.num_updates + 1):
         metrics = update()
         steps += config.batch_size
         elapsed = time.perf_counter() - start
         n = int(metrics["episodes"])
-        row = {"update": update_index, "steps": steps, "seconds": elapsed, "episodes": n}
+        row = {"update": update_index, "steps": steps, "seconds": seconds_before + elapsed, "episodes": n}
         row.update({k: float(metrics[k]) for k in ("policy_loss", "value_loss", "entropy", "approx_kl")})
         if n:
             for k in metric_names:
@@ -276,9 +292,15 @@ def run_loop(config: PPOConfig, metric_names: Sequence[str], update: Callable[[]
         )  # fmt: skip
         done_by_time = config.time_budget_s is not None and elapsed >= config.time_budget_s
         last = update_index == config.num_updates or done_by_target or done_by_time
+        if save_state is not None and (last or (config.checkpoint_every_s is not None
+                                                and elapsed - last_save >= config.checkpoint_every_s)):
+            last_save = elapsed
+            save_state({"steps": steps, "seconds": seconds_before + elapsed, "history": history})
+            if not last:
+                say(f"saved the training state at {steps:,} steps")
         if elapsed - last_log >= config.log_every_s or last:
             last_log = elapsed
-            sps = steps / max(elapsed, 1e-9)
+            sps = (update_index - first_update + 1) * config.batch_size / max(elapsed, 1e-9)
             left = (config.num_updates - update_index) * config.batch_size / max(sps, 1e-9)
             if config.time_budget_s is not None:
                 left = min(left, max(config.time_budget_s - elapsed, 0.0))
@@ -293,7 +315,8 @@ def run_loop(config: PPOConfig, metric_names: Sequence[str], update: Callable[[]
             break
 
     compile_s = compile_s() if callable(compile_s) else compile_s
-    result = TrainResult(config, get_params(), history, steps, time.perf_counter() - start, compile_s, reached, out_dir)
+    seconds = seconds_before + time.perf_counter() - start
+    result = TrainResult(config, get_params(), history, steps, seconds, compile_s, reached, out_dir)
     if out_dir:
         save_outputs(result)
         say(f"wrote {out_dir}/metrics.csv, metrics.json, curve.png, checkpoint.msgpack")

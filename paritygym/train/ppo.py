@@ -12,6 +12,7 @@ Several devices: the env batch is sharded over all JAX devices when it divides e
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -66,8 +67,11 @@ def _flatten_obs(obs: Any) -> jax.Array:
 class PPO(Learner):
     """PPO on a paritygym JAX env: rollout, GAE and updates in one jitted function (`update`)."""
 
-    def __init__(self, config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None = None):
-        self.env, self.env_params = paritygym.make(config.env_id, **config.env_kwargs)
+    def __init__(self, config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None = None,
+                 env: tuple[Any, Any] | None = None):
+        # env: (env, env_params) to train on instead of `paritygym.make(config.env_id, **config.env_kwargs)`,
+        # e.g. a training wrapper with a shaped reward or other starts (same observation and action spaces)
+        self.env, self.env_params = env if env is not None else paritygym.make(config.env_id, **config.env_kwargs)
         default = {"return": lambda r, info: r, "length": lambda r, info: jnp.ones_like(r)}
         super().__init__(config, self.env.action_space(self.env_params), episode_metrics, default)
         self.has_mask = callable(getattr(self.env, "action_mask", None))
@@ -100,12 +104,16 @@ class PPO(Learner):
             ended_sums={k: jnp.zeros((), jnp.float32) for k in self.metrics},
         )
         runner = RunnerState(train_state, env_state, obs, jnp.ones(cfg.num_envs, bool), carry, k_run, stats)
+        return self.place(runner)
+
+    def place(self, runner: RunnerState) -> RunnerState:
+        """The runner's per-env arrays on the devices (sharded over the env axis where there are several)."""
         if self.sharding is not None:
             runner = runner.replace(
-                env_state=jax.device_put(env_state, self.sharding),
-                obs=jax.device_put(obs, self.sharding),
+                env_state=jax.device_put(runner.env_state, self.sharding),
+                obs=jax.device_put(runner.obs, self.sharding),
                 start=jax.device_put(runner.start, self.sharding),
-                carry=jax.device_put(carry, self.sharding),
+                carry=jax.device_put(runner.carry, self.sharding),
             )
         return runner
 
@@ -159,13 +167,28 @@ class PPO(Learner):
         return runner, metrics
 
 
-def train(config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None = None, verbose: bool = True) -> TrainResult:
-    """Trains until ``total_timesteps``, ``time_budget_s`` or the target metric, whichever comes first."""
-    ppo = PPO(config, episode_metrics)
+def train(config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None = None, verbose: bool = True,
+          env: tuple[Any, Any] | None = None) -> TrainResult:
+    """Trains until ``total_timesteps``, ``time_budget_s`` or the target metric, whichever comes first.
+
+    With ``config.resume`` and a ``training_state.msgpack`` in ``config.out_dir`` (written every
+    ``config.checkpoint_every_s`` seconds and at the end), training continues from that state: the
+    same params, optimiser state, envs, RNG key, step count and history. ``env``: see `PPO`."""
+    ppo = PPO(config, episode_metrics, env)
     runner = ppo.init(jax.random.key(config.seed))
     say = progress if verbose else (lambda msg: None)
     say(f"PPO on {config.env_id} {config.env_kwargs or ''}: {config.num_envs} envs x {config.num_steps} steps per update, "
         f"{config.policy} policy, {jax.device_count()} {jax.default_backend()} device(s)")  # fmt: skip
+    state_path = pathlib.Path(config.out_dir) / TRAINING_STATE if config.out_dir else None
+    resumed = None
+    if config.resume and state_path is not None and state_path.is_file():
+        runner, resumed = load_training_state(state_path, runner, config)
+        runner = ppo.place(runner)
+        say(f"resumed from {state_path} at {resumed['steps']:,} steps ({len(resumed['history'])} updates)")
+    save_state = None
+    if state_path is not None and (config.resume or config.checkpoint_every_s is not None):
+        def save_state(progress_so_far):
+            save_training_state(state_path, runner, config, progress_so_far)
     t0 = time.perf_counter()
     compiled = ppo.update.lower(runner).compile()
     compile_s = time.perf_counter() - t0
@@ -176,7 +199,52 @@ def train(config: PPOConfig, episode_metrics: Mapping[str, EpisodeMetric] | None
         runner, metrics = compiled(runner)
         return jax.device_get(metrics)
 
-    return run_loop(config, list(ppo.metrics), update, lambda: jax.device_get(runner.train_state.params), compile_s, say)
+    return run_loop(config, list(ppo.metrics), update, lambda: jax.device_get(runner.train_state.params), compile_s, say,
+                    resumed, save_state)
+
+
+# ---- resumable training state ---------------------------------------------------------------------
+
+TRAINING_STATE = "training_state.msgpack"
+# Config fields that may change between the invocations of one resumed run (a new total_timesteps
+# moves the end of the learning-rate annealing, when anneal_lr is set).
+_RESUMABLE_CHANGES = {"total_timesteps", "time_budget_s", "resume", "checkpoint_every_s", "log_every_s", "out_dir",
+                      "target_metric", "target_value", "target_window"}
+
+
+def _portable(runner: RunnerState) -> RunnerState:
+    """The runner with its RNG key as raw key data (typed keys do not serialise)."""
+    return runner.replace(key=jax.random.key_data(runner.key))
+
+
+def save_training_state(path: str | pathlib.Path, runner: RunnerState, config: PPOConfig, progress_so_far: Mapping[str, Any]) -> None:
+    """The whole training state (params, optimiser state, env states, observations, RNG key, episode
+    statistics) and the progress (steps, seconds, history) in one msgpack file, written atomically."""
+    path = pathlib.Path(path)
+    meta = {"config": dataclasses.asdict(config), "steps": int(progress_so_far["steps"]),
+            "seconds": float(progress_so_far["seconds"]), "history": list(progress_so_far["history"])}
+    blob = flax.serialization.msgpack_serialize({
+        "runner": flax.serialization.to_state_dict(jax.device_get(_portable(runner))),
+        "meta": json.dumps(meta, default=float),
+    })  # fmt: skip
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(blob)
+    os.replace(tmp, path)
+
+
+def load_training_state(path: str | pathlib.Path, template: RunnerState, config: PPOConfig) -> tuple[RunnerState, dict]:
+    """(runner, progress) from `save_training_state`; ``template``: a fresh runner of the same config.
+    Refuses a state written with a config that differs in more than the fields a resume may change."""
+    data = flax.serialization.msgpack_restore(pathlib.Path(path).read_bytes())
+    meta = json.loads(data["meta"])
+    now = dataclasses.asdict(config)
+    changed = sorted(k for k in now if k not in _RESUMABLE_CHANGES and json.loads(json.dumps(now[k])) != meta["config"].get(k))
+    if changed:
+        raise ValueError(f"{path} was written by a run with other settings ({', '.join(changed)}): "
+                         "use another out_dir, delete the file, or resume with the same settings")
+    portable = flax.serialization.from_state_dict(jax.device_get(_portable(template)), data["runner"])
+    runner = jax.tree.map(jnp.asarray, portable)
+    return runner.replace(key=jax.random.wrap_key_data(runner.key)), meta
 
 
 def trained_steps(checkpoint: str | pathlib.Path) -> int | None:

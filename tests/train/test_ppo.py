@@ -3,6 +3,7 @@ Pong example (a few thousand steps here; to its target in the slow suite)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import jax
@@ -142,3 +143,23 @@ def test_an_unknown_target_metric_is_refused_before_training():
     config = PPOConfig(env_id="Pong-v0", target_metric="none", target_value=1.0)
     with pytest.raises(ValueError, match="target_metric 'none'"):
         run_loop(config, ["return", "length"], lambda: pytest.fail("trained"), lambda: None, 0.0, print)
+
+
+def test_a_resumed_run_continues_where_the_last_one_stopped(tmp_path):
+    """Two invocations of 2 updates each with resume equal one run of 4 updates: the same params,
+    step count and history (the training state carries params, optimiser, envs and RNG)."""
+    whole = train(small(env_id="ToyCounter-v0", total_timesteps=512, seed=5, anneal_lr=False), verbose=False)
+    config = small(env_id="ToyCounter-v0", total_timesteps=512, seed=5, anneal_lr=False, out_dir=str(tmp_path), resume=True)
+    first = train(dataclasses.replace(config, total_timesteps=256), verbose=False)
+    assert first.steps == 256 and (tmp_path / "training_state.msgpack").stat().st_size < 1_000_000
+    with pytest.raises(ValueError, match="other settings"):
+        train(dataclasses.replace(config, num_envs=16), verbose=False)
+    second = train(config, verbose=False)
+    assert second.steps == 512 and [row["update"] for row in second.history] == [1, 2, 3, 4]
+    for a, b in zip(jax.tree.leaves(whole.params), jax.tree.leaves(second.params)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert json.loads((tmp_path / "metrics.json").read_text())["steps"] == 512
+    again = train(config, verbose=False)  # nothing left to train: the same params come back
+    assert again.steps == 512
+    for a, b in zip(jax.tree.leaves(second.params), jax.tree.leaves(again.params)):
+        assert np.array_equal(a, b)
