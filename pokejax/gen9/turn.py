@@ -516,7 +516,8 @@ def _use_move(st: BattleState, side, slot, on):
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)
     fainted = dealt & (_mon(st.hp, foe, them) == 0)
-    st = st.replace(terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
+    st = st.replace(faint_speed=_set_side(st.faint_speed, foe, _side(cache, foe), fainted),
+                    terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
                     boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
     # Struggle's recoil, Math.round(base max HP / 4) and at least 1, as direct damage
     recoil = dealt & struggle
@@ -529,7 +530,8 @@ def _use_move(st: BattleState, side, slot, on):
     st = _cure(st, foe, them, thawed)
     # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
-    st = st.replace(terastallized=_set_mon(st.terastallized, side, me, False, down),
+    st = st.replace(faint_speed=_set_side(st.faint_speed, side, _side(cache, side), down),
+                    terastallized=_set_mon(st.terastallized, side, me, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
     foe_out, my_out = fainted & (_left(st, foe) == 0), down & (_left(st, side) == 0)
     won = foe_out | my_out
@@ -561,19 +563,23 @@ def _residual_damage(st: BattleState, side, when):
 
 
 def _residual(st: BattleState, on):
-    """The residual action's ``fieldEvent('Residual')``: the status handlers of the actives not fainted,
-    sorted by their order (psn and tox 9, brn 10), then speed (``updateSpeed`` refreshed it), a tie
-    drawn once; each one's damage and faints before the next (a battle that ends stops there)."""
+    """The residual action's ``fieldEvent('Residual')``: the status handlers of the actives, sorted by
+    their order (psn and tox 9, brn 10), then speed (``updateSpeed`` refreshed it; an active fainted
+    this turn still has its status, its handler is sorted by the speed cached before it fainted and
+    then skipped), a tie drawn once; each one's damage and faints before the next (a battle that ends
+    stops there)."""
     order_of = jnp.asarray(_RESIDUAL_ORDER)[st.active_of(st.status)]                # [B, 2]
-    has = on[..., None] & (order_of > 0) & (st.active_of(st.hp) > 0)
-    speed = _speeds(st)
-    both = has.all(-1)
+    up = st.active_of(st.hp) > 0
+    sorted_ = on[..., None] & (order_of > 0)
+    has = sorted_ & up
+    speed = jnp.where(up, _speeds(st), st.faint_speed)
+    both = sorted_.all(-1)
     tie = both & (order_of[..., 0] == order_of[..., 1]) & (speed[..., 0] == speed[..., 1])
     rng, swap = prng.random_range(st.rng, 0, 2, when=tie)
     st = st.replace(rng=rng)
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
     first = jnp.where(tie, swap, later.astype(jnp.int32))
-    first = jnp.where(both, first, jnp.where(has[..., 0], 0, 1)).astype(jnp.int32)
+    first = jnp.where(both, first, jnp.where(sorted_[..., 0], 0, 1)).astype(jnp.int32)
     for k in range(2):
         s = first if k == 0 else 1 - first
         st = _residual_damage(st, s, _side(has, s) & (st.request != REQUEST_ENDED))

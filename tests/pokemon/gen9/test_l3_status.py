@@ -192,3 +192,23 @@ def test_l2_freeze_and_thaw(showdown9):
             frozen += int(a.status[i, 1, k] == S.FRZ and a.request[i] == S.REQUEST_MOVE)
             thawed += int(a.status[i, 1, k] == S.FRZ and b.status[i, 1, k] == 0 and b.hp[i, 1, k] > 0)
     assert frozen >= 3 and thawed >= 1, (frozen, thawed)
+
+
+def test_l2_residual_tie_in_a_mirror(showdown9):
+    """The same team on both sides, both leads burning, poisoning or paralysing the other on turns 1
+    and 2 (the second use fails: already statused), then attacking: the two residual handlers of one
+    order tie on speed every turn (one draw), as do the paralysed leads' moves and events."""
+    leads = _leads_with(("brn", "psn", "tox", "par"), 16, "Status")
+    assert len(leads) == 16
+    seeds = [[5, 6, 7, k] for k in range(len(leads))]
+    teams = [DOCUMENT["teams"][n] for n, _ in leads]
+    scripted = [[[k, k], [k, k]] + [[0, 0]] * 4 for _, k in leads]
+    states, actions, sets = play(teams, teams, seeds, np.random.default_rng(6), scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    ties = 0
+    for st in states[2:6]:
+        status = st.status[np.arange(len(leads))[:, None], np.arange(2), st.active]
+        up = (st.hp[np.arange(len(leads))[:, None], np.arange(2), st.active] > 0).all(-1)
+        ties += int((up & (status[:, 0] == status[:, 1]) & np.isin(status[:, 0], (S.BRN, S.PSN, S.TOX))).sum())
+    assert ties >= 3, ties
