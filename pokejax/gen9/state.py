@@ -6,7 +6,7 @@ are counted from the end where it matters). Per side (an axis of 2, side 0 = p1)
 order; the team order never changes (Showdown reorders ``side.pokemon`` on a switch, pokejax keeps
 the slot and records which one is active instead).
 
-What belongs to a Pokémon for the whole battle (HP, status, PP, Tera, the Stellar mask) is stored per
+What belongs to a Pokémon for the whole battle (HP, status and its counter, PP, Tera, the Stellar mask) is stored per
 Pokémon ``[B, 2, 6, ...]``; what Showdown clears on switching out (the stat stages) only for the
 active ``[B, 2, ...]``. Later stages add volatiles, side and field conditions next to them.
 
@@ -52,6 +52,8 @@ class BattleState:
     max_hp: jnp.ndarray         # int32 Showdown's ``maxhp``
     hp: jnp.ndarray             # int32; 0 = fainted
     status: jnp.ndarray         # int32 index into STATUSES
+    status_count: jnp.ndarray   # int32 Showdown's ``statusState`` counter: tox's ``stage`` (0-15, reset on
+                                # switching in), slp's ``time`` (turns left, drawn 2-4); 0 otherwise
     moves: jnp.ndarray          # int32 [.., 4] move slots (0 = empty slot)
     pp: jnp.ndarray             # int32 [.., 4]
     max_pp: jnp.ndarray         # int32 [.., 4]
@@ -66,6 +68,9 @@ class BattleState:
     boosts: jnp.ndarray         # int32 [.., 7] the active's stages (tables.BOOSTS order)
     can_tera: jnp.ndarray       # bool: the side may still Terastallize (Showdown's canTerastallize of its Pokémon)
     switch_flag: jnp.ndarray    # bool: in a REQUEST_SWITCH, this side must choose a switch (Showdown's switchFlag)
+    faint_speed: jnp.ndarray    # int32 the speed Showdown keeps cached (``Pokemon.speed``) for the side's
+                                # active that fainted last: its speed before fainting (the residual's sort
+                                # of the turn it fainted in still counts its status handler)
     # ---- per battle [B, ...]
     rng: jnp.ndarray            # uint32 [.., 2] Showdown's battle PRNG (Gen 5 LCG, ``pokejax.prng``)
     turn: jnp.ndarray           # int32 Showdown's ``battle.turn`` (0 before the start)
@@ -146,6 +151,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         **rows,
         hp=rows["max_hp"],
         status=jnp.zeros(shape, jnp.int32),
+        status_count=jnp.zeros(shape, jnp.int32),
         pp=rows["max_pp"],
         terastallized=jnp.zeros(shape, bool),
         stellar=jnp.zeros(shape, jnp.int32),
@@ -154,6 +160,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         boosts=jnp.zeros(teams.shape + (NUM_BOOSTS,), jnp.int32),
         can_tera=jnp.ones(teams.shape, bool),
         switch_flag=jnp.zeros(teams.shape, bool),
+        faint_speed=jnp.zeros(teams.shape, jnp.int32),
         rng=seed,
         turn=jnp.zeros(b, jnp.int32),
         request=jnp.full(b, REQUEST_START, jnp.int32),

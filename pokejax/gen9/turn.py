@@ -13,7 +13,28 @@ their user's, secondaries raising or lowering either side's), Terastallization
 (but not Ogerpon's, Terapagos's or Morpeko's forme changes, nor Zacian's and Zamazenta's Crowned formes:
 ``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
-both switch at once). Not covered yet: statuses, volatiles, everything of later stages.
+both switch at once), and the major statuses (``status_moves()``, below). Not covered yet: volatiles,
+everything of later stages.
+
+The major statuses as Showdown's ``conditions.js`` runs them: a status move whose whole effect is
+``status`` on its target sets it after the type immunity (Thunder Wave on Ground; other status moves
+ignore it), the powder immunity of Grass types (both before the accuracy draw) and the accuracy check;
+``setStatus`` fails on a Pokémon with a status, one immune by its current types (Fire: brn, Electric:
+par, Ice: frz, Poison and Steel: psn and tox; a Tera type counts, Stellar keeps the original types) and,
+for sleep, under the Sleep Clause Mod (another Pokémon of the side asleep); a failed status move ends its
+hit loop before its two ``Update`` events. A status secondary draws ``random(100)`` like the stage ones.
+Sleep draws its turns ``random(2, 5)`` when set; ``BeforeMove`` (before the PP is spent) counts them
+down and wakes the sleeper at 0, draws ``random(5)`` for a frozen Pokémon (0 thaws it; a defrost move
+thaws without a draw), ``random(4)`` for a paralysed one (0: fully paralysed); a Pokémon that cannot move
+spends no PP. A damaging Fire move thaws its target (``DamagingHit``), a ``thawsTarget`` move too (after
+the hit loop). Burn halves physical damage, paralysis halves speed. The residual runs the handlers of
+the actives' statuses sorted by order (psn and tox 9, brn 10) then speed (a tie draws once): brn 1/16,
+psn 1/8, tox stage/16 of the max HP (the stage rises first, to 15 at most, and starts again at 0 on
+switching in); a Pokémon fainting there ends the battle if its side is out (the residual stops), else
+its side gets the forced switch. A fainted Pokémon keeps its status until ``checkFainted`` at the end of
+the turn (it stays in a battle that ended). A double forced switch (Showdown's ``instaswitch``) draws
+nothing for its first switch-in; the second one's runSwitch is inserted next to the first (a draw on a
+speed tie of the new actives) before the Update, the one runSwitch of both and its Update.
 
 Stat stages as ``Battle.boost`` changes them: each stage clamped to -6…+6; a status move none of whose
 stages can move fails (its hit loop ends before the two ``Update`` events a success has); a fainted
@@ -50,7 +71,8 @@ from pokejax.gen9.data import tables
 from pokejax.gen9 import state as S
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
 from pokejax.gen9.state import (
-    BRN, NUM_BOOSTS, PAR, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, TEAM_SIZE, BattleState,
+    BRN, FRZ, NUM_BOOSTS, PAR, PSN, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, SLP, STATUSES,
+    TEAM_SIZE, TOX, BattleState,
 )
 
 # Move fields whose effect goes beyond the damage (read from gen9.json's Showdown data).
@@ -105,18 +127,90 @@ def boost_moves() -> list[str]:
                   and _boost_effect(m) is not None and not m["flags"].get("cantusetwice"))
 
 
+# The statuses whose mechanics ``step`` runs (a stage of its own each; a move inflicting another one is
+# not in ``status_moves()``).
+COVERED_STATUSES = ("brn", "par", "psn", "tox", "slp", "frz")
+
+
+def _status_effect(m: dict):
+    """The major status a move inflicts as its whole effect besides its damage, as ``(status,
+    chance)``: a status move whose whole effect is ``status`` on its target (chance 100, after its
+    accuracy), or a damaging move whose only other effect is one secondary with ``status`` (and
+    ``thawsTarget``); None otherwise."""
+    if m["category"] == "Status":
+        keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
+        ok = m.get("target") == "normal" and m.get("status") and keys == {"status"}
+        return (m["status"], 100) if ok else None
+    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries", "thawsTarget")]
+    secs = m.get("secondaries") or []
+    if others or m.get("callbacks") or len(secs) != 1 or set(secs[0]) != {"chance", "status"}:
+        return None
+    return secs[0]["status"], secs[0]["chance"]
+
+
+def status_moves() -> list[str]:
+    """The moves inflicting a major status of ``COVERED_STATUSES`` that ``step`` runs whole: status
+    moves whose whole effect is ``status`` on the target (Will-O-Wisp, Thunder Wave, Toxic, Spore...;
+    their type, status and powder immunities, the Sleep Clause), and damaging moves of
+    ``damage.kernel_moves()`` whose only other effect is one status secondary with its chance
+    (Flamethrower, Body Slam, Scald...)."""
+    t = tables.load()
+    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
+    kernel = set(damage.kernel_moves())
+    out = []
+    for m in t.data["moves"]:
+        if m["id"] not in covered or (m["category"] != "Status" and m["id"] not in kernel):
+            continue
+        effect = _status_effect(m)
+        if effect is not None and effect[0] in COVERED_STATUSES and not m["flags"].get("cantusetwice"):
+            out.append(m["id"])
+    return sorted(out)
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
     effect, self effect, recoil, drain, multiple hits, switching, no
-    ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), and the stat-stage moves of
-    ``boost_moves()``."""
+    ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
+    ``boost_moves()`` and the status moves of ``status_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
-    return sorted(plain | set(boost_moves()))
+    return sorted(plain | set(boost_moves()) | set(status_moves()))
+
+
+@functools.lru_cache(maxsize=1)
+def _status_tables():
+    """Per move index: the status a status move inflicts [M] (0: none), its secondary's status [M] and
+    chance [M], powder [M], defrost (thaws its frozen user) [M], thawsTarget [M]; per type (index
+    ``TYPE_NONE`` included) the statuses it is immune to [T+1, 7] and its powder immunity [T+1]."""
+    t = tables.load()
+    n = len(t.move_ids)
+    primary, secondary, chance = (np.zeros(n, np.int32) for _ in range(3))
+    powder, defrost, thaws = (np.zeros(n, bool) for _ in range(3))
+    allowed = set(status_moves())
+    for i, m in enumerate(t.data["moves"], start=1):
+        powder[i] = bool(m["flags"].get("powder"))
+        defrost[i] = bool(m["flags"].get("defrost"))
+        thaws[i] = bool(m.get("thawsTarget"))
+        if m["id"] not in allowed:
+            continue
+        status, c = _status_effect(m)
+        if m["category"] == "Status":
+            primary[i] = STATUSES.index(status)
+        else:
+            secondary[i], chance[i] = STATUSES.index(status), c
+    immune = np.zeros((tables.TYPE_NONE + 1, len(STATUSES)), bool)
+    powder_immune = np.zeros(tables.TYPE_NONE + 1, bool)
+    for name, what in t.data["typeImmunity"].items():
+        k = t.type_index[name]
+        for status in what:
+            if status in STATUSES:
+                immune[k, STATUSES.index(status)] = True
+        powder_immune[k] = "powder" in what
+    return primary, secondary, chance, powder, defrost, thaws, immune, powder_immune
 
 
 @functools.lru_cache(maxsize=1)
@@ -141,6 +235,13 @@ def _boost_tables():
         has_sec[i] = b is not None or bs is not None
         chance[i] = c
     return prim, selfb, has_self, sec, sec_self, chance, has_sec
+
+
+@functools.lru_cache(maxsize=1)
+def _status_table() -> tables.MoveTable:
+    """The per-move columns of ``_status_tables`` as one ``tables.MoveTable``."""
+    names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target")
+    return tables.MoveTable(dict(zip(names, _status_tables()[:6])))
 
 
 @functools.lru_cache(maxsize=1)
@@ -244,6 +345,45 @@ def _each_event(st: BattleState, when, speed=None):
     return _tie_draw(st, when & _up(st), speed)
 
 
+def _immune_to(types, tera, status):
+    """bool[B]: a Pokémon of original ``types`` [B, 2] and ``tera`` (TYPE_NONE when not
+    Terastallized) is immune to ``status`` [B] by its current types (``runStatusImmunity``; a Stellar
+    Tera keeps the original types; tox is checked as psn)."""
+    immune = _status_tables()[6]
+    bits = (immune * (1 << np.arange(immune.shape[1]))).sum(-1)    # per type, a bit per status
+    status = jnp.where(status == TOX, PSN, status)
+    tera_on = (tera != tables.TYPE_NONE) & (tera != damage.STELLAR)
+    first = jnp.where(tera_on, tera, types[..., 0])
+    second = jnp.where(tera_on, tables.TYPE_NONE, types[..., 1])
+    either = tables.small_lookup(bits, first) | tables.small_lookup(bits, second)
+    return ((either >> status) & 1) == 1
+
+
+def _tera(st: BattleState, side, slot):
+    return jnp.where(_mon(st.terastallized, side, slot), _mon(st.tera_type, side, slot), tables.TYPE_NONE)
+
+
+def _try_status(st: BattleState, side, slot, status, when):
+    """``Pokemon.trySetStatus(status)`` on ``side``'s Pokémon ``slot`` where ``when``: it fails on a
+    fainted Pokémon, one with a status already, one immune by its types, and for slp under the Sleep
+    Clause (another Pokémon of its side asleep, not fainted); slp's ``onStart`` draws its turns
+    ``random(2, 5)``, tox starts its stage at 0. Returns the state and where the status was set."""
+    target_status = _mon(st.status, side, slot)
+    ok = when & (status != 0) & (_mon(st.hp, side, slot) > 0) & (target_status == 0)
+    ok = ok & ~_immune_to(_mon(st.types, side, slot), _tera(st, side, slot), status)
+    asleep = (_side(st.status, side) == SLP) & (_side(st.hp, side) > 0)
+    ok = ok & ~((status == SLP) & asleep.any(-1))
+    rng, turns = prng.random_range(st.rng, 2, 5, when=ok & (status == SLP))
+    count = jnp.where(status == SLP, turns, 0)
+    return st.replace(rng=rng, status=_set_mon(st.status, side, slot, status, ok),
+                      status_count=_set_mon(st.status_count, side, slot, count, ok)), ok
+
+
+def _cure(st: BattleState, side, slot, when):
+    """``cureStatus`` (no draw) where ``when``."""
+    return st.replace(status=_set_mon(st.status, side, slot, 0, when))
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -255,16 +395,24 @@ def _start(st: BattleState, on):
     return st.replace(request=jnp.where(on, REQUEST_MOVE, st.request), turn=jnp.where(on, 1, st.turn))
 
 
-def _switch_in(st: BattleState, side, slot, on, voluntary):
-    """``switchIn`` of team ``slot`` for ``side`` and the runSwitch after it, with their draws."""
+def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=None):
+    """``switchIn`` of team ``slot`` for ``side`` and the runSwitch after it, with their draws (only
+    where ``draws``, by default ``on``; ``insert``: first the draw of inserting its runSwitch next to
+    another one of the same speed)."""
+    draws = on if draws is None else draws
     # BeforeSwitchOut of a Pokémon still up is followed by an Update
-    st = _each_event(st, on & voluntary)
+    st = _each_event(st, draws & voluntary)
     active = _set_side(st.active, side, slot, on)
     boosts = _set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), on)
     st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on))
-    st = _each_event(st, on)                      # the Update after the switch action
-    st = _tie_draw(st, on)                        # runSwitch's speed sort of all actives
-    return _each_event(st, on)                    # the Update after runSwitch
+    # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
+    tox = on & (_mon(st.status, side, slot) == TOX)
+    st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
+    if insert is not None:
+        st = _tie_draw(st, insert)
+    st = _each_event(st, draws)                   # the Update after the switch action
+    st = _tie_draw(st, draws)                     # runSwitch's speed sort of all actives
+    return _each_event(st, draws)                 # the Update after runSwitch
 
 
 def _struggling(st: BattleState):
@@ -289,9 +437,10 @@ def _boost(boosts, delta, when):
 
 
 def _use_move(st: BattleState, side, slot, on):
-    """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: PP, type
-    immunity, accuracy, crit and roll, HP, stat stages, Struggle's recoil, fainting and the end of the
-    battle, with the draws between."""
+    """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: its status
+    first (``BeforeMove``: sleep's turns, the thaw draw, full paralysis), then PP, type and powder
+    immunity, accuracy, crit and roll, HP, stat stages, statuses and their secondaries, thawing,
+    Struggle's recoil, fainting and the end of the battle, with the draws between."""
     t = tables.load()
     # the speeds every eachEvent of this move sorts by: Showdown refreshed them before the move
     # (the commit or the Gen 8 re-sort) and not again until the move's action is over
@@ -303,10 +452,29 @@ def _use_move(st: BattleState, side, slot, on):
     moves = _mon(st.moves, side, me)
     move = S.select(moves, slot)
     move = jnp.where(struggle, t.move_index["struggle"], move)
-    m, b = tables.move_table().at(move), _boost_table().at(move)   # one row gather each
+    # the move's rows of the tables, one gather each
+    m, b, x = tables.move_table().at(move), _boost_table().at(move), _status_table().at(move)
     prim, selfb, has_self, sec, sec_self, chance, has_sec = (b.prim, b.self, b.has_self, b.sec, b.sec_self,
                                                              b.chance, b.has_sec)
+    inflict, sec_status, sec_chance = x.inflict, x.sec_status, x.sec_chance
+    powder, defrost, thaws_target = x.powder, x.defrost, x.thaws_target
     self_move = m.self_status
+
+    # BeforeMove (before the PP): the user's status. Sleep counts its turns down and wakes at 0; a
+    # frozen user thaws with a defrost move (at its ModifyMove, no draw) or a random(5) of 0; a
+    # paralysed one is fully paralysed on a random(4) of 0. A Pokémon that cannot move spends no PP.
+    status, count = _mon(st.status, side, me), _mon(st.status_count, side, me)
+    asleep, frozen, paralysed = on & (status == SLP), on & (status == FRZ), on & (status == PAR)
+    wakes = asleep & (count <= 1)
+    rng, thaw = prng.random_int(st.rng, 5, when=frozen & ~defrost)
+    thaws = frozen & (defrost | (thaw == 0))
+    rng, para = prng.random_int(rng, 4, when=paralysed)
+    cant = (asleep & ~wakes) | (frozen & ~thaws) | (paralysed & (para == 0))
+    st = st.replace(rng=rng, status_count=_set_mon(st.status_count, side, me, count - 1, asleep))
+    st = _cure(st, side, me, wakes | thaws)
+    acting = on
+    on = on & ~cant
+
     pp = _mon(st.pp, side, me)
     pay = on & ~struggle                                       # Struggle costs no PP
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
@@ -315,12 +483,16 @@ def _use_move(st: BattleState, side, slot, on):
     # (a move targeting its user still runs)
     on = on & ((_mon(st.hp, foe, them) > 0) | self_move)
 
-    tera_of = lambda s, k: jnp.where(_mon(st.terastallized, s, k), _mon(st.tera_type, s, k), tables.TYPE_NONE)
     a_types, d_types = _mon(st.types, side, me), _mon(st.types, foe, them)
-    a_tera, d_tera = tera_of(side, me), tera_of(foe, them)
+    a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
     move_type = jnp.where(struggle, tables.TYPE_NONE, m.type)   # Struggle: "???"
     immune, _ = damage.effectiveness(move_type, d_types, d_tera)
     immune = immune & ~m.ignore_immunity
+    # powder moves: Grass types are immune (hitStepTryImmunity, before the accuracy check)
+    tera_on = (d_tera != tables.TYPE_NONE) & (d_tera != damage.STELLAR)
+    powder_immune = lambda types: tables.small_lookup(_status_tables()[7], types)
+    grass = jnp.where(tera_on, powder_immune(d_tera), powder_immune(d_types[..., 0]) | powder_immune(d_types[..., 1]))
+    immune = immune | (powder & ~self_move & grass)
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
@@ -334,27 +506,36 @@ def _use_move(st: BattleState, side, slot, on):
     hp = _mon(st.hp, foe, them)
     st = st.replace(hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - dmg.damage, 0), dealt))
 
-    # a status move's boosts on its user; when no stage moves the move fails and its hit loop ends
-    # before its Updates
+    # a status move's boosts on its user, or its status on the target; when no stage moves or the
+    # status is not set the move fails and its hit loop ends before its Updates
     mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1))
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
-    st = _each_event(st, raised, cache)                        # the Update after the hit
-    st = _each_event(st, raised, cache)                        # the Update after the hit loop
+    st, inflicted = _try_status(st, foe, them, inflict, lands & (inflict != 0))
+    succeeded = raised | inflicted
+    st = _each_event(st, succeeded, cache)                     # the Update after the hit
+    st = _each_event(st, succeeded, cache)                     # the Update after the hit loop
     # a hit's selfDrops, then its secondary: each one random(100), drawn even when certain or when the
-    # target fainted (a fainted Pokémon's stages do not move; the foe has not left the field yet)
+    # target fainted (a fainted Pokémon's stages do not move, nor does its status; the foe has not left
+    # the field yet)
     rng, _ = prng.random_int(st.rng, 100, when=dealt & has_self)
     mine, _ = _boost(_side(st.boosts, side), selfb, dealt & has_self)
-    rng, roll = prng.random_int(rng, 100, when=dealt & has_sec)
+    has_status_sec = sec_status != 0
+    rng, roll = prng.random_int(rng, 100, when=dealt & (has_sec | has_status_sec))
     lucky = dealt & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & (_mon(st.hp, foe, them) > 0))
     mine, _ = _boost(mine, sec_self, lucky)
     st = st.replace(rng=rng, boosts=_set_side(_set_side(st.boosts, side, mine, dealt), foe, theirs, dealt))
+    st, _ = _try_status(st, foe, them, sec_status, dealt & has_status_sec & (roll < sec_chance))
+    # DamagingHit: a damaging Fire move thaws its frozen target
+    fire = dealt & (move_type == t.type_index["Fire"]) & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
+    st = _cure(st, foe, them, fire)
 
     st = _tie_draw(st, dealt, cache)                           # the Update after the hit (not fainted yet)
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)
     fainted = dealt & (_mon(st.hp, foe, them) == 0)
-    st = st.replace(terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
+    st = st.replace(faint_speed=_set_side(st.faint_speed, foe, _side(cache, foe), fainted),
+                    terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
                     boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
     # Struggle's recoil, Math.round(base max HP / 4) and at least 1, as direct damage
     recoil = dealt & struggle
@@ -362,15 +543,65 @@ def _use_move(st: BattleState, side, slot, on):
     cost = jnp.maximum((_mon(st.max_hp, side, me) + 2) // 4, 1)
     st = st.replace(hp=_set_mon(st.hp, side, me, jnp.maximum(mine - cost, 0), recoil))
     st = _tie_draw(st, dealt & ~fainted, cache)                # the Update after the hit loop (user not fainted yet)
+    # AfterMoveSecondary: thawsTarget (Scald...) thaws the frozen target
+    thawed = dealt & thaws_target & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
+    st = _cure(st, foe, them, thawed)
     # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
-    st = st.replace(terastallized=_set_mon(st.terastallized, side, me, False, down),
+    st = st.replace(faint_speed=_set_side(st.faint_speed, side, _side(cache, side), down),
+                    terastallized=_set_mon(st.terastallized, side, me, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
     foe_out, my_out = fainted & (_left(st, foe) == 0), down & (_left(st, side) == 0)
     won = foe_out | my_out
     st = st.replace(winner=jnp.where(won, jnp.where(foe_out, side, foe), st.winner),
                     request=jnp.where(won, REQUEST_ENDED, st.request))
-    return _each_event(st, on & ~won, cache)                   # the Update after the move action
+    return _each_event(st, acting & ~won, cache)               # the Update after the move action
+
+
+_RESIDUAL_ORDER = np.zeros(len(STATUSES), np.int32)
+_RESIDUAL_ORDER[[BRN, PSN, TOX]] = (10, 9, 9)                 # onResidualOrder of brn, psn, tox
+
+
+def _residual_damage(st: BattleState, side, when):
+    """One status's residual handler on ``side``'s active where ``when``: brn 1/16, psn 1/8, tox
+    stage/16 of the base max HP (each at least 1; tox's stage rises first, up to 15), then
+    faintMessages: a Pokémon at 0 HP faints, and its side out ends the battle (the foe wins)."""
+    k = _side(st.active, side)
+    status, max_hp, count = _mon(st.status, side, k), _mon(st.max_hp, side, k), _mon(st.status_count, side, k)
+    stage = jnp.where(status == TOX, jnp.minimum(count + 1, 15), count)
+    sixteenth = jnp.maximum(max_hp // 16, 1)
+    cost = jnp.where(status == BRN, sixteenth, jnp.where(status == PSN, jnp.maximum(max_hp // 8, 1), sixteenth * stage))
+    hp = jnp.maximum(_mon(st.hp, side, k) - cost, 0)
+    st = st.replace(hp=_set_mon(st.hp, side, k, hp, when), status_count=_set_mon(st.status_count, side, k, stage, when))
+    down = when & (hp == 0)
+    st = st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
+                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
+    out = down & (_left(st, side) == 0)
+    return st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request))
+
+
+def _residual(st: BattleState, on):
+    """The residual action's ``fieldEvent('Residual')``: the status handlers of the actives, sorted by
+    their order (psn and tox 9, brn 10), then speed (``updateSpeed`` refreshed it; an active fainted
+    this turn still has its status, its handler is sorted by the speed cached before it fainted and
+    then skipped), a tie drawn once; each one's damage and faints before the next (a battle that ends
+    stops there)."""
+    order_of = tables.small_lookup(_RESIDUAL_ORDER, st.active_of(st.status))                # [B, 2]
+    up = st.active_of(st.hp) > 0
+    sorted_ = on[..., None] & (order_of > 0)
+    has = sorted_ & up
+    speed = jnp.where(up, _speeds(st), st.faint_speed)
+    both = sorted_.all(-1)
+    tie = both & (order_of[..., 0] == order_of[..., 1]) & (speed[..., 0] == speed[..., 1])
+    rng, swap = prng.random_range(st.rng, 0, 2, when=tie)
+    st = st.replace(rng=rng)
+    later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
+    first = jnp.where(tie, swap, later.astype(jnp.int32))
+    first = jnp.where(both, first, jnp.where(sorted_[..., 0], 0, 1)).astype(jnp.int32)
+    for k in range(2):
+        s = first if k == 0 else 1 - first
+        st = _residual_damage(st, s, _side(has, s) & (st.request != REQUEST_ENDED))
+    return st
 
 
 def _turn(st: BattleState, actions, on):
@@ -429,9 +660,12 @@ def _turn(st: BattleState, actions, on):
         s = mover if k == 0 else 1 - mover
         st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED))
 
-    # residual: the Update after it; then the faint request or the next turn
+    # the residual: status damage, then the Update after it; checkFainted (a fainted Pokémon's status
+    # becomes fnt: none here); then the faint request or the next turn
+    st = _residual(st, on & (st.request != REQUEST_ENDED))
     live = on & (st.request != REQUEST_ENDED)
     st = _each_event(st, live)
+    st = st.replace(status=jnp.where(live[..., None, None] & (st.hp == 0), 0, st.status))
     down = live[..., None] & (st.active_of(st.hp) == 0)                          # [B, 2]
     fainted = down.any(-1)
     return st.replace(switch_flag=jnp.where(live[..., None], down, st.switch_flag),
@@ -440,9 +674,11 @@ def _turn(st: BattleState, actions, on):
 
 
 def _forced_switch(st: BattleState, actions, on):
-    """The switch-ins after faints, then the end of the turn. Two switches (both actives fainted) are
-    sorted by the fainted Pokémon's speeds (a draw on a tie); the first one's switch-in sees a fainted
-    foe, so only its runSwitch sort (of all actives, fainted included) can draw."""
+    """The switch-ins after faints (Showdown's ``instaswitch`` actions), then the end of the turn. Two
+    switches (both actives fainted) are sorted by the fainted Pokémon's speeds (a draw on a tie); the
+    first one draws nothing (no Update before the next instaswitch; its runSwitch waits in the queue),
+    the second one's runSwitch is inserted next to it (a draw when the two new actives tie), then the
+    Update, one runSwitch for both (its sort) and the Update after it."""
     act = jnp.asarray(actions, jnp.int32)
     flag = st.switch_flag & on[..., None]
     both = flag.all(-1)
@@ -452,10 +688,10 @@ def _forced_switch(st: BattleState, actions, on):
     st = st.replace(rng=rng)
     first = jnp.where(both, jnp.where(tie, r, (speed[..., 1] > speed[..., 0]).astype(jnp.int32)),
                       jnp.where(flag[..., 0], 0, 1)).astype(jnp.int32)
-    for k in range(2):
-        s = first if k == 0 else 1 - first
-        go = flag.any(-1) if k == 0 else both
-        st = _switch_in(st, s, _side(act, s) - ACTION_SWITCH_BASE, go, jnp.zeros_like(on))
+    quiet = jnp.zeros_like(on)
+    go = flag.any(-1)
+    st = _switch_in(st, first, _side(act, first) - ACTION_SWITCH_BASE, go, quiet, draws=go & ~both)
+    st = _switch_in(st, 1 - first, _side(act, 1 - first) - ACTION_SWITCH_BASE, both, quiet, insert=both)
     return st.replace(request=jnp.where(on, REQUEST_MOVE, st.request), turn=jnp.where(on, st.turn + 1, st.turn))
 
 
@@ -470,4 +706,4 @@ def step(state: BattleState, actions) -> BattleState:
     return st
 
 
-__all__ = ["step", "restricted_moves", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "status_moves", "boost_moves", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]

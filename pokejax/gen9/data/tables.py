@@ -171,6 +171,21 @@ class MoveRow:
         return values != 0 if is_bool else values
 
 
+
+def small_lookup(values, index):
+    """``values[index]`` for a short constant table (``values``: a 1-D numpy array of a few dozen
+    entries) as a chain of selects over its entries, not a gather (see ``MoveTable``)."""
+    import jax.numpy as jnp
+    values, index = np.asarray(values), jnp.asarray(index)
+    if values.dtype != bool:
+        values = values.astype(np.int32)
+    out = jnp.full(index.shape, values[0], values.dtype)
+    for k in range(1, len(values)):
+        if values[k] != values[0]:
+            out = jnp.where(index == k, values[k], out)
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def move_table() -> MoveTable:
     """Every per-move column of ``load()`` (the ``move_*`` arrays, without the prefix: ``power``,

@@ -37,9 +37,10 @@
 //             battle of the two teams at the seed, played with pokejax's action numbers (0-3 move, 4-7
 //             move + terastallize, 8-13 switch to team slot k; -1: the side does not act); `states` after
 //             the start and after each decision: {seed, turn, request ('move' | 'switch' | 'ended'),
-//             winner (0, 1, 2 tie, null), sides: [{active, pokemonLeft, switchFlag, boosts,
-//             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, terastallized, stellar,
-//             species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
+//             winner (0, 1, 2 tie, null), sides: [{active, pokemonLeft, speed (the active's cached
+//             Pokemon.speed), switchFlag, boosts,
+//             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
+//             slp's time, else 0), terastallized, stellar, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
 //             PRNG draw with its callers (`draws`, `marks`: the draw count at each state) and the log
 //   choices   {cases: [{teams, seed, sides: [edit, edit], request: 'move' | 'switch'}]}
 //             -> {results: [{accepted: [[14 bools], [14 bools]], request}]}: a started battle with
@@ -251,10 +252,11 @@ function snapPlay(battle) {
     winner, sides: battle.sides.map(side => {
       const bySlot = [...side.pokemon].sort((a, b) => a.m.slot - b.m.slot);
       const active = side.active[0];
-      return {active: active ? active.m.slot : null, pokemonLeft: side.pokemonLeft,
+      return {active: active ? active.m.slot : null, pokemonLeft: side.pokemonLeft, speed: active ? active.speed : null,
         switchFlag: !!(active && active.switchFlag), boosts: active ? Object.assign({}, active.boosts) : null,
         canTerastallize: bySlot.some(p => p.canTerastallize),
         pokemon: bySlot.map(p => ({hp: p.hp, status: p.status, fainted: !!p.fainted, pp: p.moveSlots.map(m => m.pp),
+          statusCount: p.status === 'tox' ? p.statusState.stage : p.status === 'slp' ? p.statusState.time : 0,
           terastallized: p.terastallized || null, stellar: p.stellarBoostedTypes.slice(), species: p.species.id}))};
     })};
 }

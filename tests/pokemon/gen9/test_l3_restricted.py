@@ -36,6 +36,7 @@ TABLES = tables.load()
 DOCUMENT = json.loads(pool.POOL_FILE.read_text())
 REQUESTS = {"move": S.REQUEST_MOVE, "switch": S.REQUEST_SWITCH, "ended": S.REQUEST_ENDED}
 MAX_DECISIONS = 100
+BATCH = 48          # play() pads its batches to a multiple of this (one compilation of step)
 
 
 def _usable_teams() -> list[int]:
@@ -58,20 +59,25 @@ BOOST_MOVES[[TABLES.move_index[m] for m in turn.boost_moves()]] = True
 
 def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: np.random.Generator,
          scripted: list[list[list[int]]] | None = None, max_moves: int = 4, attack: float = 0.0,
-         boost: float = 0.0):
+         boost: float = 0.0, prefer: np.ndarray | None = None):
     """Plays ``[B]`` battles with random legal actions (or ``scripted`` ones while they last; with
     probability ``attack`` the first move slot, or Struggle, where legal; with probability ``boost`` a
-    legal slot of a move of ``turn.boost_moves()``).
+    legal slot of a move of ``turn.boost_moves()``, or of the moves ``prefer`` marks, bool ``[M]``).
     Returns the pokejax states after the start and each decision (host copies), the actions of each
     battle and the Showdown sets."""
     b = len(seeds)
     restricted, sets = _restricted(p1_rows + p2_rows, max_moves)
-    st = S.from_pool(restricted, jnp.arange(b, dtype=jnp.int32), jnp.arange(b, 2 * b, dtype=jnp.int32),
-                     jnp.stack([prng.seed_from_words(s) for s in seeds]))
-    st = _step(st, jnp.zeros((b, 2), jnp.int32))
-    states, actions = [jax.device_get(st)], [[] for _ in range(b)]
+    # the batch is padded (with copies of battle 0) to a multiple of BATCH, so that every test runs the
+    # one compiled ``step``; the states returned are cut back to the b battles
+    padded = -(-b // BATCH) * BATCH
+    rows = np.concatenate([np.arange(b), np.zeros(padded - b, int)]).astype(np.int32)
+    st = S.from_pool(restricted, jnp.asarray(rows), jnp.asarray(rows + b),
+                     jnp.stack([prng.seed_from_words(seeds[k]) for k in rows]))
+    cut = lambda x: jax.tree_util.tree_map(lambda a: a[:b], jax.device_get(x))
+    st = _step(st, jnp.zeros((padded, 2), jnp.int32))
+    states, actions = [cut(st)], [[] for _ in range(b)]
     for n in range(MAX_DECISIONS):
-        mask = np.asarray(_mask(st))
+        mask = np.asarray(_mask(st))[:b]
         stopped = states[-1].request == S.REQUEST_ENDED
         if stopped.all():
             break
@@ -85,7 +91,8 @@ def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: 
                         pick = 0
                     last = states[-1]
                     moves = last.moves[i, side, last.active[i, side]]
-                    boosting = [k for k in range(4) if mask[i, side, k] and BOOST_MOVES[moves[k]]]
+                    preferred = BOOST_MOVES if prefer is None else prefer
+                    boosting = [k for k in range(4) if mask[i, side, k] and preferred[moves[k]]]
                     if boost and boosting and rng.random() < boost:
                         pick = int(rng.choice(boosting))
                     if scripted and n < len(scripted[i]) and mask[i, side, scripted[i][n][side]]:
@@ -94,8 +101,8 @@ def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: 
         for i in range(b):
             if not stopped[i]:
                 actions[i].append([int(chosen[i, s]) if mask[i, s].any() else -1 for s in range(2)])
-        st = _step(st, jnp.asarray(chosen))
-        states.append(jax.device_get(st))
+        st = _step(st, jnp.asarray(np.concatenate([chosen, chosen[rows[b:]]])))
+        states.append(cut(st))
     return states, actions, sets
 
 
@@ -108,6 +115,7 @@ def _ours(st, i: int) -> dict:
             "active": active, "switchFlag": bool(st.switch_flag[i, side]) and int(st.request[i]) == S.REQUEST_SWITCH,
             "boosts": st.boosts[i, side].tolist(), "canTerastallize": bool(st.can_tera[i, side]),
             "pokemon": [{"hp": int(st.hp[i, side, k]), "status": int(st.status[i, side, k]),
+                         "count": int(st.status_count[i, side, k]) if st.status[i, side, k] in (S.TOX, S.SLP) else 0,
                          "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
                          "terastallized": bool(st.terastallized[i, side, k]), "stellar": int(st.stellar[i, side, k]),
                          "species": TABLES.species_ids[int(st.species[i, side, k])]}
@@ -123,6 +131,7 @@ def _theirs(snap: dict) -> dict:
             "active": s["active"], "switchFlag": s["switchFlag"] and snap["request"] == "switch",
             "boosts": [s["boosts"][k] for k in tables.BOOSTS], "canTerastallize": s["canTerastallize"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),
+                         "count": p["statusCount"],
                          "pp": p["pp"], "terastallized": p["terastallized"] is not None,
                          "stellar": sum(1 << TABLES.type_index[t] for t in p["stellar"]), "species": p["species"]}
                         for p in s["pokemon"]]})
