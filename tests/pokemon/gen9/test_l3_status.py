@@ -126,19 +126,25 @@ def test_l2_full_paralysis(showdown9):
     assert stuck >= 2, stuck
 
 
+def _held_and_cured(states, battles: int, status: int) -> tuple[int, int]:
+    """Over p2's active in the first ``battles``: the move requests it met with ``status``, and the
+    decisions after which it lost that status and had not fainted."""
+    held = cured = 0
+    for a, b in zip(states, states[1:]):
+        for i in range(battles):
+            k = a.active[i, 1]
+            held += int(a.status[i, 1, k] == status and a.request[i] == S.REQUEST_MOVE)
+            cured += int(a.status[i, 1, k] == status and b.status[i, 1, k] == 0 and b.hp[i, 1, k] > 0)
+    return held, cured
+
+
 def test_l2_sleep_and_waking(showdown9):
     """p1's lead puts p2's to sleep (Spore, Sleep Powder, Hypnosis), then both attack: the sleeper's
     turns count down (its drawn 2-4) and it wakes; the Sleep Clause stops a second sleeper."""
     leads = _leads_with(("slp",), 24)
     assert len(leads) >= 12
     states, actions = _check(showdown9, _scripted(leads, lambda k: [[k, 0]] + [[0, 0]] * 6, 32))
-    slept = woke = 0
-    for n in range(len(states) - 1):
-        a, b = states[n], states[n + 1]
-        for i in range(len(leads)):
-            k = a.active[i, 1]
-            slept += int(a.status[i, 1, k] == S.SLP and a.request[i] == S.REQUEST_MOVE)
-            woke += int(a.status[i, 1, k] == S.SLP and b.status[i, 1, k] == 0 and b.hp[i, 1, k] > 0)
+    slept, woke = _held_and_cured(states, len(leads), S.SLP)
     assert slept >= 10 and woke >= 3, (slept, woke)
 
 
@@ -184,13 +190,7 @@ def test_l2_freeze_and_thaw(showdown9):
     leads = _leads_with(("frz",), 48)
     assert len(leads) >= 24
     states, actions = _check(showdown9, _scripted(leads, lambda k: [[k, 0]] * 10, 35))
-    frozen = thawed = 0
-    for n in range(len(states) - 1):
-        a, b = states[n], states[n + 1]
-        for i in range(len(leads)):
-            k = a.active[i, 1]
-            frozen += int(a.status[i, 1, k] == S.FRZ and a.request[i] == S.REQUEST_MOVE)
-            thawed += int(a.status[i, 1, k] == S.FRZ and b.status[i, 1, k] == 0 and b.hp[i, 1, k] > 0)
+    frozen, thawed = _held_and_cured(states, len(leads), S.FRZ)
     assert frozen >= 3 and thawed >= 1, (frozen, thawed)
 
 
