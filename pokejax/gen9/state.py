@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from paritygym.backend import accelerator_form
 from pokejax.gen9.data import tables
 
 NUM_SIDES = 2
@@ -90,10 +91,15 @@ def active_of(field, active) -> jnp.ndarray:
 
 def select(x, index) -> jnp.ndarray:
     """``x[..., index[...], *rest]``: the entry of the axis that follows ``index``'s axes (``x`` has
-    ``index``'s shape, then that axis, then ``rest``). A chain of selects over the axis's few entries,
-    not a gather: an accelerator runs a batch-indexed gather as one slow lookup per row."""
+    ``index``'s shape, then that axis, then ``rest``). In the accelerator form
+    (``paritygym.backend``, read at trace time) a chain of selects over the axis's few entries: an
+    accelerator runs a batch-indexed gather as one slow lookup per row (the TPU v5e ran the turn 4x
+    faster so). In the CPU form the gather, which XLA:CPU runs ~3x faster than the selects."""
     x, index = jnp.asarray(x), jnp.asarray(index)
     axis = index.ndim
+    if not accelerator_form():
+        taken = index.reshape(index.shape + (1,) * (x.ndim - index.ndim))
+        return jnp.take_along_axis(x, taken, axis=axis).squeeze(axis)
     index = index.reshape(index.shape + (1,) * (x.ndim - index.ndim - 1))
     entry = lambda k: jax.lax.index_in_dim(x, k, axis, keepdims=False)   # a static slice
     out = entry(0)

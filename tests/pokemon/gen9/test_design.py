@@ -10,6 +10,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+from paritygym.backend import forced_form
+
 from pokejax.gen9 import accuracy, damage, masks, order, pool, turn
 from pokejax.gen9 import state as battle_state
 from pokejax.gen9.data import tables
@@ -89,9 +91,32 @@ MAX_STEP_GATHERS = 19
 
 
 def test_the_step_reads_tables_by_rows_and_writes_by_selects():
-    jaxpr = CASES["step"]().jaxpr
+    st = battle_state.from_pool(pool.load_pool(), jnp.zeros(B, jnp.int32), jnp.ones(B, jnp.int32), RNG)
+    trace = lambda: jax.make_jaxpr(lambda s, a: turn.step(s, a))(st, jnp.zeros((B, 2), jnp.int32)).jaxpr  # a fresh trace
+    with forced_form("accelerator"):
+        jaxpr = trace()
     assert _count(jaxpr, "gather") <= MAX_STEP_GATHERS
     assert _count(jaxpr, "scatter") + _count(jaxpr, "scatter-add") == 0
+    with forced_form("cpu"):   # the CPU form reads sides and slots by gathers (faster on XLA:CPU)
+        assert _count(trace(), "gather") > MAX_STEP_GATHERS
+
+
+def test_both_forms_play_the_same_battles():
+    """The step traced in the accelerator form (selects) and in the CPU form (gathers) gives the same
+    states, bit for bit, over random play of restricted battles (``benchmarks.pokemon_gen9``'s loop:
+    random legal actions, ended battles replaced)."""
+    from benchmarks.pokemon_gen9 import make_run, restricted_pool
+
+    team_pool = restricted_pool()
+    finals = {}
+    for form in ("cpu", "accelerator"):
+        with forced_form(form):
+            run, new_battles = make_run(team_pool, 48)
+            st = jax.jit(new_battles, static_argnums=1)(jax.random.key(3), 24)   # distinct buffers (run donates them)
+            finals[form], ended = run(st, jax.random.key(4))
+        assert int(ended) > 0   # some battles ended and new ones started
+    for (path, a), b in zip(jax.tree_util.tree_leaves_with_path(finals["cpu"]), jax.tree.leaves(finals["accelerator"])):
+        assert (a == b).all(), jax.tree_util.keystr(path)
 
 
 def test_the_check_finds_a_cond():
