@@ -72,13 +72,19 @@ def boosted_stat(stat, boost):
     return jnp.where(b >= 0, up, down)
 
 
+def current_types(types, tera):
+    """A Pokémon's types as Showdown's ``getTypes`` gives them: its Tera type alone once
+    Terastallized (``tera``; ``tables.TYPE_NONE`` when not), else its two original ``types``
+    ``[..., 2]`` (a Stellar Tera keeps them). Returns ``(first, second)``, ``TYPE_NONE`` second."""
+    tera_on = (tera != tables.TYPE_NONE) & (tera != STELLAR)
+    return (jnp.where(tera_on, tera, types[..., 0]), jnp.where(tera_on, tables.TYPE_NONE, types[..., 1]))
+
+
 def effectiveness(move_type, def_types, def_tera):
     """(immune, type_mod) of a move type against a defender: its two original types, or its Tera type
     alone (a Stellar Tera keeps the original types defensively)."""
     chart = jnp.asarray(tables.load().type_chart)
-    tera = (def_tera != tables.TYPE_NONE) & (def_tera != STELLAR)
-    first = jnp.where(tera, def_tera, def_types[..., 0])
-    second = jnp.where(tera, tables.TYPE_NONE, def_types[..., 1])
+    first, second = current_types(def_types, def_tera)
     lead = jnp.broadcast_shapes(jnp.shape(move_type), jnp.shape(first))
     row = jnp.broadcast_to(chart[move_type], lead + chart.shape[1:])   # one row gather, then selects
     codes = jnp.stack([select(row, jnp.broadcast_to(first, lead)), select(row, jnp.broadcast_to(second, lead))], axis=-1)
@@ -132,11 +138,10 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     power = jnp.where(tera_floor, 60, power)
 
     # 3. stats and stages
-    pick = select
     from_target = m.offense_target
-    a_stat = jnp.where(from_target, pick(def_stats, off_stat), pick(atk_stats, off_stat))
-    a_boost = jnp.where(from_target, pick(def_boosts, off_stat), pick(atk_boosts, off_stat))
-    d_stat, d_boost = pick(def_stats, def_stat), pick(def_boosts, def_stat)
+    a_stat = jnp.where(from_target, select(def_stats, off_stat), select(atk_stats, off_stat))
+    a_boost = jnp.where(from_target, select(def_boosts, off_stat), select(atk_boosts, off_stat))
+    d_stat, d_boost = select(def_stats, def_stat), select(def_boosts, def_stat)
     crit = jnp.asarray(crit)
     a_boost = jnp.where((crit & (a_boost < 0)) | m.ignore_offensive, 0, a_boost)
     d_boost = jnp.where((crit & (d_boost > 0)) | m.ignore_defensive, 0, d_boost)
@@ -202,11 +207,7 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
 
 def crit_denominator(crit_ratio):
     """1 in how many hits is critical at a crit ratio (0 = never), as in Showdown from Gen 7 on."""
-    ratio = jnp.clip(jnp.asarray(crit_ratio), 0, 4)
-    out = jnp.zeros(ratio.shape, jnp.int32)
-    for k, denominator in enumerate(CRIT_DENOMINATOR):
-        out = jnp.where(ratio == k, denominator, out)
-    return out
+    return tables.small_lookup(CRIT_DENOMINATOR, jnp.clip(jnp.asarray(crit_ratio), 0, 4))
 
 
 def kernel_moves() -> list[str]:

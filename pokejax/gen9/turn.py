@@ -349,12 +349,10 @@ def _immune_to(types, tera, status):
     """bool[B]: a Pokémon of original ``types`` [B, 2] and ``tera`` (TYPE_NONE when not
     Terastallized) is immune to ``status`` [B] by its current types (``runStatusImmunity``; a Stellar
     Tera keeps the original types; tox is checked as psn)."""
-    immune = _status_tables()[6]
+    *_, immune, _ = _status_tables()
     bits = (immune * (1 << np.arange(immune.shape[1]))).sum(-1)    # per type, a bit per status
     status = jnp.where(status == TOX, PSN, status)
-    tera_on = (tera != tables.TYPE_NONE) & (tera != damage.STELLAR)
-    first = jnp.where(tera_on, tera, types[..., 0])
-    second = jnp.where(tera_on, tables.TYPE_NONE, types[..., 1])
+    first, second = damage.current_types(types, tera)
     either = tables.small_lookup(bits, first) | tables.small_lookup(bits, second)
     return ((either >> status) & 1) == 1
 
@@ -489,9 +487,8 @@ def _use_move(st: BattleState, side, slot, on):
     immune, _ = damage.effectiveness(move_type, d_types, d_tera)
     immune = immune & ~m.ignore_immunity
     # powder moves: Grass types are immune (hitStepTryImmunity, before the accuracy check)
-    tera_on = (d_tera != tables.TYPE_NONE) & (d_tera != damage.STELLAR)
-    powder_immune = lambda types: tables.small_lookup(_status_tables()[7], types)
-    grass = jnp.where(tera_on, powder_immune(d_tera), powder_immune(d_types[..., 0]) | powder_immune(d_types[..., 1]))
+    powder_immune = _status_tables()[-1]
+    grass = jnp.any(jnp.stack([tables.small_lookup(powder_immune, k) for k in damage.current_types(d_types, d_tera)]), axis=0)
     immune = immune | (powder & ~self_move & grass)
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)

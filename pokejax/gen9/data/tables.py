@@ -128,7 +128,6 @@ def load() -> Tables:
     )
 
 
-
 class MoveTable:
     """Per-move columns (``[M]`` or ``[M, k]`` integer or bool arrays) stored side by side in one int32
     matrix, so that reading any number of them at a batch of move indices is one row gather:
@@ -171,7 +170,6 @@ class MoveRow:
         return values != 0 if is_bool else values
 
 
-
 def small_lookup(values, index):
     """``values[index]`` for a short constant table (``values``: a 1-D numpy array of a few dozen
     entries) as a chain of selects over its entries, not a gather (see ``MoveTable``)."""
@@ -193,6 +191,7 @@ def move_table() -> MoveTable:
     t = load()
     return MoveTable({f.name[len("move_"):]: getattr(t, f.name) for f in dataclasses.fields(Tables)
                       if f.name.startswith("move_") and isinstance(getattr(t, f.name), np.ndarray)})
+
 
 def load_sets() -> dict:
     """The format's random-battle sets: species id -> {"level", "sets": [{role, movepool, abilities, teraTypes}]}."""
