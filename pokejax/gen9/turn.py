@@ -60,15 +60,19 @@ or ``random(k, k + 2)``, the same step of the PRNG), made only when they tie:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
+import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import struct
 
 from pokejax import prng
 from pokejax.gen9 import accuracy, damage, order
 from pokejax.gen9.data import tables
 from pokejax.gen9 import state as S
+from paritygym.backend import accelerator_form
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
 from pokejax.gen9.state import (
     BRN, FRZ, NUM_BOOSTS, PAR, PSN, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, SLP, STATUSES,
@@ -320,6 +324,48 @@ def _set_side_n(x, index, value, when, n):
     return jnp.where(hit, jnp.expand_dims(value, index.ndim), x)
 
 
+@struct.dataclass
+class _Turn(BattleState):
+    """The state inside ``step``. Most draws of a turn are speed-tie sorts whose outcome nothing here
+    reads: they are only counted (``skipped`` int32[B]) and the PRNG jumps past all of them at once
+    (``prng.skip``, a few masked 64-bit steps) before the next draw whose value is read
+    (``_drawing``). One masked step per draw made the PRNG a long serial chain that XLA copied into
+    every fusion reading a later draw. ``bound``: a static bound of ``skipped`` (the draws counted
+    since the last jump) that sets the jump's width."""
+    skipped: jnp.ndarray
+    bound: int = struct.field(pytree_node=False, default=0)
+
+
+def _skip_draw(st: _Turn, when) -> _Turn:
+    """A draw (any range) where ``when``, whose value is not read."""
+    return st.replace(skipped=st.skipped + jnp.asarray(when, jnp.int32), bound=st.bound + 1)
+
+
+def _drawing(st: _Turn) -> _Turn:
+    """``st`` with the PRNG advanced past the counted draws: call it before reading ``st.rng``."""
+    if st.bound == 0:
+        return st
+    return _keep(st.replace(rng=prng.skip(st.rng, st.skipped, st.bound), skipped=jnp.zeros_like(st.skipped), bound=0))
+
+
+def _keep(tree):
+    """``tree`` as is, computed once. XLA:CPU copies an elementwise producer into every fusion that
+    reads it, and evaluates it there per output element (a [B] mask written into a [B, 2, 6] field:
+    12 times per battle): the turn's long chains of masks and draws were recomputed hundreds of
+    times. A reduction is where its fusion stops, so in the CPU form each array passes through one
+    (a sum with zeros; ``jax.lax.optimization_barrier`` does not stop XLA:CPU's fusion). The
+    accelerator form is left to its compiler."""
+    if accelerator_form():
+        return tree
+
+    def keep(x):
+        x = jnp.asarray(x)
+        pair = jnp.stack([x, jnp.zeros_like(x)])
+        return pair.any(0) if x.dtype == bool else pair.sum(0, dtype=x.dtype)
+
+    return jax.tree.map(keep, tree)
+
+
 def _speeds(st: BattleState):
     """int32[B, 2]: each active's speed as Showdown's ``Pokemon.speed`` holds it."""
     spe = st.active_of(st.stats)[..., 4]
@@ -331,13 +377,13 @@ def _up(st: BattleState):
     return jnp.all(st.active_of(st.hp) > 0, axis=-1)
 
 
-def _tie_draw(st: BattleState, when, speed=None):
-    """One speed-sort draw of the two actives where they tie on speed (and ``when``). ``speed``: the
-    speeds Showdown has cached in ``Pokemon.speed`` (it refreshes them only at the commit, before a
-    queued move, at the residual and for a Pokémon switching in), by default the current ones."""
+def _tie_draw(st: _Turn, when, speed=None):
+    """One speed-sort draw of the two actives where they tie on speed (and ``when``); its outcome
+    changes nothing but the PRNG, so it is only counted (``_skip_draw``). ``speed``: the speeds
+    Showdown has cached in ``Pokemon.speed`` (it refreshes them only at the commit, before a queued
+    move, at the residual and for a Pokémon switching in), by default the current ones."""
     s = _speeds(st) if speed is None else speed
-    rng, _ = prng.random_range(st.rng, 0, 2, when=when & (s[..., 0] == s[..., 1]))
-    return st.replace(rng=rng)
+    return _skip_draw(st, when & (s[..., 0] == s[..., 1]))
 
 
 def _each_event(st: BattleState, when, speed=None):
@@ -371,6 +417,7 @@ def _try_status(st: BattleState, side, slot, status, when):
     ok = ok & ~_immune_to(_mon(st.types, side, slot), _tera(st, side, slot), status)
     asleep = (_side(st.status, side) == SLP) & (_side(st.hp, side) > 0)
     ok = ok & ~((status == SLP) & asleep.any(-1))
+    st = _drawing(st)
     rng, turns = prng.random_range(st.rng, 2, 5, when=ok & (status == SLP))
     count = jnp.where(status == SLP, turns, 0)
     return st.replace(rng=rng, status=_set_mon(st.status, side, slot, status, ok),
@@ -410,7 +457,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
         st = _tie_draw(st, insert)
     st = _each_event(st, draws)                   # the Update after the switch action
     st = _tie_draw(st, draws)                     # runSwitch's speed sort of all actives
-    return _each_event(st, draws)                 # the Update after runSwitch
+    return _keep(_each_event(st, draws))          # the Update after runSwitch
 
 
 def _struggling(st: BattleState):
@@ -464,6 +511,7 @@ def _use_move(st: BattleState, side, slot, on):
     status, count = _mon(st.status, side, me), _mon(st.status_count, side, me)
     asleep, frozen, paralysed = on & (status == SLP), on & (status == FRZ), on & (status == PAR)
     wakes = asleep & (count <= 1)
+    st = _drawing(st)
     rng, thaw = prng.random_int(st.rng, 5, when=frozen & ~defrost)
     thaws = frozen & (defrost | (thaw == 0))
     rng, para = prng.random_int(rng, 4, when=paralysed)
@@ -472,6 +520,7 @@ def _use_move(st: BattleState, side, slot, on):
     st = _cure(st, side, me, wakes | thaws)
     acting = on
     on = on & ~cant
+    st, on, acting = _keep((st, on, acting))
 
     pp = _mon(st.pp, side, me)
     pay = on & ~struggle                                       # Struggle costs no PP
@@ -494,10 +543,12 @@ def _use_move(st: BattleState, side, slot, on):
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
+    rng, lands = _keep((rng, lands))
     rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), _mon(st.stats, side, me), a_boosts[..., :5],
                               a_types, a_tera, _mon(st.status, side, me) == BRN, _mon(st.stats, foe, them),
                               d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me), typeless=struggle)
     rng = jnp.where(lands[..., None], rng2, rng)
+    rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
     dealt = lands & (dmg.kind == damage.KIND_DAMAGE)
     hp = _mon(st.hp, foe, them)
@@ -514,10 +565,10 @@ def _use_move(st: BattleState, side, slot, on):
     # a hit's selfDrops, then its secondary: each one random(100), drawn even when certain or when the
     # target fainted (a fainted Pokémon's stages do not move, nor does its status; the foe has not left
     # the field yet)
-    rng, _ = prng.random_int(st.rng, 100, when=dealt & has_self)
+    st = _drawing(_skip_draw(st, dealt & has_self))
     mine, _ = _boost(_side(st.boosts, side), selfb, dealt & has_self)
     has_status_sec = sec_status != 0
-    rng, roll = prng.random_int(rng, 100, when=dealt & (has_sec | has_status_sec))
+    rng, roll = prng.random_int(st.rng, 100, when=dealt & (has_sec | has_status_sec))
     lucky = dealt & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & (_mon(st.hp, foe, them) > 0))
     mine, _ = _boost(mine, sec_self, lucky)
@@ -526,6 +577,7 @@ def _use_move(st: BattleState, side, slot, on):
     # DamagingHit: a damaging Fire move thaws its frozen target
     fire = dealt & (move_type == t.type_index["Fire"]) & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, fire)
+    st = _keep(st)
 
     st = _tie_draw(st, dealt, cache)                           # the Update after the hit (not fainted yet)
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
@@ -552,7 +604,7 @@ def _use_move(st: BattleState, side, slot, on):
     won = foe_out | my_out
     st = st.replace(winner=jnp.where(won, jnp.where(foe_out, side, foe), st.winner),
                     request=jnp.where(won, REQUEST_ENDED, st.request))
-    return _each_event(st, acting & ~won, cache)               # the Update after the move action
+    return _keep(_each_event(st, acting & ~won, cache))        # the Update after the move action
 
 
 _RESIDUAL_ORDER = np.zeros(len(STATUSES), np.int32)
@@ -590,6 +642,7 @@ def _residual(st: BattleState, on):
     speed = jnp.where(up, _speeds(st), st.faint_speed)
     both = sorted_.all(-1)
     tie = both & (order_of[..., 0] == order_of[..., 1]) & (speed[..., 0] == speed[..., 1])
+    st = _drawing(st)
     rng, swap = prng.random_range(st.rng, 0, 2, when=tie)
     st = st.replace(rng=rng)
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
@@ -616,6 +669,7 @@ def _turn(st: BattleState, actions, on):
     move_tie = moving.all(-1) & (priority[..., 0] == priority[..., 1]) & same_speed
 
     # the commit's queue sort: two switches, two Terastallizations, two moves that tie
+    st = _drawing(st)
     rng, first_switch = prng.random_range(st.rng, 0, 2, when=switching.all(-1) & same_speed)
     rng, _ = prng.random_range(rng, 0, 2, when=tera.all(-1) & same_speed)
     rng, swap = prng.random_range(rng, 0, 2, when=move_tie)
@@ -624,6 +678,7 @@ def _turn(st: BattleState, actions, on):
     st = _each_event(st, on)
     st = _each_event(st, on)
     next_is_move = on & ~switching.any(-1) & ~tera.any(-1)
+    st = _drawing(st)
     rng, r = prng.random_range(st.rng, 0, 2, when=move_tie & next_is_move)
     st = st.replace(rng=rng)
     swap = swap ^ jnp.where(move_tie & next_is_move, r, 0)
@@ -644,6 +699,7 @@ def _turn(st: BattleState, actions, on):
                         can_tera=st.can_tera & ~((jnp.arange(2) == s) & go[..., None]))
         st = _each_event(st, go)
         last = go & ((s == 1) | ~tera[..., 1])
+        st = _drawing(st)
         rng, r = prng.random_range(st.rng, 0, 2, when=move_tie & last)
         st = st.replace(rng=rng)
         swap = swap ^ jnp.where(move_tie & last, r, 0)
@@ -681,6 +737,7 @@ def _forced_switch(st: BattleState, actions, on):
     both = flag.all(-1)
     speed = _speeds(st)
     tie = speed[..., 0] == speed[..., 1]
+    st = _drawing(st)
     rng, r = prng.random_range(st.rng, 0, 2, when=both & tie)
     st = st.replace(rng=rng)
     first = jnp.where(both, jnp.where(tie, r, (speed[..., 1] > speed[..., 0]).astype(jnp.int32)),
@@ -697,10 +754,13 @@ def step(state: BattleState, actions) -> BattleState:
     legal ones, e.g. through ``masks.legal_or_first``; ignored where a side does not act). Returns
     the state at the next decision (see the module docstring for what is covered)."""
     request = state.request
-    st = _start(state, request == REQUEST_START)
+    st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
+               skipped=jnp.zeros_like(request))
+    st = _start(st, request == REQUEST_START)
     st = _turn(st, actions, request == REQUEST_MOVE)
     st = _forced_switch(st, actions, request == REQUEST_SWITCH)
-    return st
+    st = _drawing(st)
+    return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
 __all__ = ["step", "restricted_moves", "status_moves", "boost_moves", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
