@@ -310,9 +310,14 @@ def _mon(x, side, slot):
 
 
 def _set_mon(x, side, slot, value, when):
-    row = _side(x, side)                                             # [B, 6, ...]
-    row = _set_side_n(row, slot, value, when, TEAM_SIZE)
-    return _set_side(x, side, row, when)
+    """``x`` with ``x[b, side[b], slot[b]] = value[b]`` where ``when[b]``, for a per-Pokémon field
+    ``[B, 2, 6, ...]``: one select on a one-hot of the (side, slot) cell (no read of the row)."""
+    side, slot, when = jnp.asarray(side), jnp.asarray(slot), jnp.asarray(when)
+    hit = ((jnp.arange(2) == side[..., None])[..., :, None] & (jnp.arange(TEAM_SIZE) == slot[..., None])[..., None, :]
+           & when[..., None, None])
+    hit = hit.reshape(hit.shape + (1,) * (x.ndim - hit.ndim))
+    value = jnp.broadcast_to(jnp.asarray(value, x.dtype), side.shape + x.shape[side.ndim + 2:])
+    return jnp.where(hit, jnp.expand_dims(value, (side.ndim, side.ndim + 1)), x)
 
 
 def _set_side_n(x, index, value, when, n):
@@ -359,11 +364,18 @@ def _keep(tree):
         return tree
 
     def keep(x):
+        if isinstance(x, BattleState):   # only the fields a step changes
+            return x.replace(**{k: keep(getattr(x, k)) for k in _CHANGING})
         x = jnp.asarray(x)
         pair = jnp.stack([x, jnp.zeros_like(x)])
         return pair.any(0) if x.dtype == bool else pair.sum(0, dtype=x.dtype)
 
-    return jax.tree.map(keep, tree)
+    return jax.tree.map(keep, tree, is_leaf=lambda x: isinstance(x, BattleState))
+
+
+# The state fields ``step`` writes (the others are the teams' fixed data).
+_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
+             "switch_flag", "faint_speed", "rng", "turn", "request", "winner", "skipped")
 
 
 def _speeds(st: BattleState):
@@ -626,7 +638,7 @@ def _residual_damage(st: BattleState, side, when):
     st = st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
     out = down & (_left(st, side) == 0)
-    return st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request))
+    return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
 
 
 def _residual(st: BattleState, on):
@@ -648,6 +660,7 @@ def _residual(st: BattleState, on):
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
     first = jnp.where(tie, swap, later.astype(jnp.int32))
     first = jnp.where(both, first, jnp.where(sorted_[..., 0], 0, 1)).astype(jnp.int32)
+    st, first, has = _keep((st, first, has))
     for k in range(2):
         s = first if k == 0 else 1 - first
         st = _residual_damage(st, s, _side(has, s) & (st.request != REQUEST_ENDED))
@@ -686,6 +699,7 @@ def _turn(st: BattleState, actions, on):
     # switches, in the sorted order
     faster = jnp.where(same_speed, first_switch, (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
     first = jnp.where(switching.all(-1), faster, jnp.where(switching[..., 0], 0, 1)).astype(jnp.int32)
+    st, first, swap = _keep((st, first, swap))
     for k in range(2):
         s = first if k == 0 else 1 - first
         go = _side(switching, s)
@@ -703,12 +717,14 @@ def _turn(st: BattleState, actions, on):
         rng, r = prng.random_range(st.rng, 0, 2, when=move_tie & last)
         st = st.replace(rng=rng)
         swap = swap ^ jnp.where(move_tie & last, r, 0)
+        st, swap = _keep((st, swap))
 
     # moves: priority, speed, the ties' draws
     speed = _speeds(st)   # the movers' speeds (a side that switched does not move)
     later = (priority[..., 1] > priority[..., 0]) | ((priority[..., 1] == priority[..., 0]) & (speed[..., 1] > speed[..., 0]))
     mover = jnp.where(move_tie, swap, later.astype(jnp.int32))
     mover = jnp.where(moving[..., 0] & moving[..., 1], mover, jnp.where(moving[..., 0], 0, 1)).astype(jnp.int32)
+    mover = _keep(mover)
     for k in range(2):
         s = mover if k == 0 else 1 - mover
         st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED))
@@ -742,6 +758,7 @@ def _forced_switch(st: BattleState, actions, on):
     st = st.replace(rng=rng)
     first = jnp.where(both, jnp.where(tie, r, (speed[..., 1] > speed[..., 0]).astype(jnp.int32)),
                       jnp.where(flag[..., 0], 0, 1)).astype(jnp.int32)
+    st, first = _keep((st, first))
     quiet = jnp.zeros_like(on)
     go = flag.any(-1)
     st = _switch_in(st, first, _side(act, first) - ACTION_SWITCH_BASE, go, quiet, draws=go & ~both)
