@@ -336,9 +336,19 @@ class _Turn(BattleState):
     (``prng.skip``, a few masked 64-bit steps) before the next draw whose value is read
     (``_drawing``). One masked step per draw made the PRNG a long serial chain that XLA copied into
     every fusion reading a later draw. ``bound``: a static bound of ``skipped`` (the draws counted
-    since the last jump) that sets the jump's width."""
+    since the last jump) that sets the jump's width. ``kept``: the fields ``_keep`` materialized and
+    not written since (it skips them)."""
     skipped: jnp.ndarray
     bound: int = struct.field(pytree_node=False, default=0)
+    kept: frozenset = struct.field(pytree_node=False, default=frozenset())
+
+
+def _replace(self: _Turn, **updates) -> _Turn:
+    """``replace``, which also drops the fields written from ``kept``."""
+    return dataclasses.replace(self, **{"kept": self.kept - updates.keys(), **updates})
+
+
+_Turn.replace = _replace   # after struct.dataclass, which sets its own
 
 
 def _skip_draw(st: _Turn, when) -> _Turn:
@@ -364,13 +374,13 @@ def _keep(tree):
         return tree
 
     def keep(x):
-        if isinstance(x, BattleState):   # only the fields a step changes
-            return x.replace(**{k: keep(getattr(x, k)) for k in _CHANGING})
+        if isinstance(x, _Turn):   # the fields a step writes, written since the last _keep
+            return x.replace(**{k: keep(getattr(x, k)) for k in _CHANGING if k not in x.kept}, kept=frozenset(_CHANGING))
         x = jnp.asarray(x)
         pair = jnp.stack([x, jnp.zeros_like(x)])
         return pair.any(0) if x.dtype == bool else pair.sum(0, dtype=x.dtype)
 
-    return jax.tree.map(keep, tree, is_leaf=lambda x: isinstance(x, BattleState))
+    return jax.tree.map(keep, tree, is_leaf=lambda x: isinstance(x, _Turn))
 
 
 # The state fields ``step`` writes (the others are the teams' fixed data).
