@@ -305,8 +305,14 @@ def _set_side(x, side, value, when):
 
 
 def _mon(x, side, slot):
-    """``x[b, side[b], slot[b], ...]`` for a per-Pokémon field ``[B, 2, 6, ...]``."""
-    return _side(_side(x, side), slot)
+    """``x[b, side[b], slot[b], ...]`` for a per-Pokémon field ``[B, 2, 6, ...]``. The CPU form reads
+    the cell with one gather over the 12 Pokémon; the accelerator form selects the side's row, then
+    the slot (6 selects rather than 11)."""
+    if accelerator_form():
+        return _side(_side(x, side), slot)
+    side, slot = jnp.asarray(side), jnp.asarray(slot)
+    flat = x.reshape(x.shape[:side.ndim] + (2 * TEAM_SIZE,) + x.shape[side.ndim + 2:])
+    return S.select(flat, side * TEAM_SIZE + slot)
 
 
 def _set_mon(x, side, slot, value, when):
@@ -442,8 +448,8 @@ def _try_status(st: BattleState, side, slot, status, when):
     st = _drawing(st)
     rng, turns = prng.random_range(st.rng, 2, 5, when=ok & (status == SLP))
     count = jnp.where(status == SLP, turns, 0)
-    return st.replace(rng=rng, status=_set_mon(st.status, side, slot, status, ok),
-                      status_count=_set_mon(st.status_count, side, slot, count, ok)), ok
+    return _keep((st.replace(rng=rng, status=_set_mon(st.status, side, slot, status, ok),
+                             status_count=_set_mon(st.status_count, side, slot, count, ok)), ok))
 
 
 def _cure(st: BattleState, side, slot, when):
@@ -590,7 +596,7 @@ def _use_move(st: BattleState, side, slot, on):
     st = _drawing(_skip_draw(st, dealt & has_self))
     mine, _ = _boost(_side(st.boosts, side), selfb, dealt & has_self)
     has_status_sec = sec_status != 0
-    rng, roll = prng.random_int(st.rng, 100, when=dealt & (has_sec | has_status_sec))
+    rng, roll = _keep(prng.random_int(st.rng, 100, when=dealt & (has_sec | has_status_sec)))
     lucky = dealt & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & (_mon(st.hp, foe, them) > 0))
     mine, _ = _boost(mine, sec_self, lucky)
@@ -608,6 +614,7 @@ def _use_move(st: BattleState, side, slot, on):
     st = st.replace(faint_speed=_set_side(st.faint_speed, foe, _side(cache, foe), fainted),
                     terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
                     boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
+    st, fainted = _keep((st, fainted))
     # Struggle's recoil, Math.round(base max HP / 4) and at least 1, as direct damage
     recoil = dealt & struggle
     mine = _mon(st.hp, side, me)
