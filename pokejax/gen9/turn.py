@@ -414,9 +414,10 @@ def _tie_draw(st: _Turn, when, speed=None):
     return _skip_draw(st, when & (s[..., 0] == s[..., 1]))
 
 
-def _each_event(st: BattleState, when, speed=None):
-    """Showdown's ``eachEvent``: a draw where both actives are up and tie on speed."""
-    return _tie_draw(st, when & _up(st), speed)
+def _each_event(st: BattleState, when, speed=None, up=None):
+    """Showdown's ``eachEvent``: a draw where both actives are up (``up``: ``_up(st)`` when given) and
+    tie on speed."""
+    return _tie_draw(st, when & (_up(st) if up is None else up), speed)
 
 
 def _immune_to(types, tera, status):
@@ -463,8 +464,9 @@ def _cure(st: BattleState, side, slot, when):
 def _start(st: BattleState, on):
     """``Battle.start``: the leads switch in; on a speed tie, inserting the second lead's runSwitch, its
     speed sort and the Update after it draw once each."""
+    speed = _speeds(st)
     for _ in range(3):
-        st = _tie_draw(st, on)
+        st = _tie_draw(st, on, speed)
     return st.replace(request=jnp.where(on, REQUEST_MOVE, st.request), turn=jnp.where(on, 1, st.turn))
 
 
@@ -481,11 +483,12 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
+    speed, up = _speeds(st), _up(st)              # the draws below change nothing else
     if insert is not None:
-        st = _tie_draw(st, insert)
-    st = _each_event(st, draws)                   # the Update after the switch action
-    st = _tie_draw(st, draws)                     # runSwitch's speed sort of all actives
-    return _keep(_each_event(st, draws))          # the Update after runSwitch
+        st = _tie_draw(st, insert, speed)
+    st = _each_event(st, draws, speed, up)        # the Update after the switch action
+    st = _tie_draw(st, draws, speed)              # runSwitch's speed sort of all actives
+    return _keep(_each_event(st, draws, speed, up))   # the Update after runSwitch
 
 
 def _struggling(st: BattleState):
@@ -588,8 +591,9 @@ def _use_move(st: BattleState, side, slot, on):
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
     st, inflicted = _try_status(st, foe, them, inflict, lands & (inflict != 0))
     succeeded = raised | inflicted
-    st = _each_event(st, succeeded, cache)                     # the Update after the hit
-    st = _each_event(st, succeeded, cache)                     # the Update after the hit loop
+    up = _up(st)
+    st = _each_event(st, succeeded, cache, up)                 # the Update after the hit
+    st = _each_event(st, succeeded, cache, up)                 # the Update after the hit loop
     # a hit's selfDrops, then its secondary: each one random(100), drawn even when certain or when the
     # target fainted (a fainted Pokémon's stages do not move, nor does its status; the foe has not left
     # the field yet)
@@ -705,8 +709,9 @@ def _turn(st: BattleState, actions, on):
     rng, swap = prng.random_range(rng, 0, 2, when=move_tie)
     st = st.replace(rng=rng)
     # beforeTurn: its eachEvent, the Update, then a re-sort if a move comes next
-    st = _each_event(st, on)
-    st = _each_event(st, on)
+    up = _up(st)
+    st = _each_event(st, on, speed, up)
+    st = _each_event(st, on, speed, up)
     next_is_move = on & ~switching.any(-1) & ~tera.any(-1)
     st = _drawing(st)
     rng, r = prng.random_range(st.rng, 0, 2, when=move_tie & next_is_move)
@@ -721,14 +726,16 @@ def _turn(st: BattleState, actions, on):
         s = first if k == 0 else 1 - first
         go = _side(switching, s)
         st = _switch_in(st, s, _side(act, s) - ACTION_SWITCH_BASE, go, jnp.ones_like(go))
-    # Terastallizations (which one first changes nothing but the draws' count)
+    # Terastallizations (which one first changes nothing but the draws' count); the speeds after the
+    # switches are those the moves are sorted by (a Terastallization changes no speed)
+    speed, up = _speeds(st), _up(st)
     for s in range(2):
         side = jnp.full(on.shape, s, jnp.int32)
         go = tera[..., s]
         k = st.active[..., s]
         st = st.replace(terastallized=_set_mon(st.terastallized, side, k, True, go),
                         can_tera=st.can_tera & ~((jnp.arange(2) == s) & go[..., None]))
-        st = _each_event(st, go)
+        st = _each_event(st, go, speed, up)
         last = go & ((s == 1) | ~tera[..., 1])
         st = _drawing(st)
         rng, r = prng.random_range(st.rng, 0, 2, when=move_tie & last)
@@ -736,8 +743,8 @@ def _turn(st: BattleState, actions, on):
         swap = swap ^ jnp.where(move_tie & last, r, 0)
         st, swap = _keep((st, swap))
 
-    # moves: priority, speed, the ties' draws
-    speed = _speeds(st)   # the movers' speeds (a side that switched does not move)
+    # moves: priority, speed (the speeds after the switches; a side that switched does not move), the
+    # ties' draws
     later = (priority[..., 1] > priority[..., 0]) | ((priority[..., 1] == priority[..., 0]) & (speed[..., 1] > speed[..., 0]))
     mover = jnp.where(move_tie, swap, later.astype(jnp.int32))
     mover = jnp.where(moving[..., 0] & moving[..., 1], mover, jnp.where(moving[..., 0], 0, 1)).astype(jnp.int32)
