@@ -169,6 +169,8 @@ def skip(state: jnp.ndarray, count, max_count: int) -> jnp.ndarray:
     static bound < 128): one masked jump by 2**j per bit of the bound, no gather. Batched code whose
     draws are only counted (their values unread) advances the state once through this instead of one
     masked 64-bit step per draw; bit-identical to ``count`` calls of ``advance``."""
+    if not 0 <= max_count < 128:
+        raise ValueError(f"max_count must be 0..127, got {max_count}")
     count = jnp.asarray(count, jnp.int32)
     hi, lo = state[..., 0], state[..., 1]
     for j in range(int(max_count).bit_length()):

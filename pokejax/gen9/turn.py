@@ -68,11 +68,11 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from paritygym.backend import accelerator_form
 from pokejax import prng
 from pokejax.gen9 import accuracy, damage, order
 from pokejax.gen9.data import tables
 from pokejax.gen9 import state as S
-from paritygym.backend import accelerator_form
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
 from pokejax.gen9.state import (
     BRN, FRZ, NUM_BOOSTS, PAR, PSN, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, SLP, STATUSES,
@@ -340,10 +340,9 @@ class _Turn(BattleState):
     """The state inside ``step``. Most draws of a turn are speed-tie sorts whose outcome nothing here
     reads: they are only counted (``skipped`` int32[B]) and the PRNG jumps past all of them at once
     (``prng.skip``, a few masked 64-bit steps) before the next draw whose value is read
-    (``_drawing``). One masked step per draw made the PRNG a long serial chain that XLA copied into
-    every fusion reading a later draw. ``bound``: a static bound of ``skipped`` (the draws counted
-    since the last jump) that sets the jump's width. ``kept``: the fields ``_keep`` materialized and
-    not written since (it skips them)."""
+    (``_drawing``), rather than one masked 64-bit step per draw. ``bound``: a static bound of
+    ``skipped`` (the draws counted since the last jump) that sets the jump's width. ``kept``: the
+    fields ``_keep`` made and nothing wrote since (it skips them)."""
     skipped: jnp.ndarray
     bound: int = struct.field(pytree_node=False, default=0)
     kept: frozenset = struct.field(pytree_node=False, default=frozenset())
@@ -369,6 +368,11 @@ def _drawing(st: _Turn) -> _Turn:
     return _keep(st.replace(rng=prng.skip(st.rng, st.skipped, st.bound), skipped=jnp.zeros_like(st.skipped), bound=0))
 
 
+# The fields of the step's state that it writes (the others are the teams' fixed data).
+_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
+             "switch_flag", "faint_speed", "rng", "turn", "request", "winner", "skipped")
+
+
 def _keep(tree):
     """``tree`` as is, computed once. XLA:CPU copies an elementwise producer into every fusion that
     reads it, and evaluates it there per output element (a [B] mask written into a [B, 2, 6] field:
@@ -388,10 +392,6 @@ def _keep(tree):
 
     return jax.tree.map(keep, tree, is_leaf=lambda x: isinstance(x, _Turn))
 
-
-# The state fields ``step`` writes (the others are the teams' fixed data).
-_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
-             "switch_flag", "faint_speed", "rng", "turn", "request", "winner", "skipped")
 
 
 def _speeds(st: BattleState):
