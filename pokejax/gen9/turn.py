@@ -396,7 +396,7 @@ def _keep(tree):
 
 def _speeds(st: BattleState):
     """int32[B, 2]: each active's speed as Showdown's ``Pokemon.speed`` holds it."""
-    spe = st.active_of(st.stats)[..., 4]
+    spe = st.active_of(st.stats[..., 4])                       # the speed stat alone, not the row of five
     return order.action_speed(spe, st.boosts[..., 4], st.active_of(st.status) == PAR)
 
 
