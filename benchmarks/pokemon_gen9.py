@@ -9,6 +9,11 @@ mask), ``turn.step``, and where a battle ended a new one from the team pool (res
 L3 plays them: ``turn.restricted_team``) with a fresh PRNG seed. No observation is computed. The
 figure is battle decisions per second over the whole batch (each decision steps both players), with
 ``--steps`` decisions per jitted call (a ``lax.fori_loop``), compile time apart.
+
+``--cost`` prints instead the deterministic size of ``turn.step`` alone as XLA compiled it for this
+backend (HLO instructions, the cost analysis' flops and bytes accessed) and its jaxpr's equations,
+gathers and selects: figures that do not depend on the machine's load (``PARITYGYM_STEP_FORM``
+picks the form, ``paritygym.backend``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import re
 import time
 
 import jax
@@ -87,18 +93,59 @@ def measure(batch: int, steps: int, min_seconds: float, team_pool) -> dict:
             "compile_s": compile_s, "backend": jax.default_backend(), "device": str(jax.devices()[0].device_kind)}
 
 
+def step_cost(batch: int, team_pool) -> dict:
+    """The size of ``turn.step`` at ``batch`` battles, jitted for the default backend in the form
+    ``paritygym.backend`` picks: jaxpr equations (and gathers, selects), HLO instructions after
+    XLA's optimisation, the cost analysis' flops and bytes accessed, and the compile seconds."""
+    from pokejax.gen9 import turn
+    from pokejax.gen9 import state as S
+
+    st = jax.eval_shape(lambda: S.from_pool(team_pool, jnp.zeros(batch, jnp.int32), jnp.ones(batch, jnp.int32),
+                                            jnp.zeros((batch, 2), jnp.uint32)))
+    actions = jax.ShapeDtypeStruct((batch, 2), jnp.int32)
+    def primitives(jaxpr):   # with those of nested jaxprs (jnp functions are jitted)
+        for e in jaxpr.eqns:
+            yield e.primitive.name
+            for v in e.params.values():
+                for sub in v if isinstance(v, (list, tuple)) else [v]:
+                    if hasattr(sub, "jaxpr"):
+                        yield from primitives(sub.jaxpr if hasattr(sub.jaxpr, "eqns") else sub.jaxpr.jaxpr)
+
+    names = list(primitives(jax.make_jaxpr(lambda s, a: turn.step(s, a))(st, actions).jaxpr))   # a fresh trace
+    lowered = jax.jit(lambda s, a: turn.step(s, a)).lower(st, actions)
+    t0 = time.perf_counter()
+    compiled = lowered.compile()
+    compile_s = time.perf_counter() - t0
+    cost = compiled.cost_analysis()
+    cost = cost[0] if isinstance(cost, list) else cost
+    hlo = compiled.as_text()
+    return {"batch": batch, "jaxpr_eqns": len(names), "gathers": names.count("gather"),
+            "selects": names.count("select_n"),
+            "hlo_instructions": sum(1 for line in hlo.splitlines() if re.match(r"\s+(ROOT )?%?[\w.\-]+ = ", line)),
+            "flops": cost.get("flops"), "bytes_accessed": cost.get("bytes accessed"), "compile_s": compile_s,
+            "backend": jax.default_backend()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batch", default="1024,4096", help="comma-separated batch sizes")
     ap.add_argument("--steps", type=int, default=16, help="decisions per jitted call")
     ap.add_argument("--min-seconds", type=float, default=3.0)
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument("--cost", action="store_true", help="the compiled step's size (step_cost) instead of timing")
     args = ap.parse_args(argv)
     team_pool = restricted_pool()
     print(f"backend {jax.default_backend()} ({jax.devices()[0].device_kind}), {len(team_pool)} restricted pool teams",
           flush=True)
     results = []
     for batch in [int(b) for b in args.batch.split(",")]:
+        if args.cost:
+            r = step_cost(batch, team_pool)
+            results.append(r)
+            print(f"batch {batch:>7,}: step {r['hlo_instructions']:,} HLO instructions, {r['flops']:.4g} flops, "
+                  f"{r['bytes_accessed']:.4g} bytes accessed; jaxpr {r['jaxpr_eqns']:,} eqns ({r['gathers']} gathers, "
+                  f"{r['selects']} selects); compile {r['compile_s']:.1f} s", flush=True)
+            continue
         r = measure(batch, args.steps, args.min_seconds, team_pool)
         results.append(r)
         print(f"batch {batch:>7,}: {r['decisions_per_s']:>14,.0f} decisions/s  "

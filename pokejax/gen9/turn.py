@@ -60,11 +60,15 @@ or ``random(k, k + 2)``, the same step of the PRNG), made only when they tie:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
+import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import struct
 
+from paritygym.backend import accelerator_form
 from pokejax import prng
 from pokejax.gen9 import accuracy, damage, order
 from pokejax.gen9.data import tables
@@ -301,14 +305,25 @@ def _set_side(x, side, value, when):
 
 
 def _mon(x, side, slot):
-    """``x[b, side[b], slot[b], ...]`` for a per-Pokémon field ``[B, 2, 6, ...]``."""
-    return _side(_side(x, side), slot)
+    """``x[b, side[b], slot[b], ...]`` for a per-Pokémon field ``[B, 2, 6, ...]``. The CPU form reads
+    the cell with one gather over the 12 Pokémon; the accelerator form selects the side's row, then
+    the slot (6 selects rather than 11)."""
+    if accelerator_form():
+        return _side(_side(x, side), slot)
+    side, slot = jnp.asarray(side), jnp.asarray(slot)
+    flat = x.reshape(x.shape[:side.ndim] + (2 * TEAM_SIZE,) + x.shape[side.ndim + 2:])
+    return S.select(flat, side * TEAM_SIZE + slot)
 
 
 def _set_mon(x, side, slot, value, when):
-    row = _side(x, side)                                             # [B, 6, ...]
-    row = _set_side_n(row, slot, value, when, TEAM_SIZE)
-    return _set_side(x, side, row, when)
+    """``x`` with ``x[b, side[b], slot[b]] = value[b]`` where ``when[b]``, for a per-Pokémon field
+    ``[B, 2, 6, ...]``: one select on a one-hot of the (side, slot) cell (no read of the row)."""
+    side, slot, when = jnp.asarray(side), jnp.asarray(slot), jnp.asarray(when)
+    hit = ((jnp.arange(2) == side[..., None])[..., :, None] & (jnp.arange(TEAM_SIZE) == slot[..., None])[..., None, :]
+           & when[..., None, None])
+    hit = hit.reshape(hit.shape + (1,) * (x.ndim - hit.ndim))
+    value = jnp.broadcast_to(jnp.asarray(value, x.dtype), side.shape + x.shape[side.ndim + 2:])
+    return jnp.where(hit, jnp.expand_dims(value, (side.ndim, side.ndim + 1)), x)
 
 
 def _set_side_n(x, index, value, when, n):
@@ -320,9 +335,68 @@ def _set_side_n(x, index, value, when, n):
     return jnp.where(hit, jnp.expand_dims(value, index.ndim), x)
 
 
+@struct.dataclass
+class _Turn(BattleState):
+    """The state inside ``step``. Most draws of a turn are speed-tie sorts whose outcome nothing here
+    reads: they are only counted (``skipped`` int32[B]) and the PRNG jumps past all of them at once
+    (``prng.skip``, a few masked 64-bit steps) before the next draw whose value is read
+    (``_drawing``), rather than one masked 64-bit step per draw. ``bound``: a static bound of
+    ``skipped`` (the draws counted since the last jump) that sets the jump's width. ``kept``: the
+    fields ``_keep`` made and nothing wrote since (it skips them)."""
+    skipped: jnp.ndarray
+    bound: int = struct.field(pytree_node=False, default=0)
+    kept: frozenset = struct.field(pytree_node=False, default=frozenset())
+
+
+def _replace(self: _Turn, **updates) -> _Turn:
+    """``replace``, which also drops the fields written from ``kept``."""
+    return dataclasses.replace(self, **{"kept": self.kept - updates.keys(), **updates})
+
+
+_Turn.replace = _replace   # after struct.dataclass, which sets its own
+
+
+def _skip_draw(st: _Turn, when) -> _Turn:
+    """A draw (any range) where ``when``, whose value is not read."""
+    return st.replace(skipped=st.skipped + jnp.asarray(when, jnp.int32), bound=st.bound + 1)
+
+
+def _drawing(st: _Turn) -> _Turn:
+    """``st`` with the PRNG advanced past the counted draws: call it before reading ``st.rng``."""
+    if st.bound == 0:
+        return st
+    return _keep(st.replace(rng=prng.skip(st.rng, st.skipped, st.bound), skipped=jnp.zeros_like(st.skipped), bound=0))
+
+
+# The fields of the step's state that it writes (the others are the teams' fixed data).
+_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
+             "switch_flag", "faint_speed", "rng", "turn", "request", "winner", "skipped")
+
+
+def _keep(tree):
+    """``tree`` as is, computed once. XLA:CPU copies an elementwise producer into every fusion that
+    reads it, and evaluates it there per output element (a [B] mask written into a [B, 2, 6] field:
+    12 times per battle): the turn's long chains of masks and draws were recomputed hundreds of
+    times. A reduction is where its fusion stops, so in the CPU form each array passes through one
+    (a sum with zeros; ``jax.lax.optimization_barrier`` does not stop XLA:CPU's fusion). The
+    accelerator form is left to its compiler."""
+    if accelerator_form():
+        return tree
+
+    def keep(x):
+        if isinstance(x, _Turn):   # the fields a step writes, written since the last _keep
+            return x.replace(**{k: keep(getattr(x, k)) for k in _CHANGING if k not in x.kept}, kept=frozenset(_CHANGING))
+        x = jnp.asarray(x)
+        pair = jnp.stack([x, jnp.zeros_like(x)])
+        return pair.any(0) if x.dtype == bool else pair.sum(0, dtype=x.dtype)
+
+    return jax.tree.map(keep, tree, is_leaf=lambda x: isinstance(x, _Turn))
+
+
+
 def _speeds(st: BattleState):
     """int32[B, 2]: each active's speed as Showdown's ``Pokemon.speed`` holds it."""
-    spe = st.active_of(st.stats)[..., 4]
+    spe = st.active_of(st.stats[..., 4])                       # the speed stat alone, not the row of five
     return order.action_speed(spe, st.boosts[..., 4], st.active_of(st.status) == PAR)
 
 
@@ -331,18 +405,19 @@ def _up(st: BattleState):
     return jnp.all(st.active_of(st.hp) > 0, axis=-1)
 
 
-def _tie_draw(st: BattleState, when, speed=None):
-    """One speed-sort draw of the two actives where they tie on speed (and ``when``). ``speed``: the
-    speeds Showdown has cached in ``Pokemon.speed`` (it refreshes them only at the commit, before a
-    queued move, at the residual and for a Pokémon switching in), by default the current ones."""
+def _tie_draw(st: _Turn, when, speed=None):
+    """One speed-sort draw of the two actives where they tie on speed (and ``when``); its outcome
+    changes nothing but the PRNG, so it is only counted (``_skip_draw``). ``speed``: the speeds
+    Showdown has cached in ``Pokemon.speed`` (it refreshes them only at the commit, before a queued
+    move, at the residual and for a Pokémon switching in), by default the current ones."""
     s = _speeds(st) if speed is None else speed
-    rng, _ = prng.random_range(st.rng, 0, 2, when=when & (s[..., 0] == s[..., 1]))
-    return st.replace(rng=rng)
+    return _skip_draw(st, when & (s[..., 0] == s[..., 1]))
 
 
-def _each_event(st: BattleState, when, speed=None):
-    """Showdown's ``eachEvent``: a draw where both actives are up and tie on speed."""
-    return _tie_draw(st, when & _up(st), speed)
+def _each_event(st: BattleState, when, speed=None, up=None):
+    """Showdown's ``eachEvent``: a draw where both actives are up (``up``: ``_up(st)`` when given) and
+    tie on speed."""
+    return _tie_draw(st, when & (_up(st) if up is None else up), speed)
 
 
 def _immune_to(types, tera, status):
@@ -371,10 +446,11 @@ def _try_status(st: BattleState, side, slot, status, when):
     ok = ok & ~_immune_to(_mon(st.types, side, slot), _tera(st, side, slot), status)
     asleep = (_side(st.status, side) == SLP) & (_side(st.hp, side) > 0)
     ok = ok & ~((status == SLP) & asleep.any(-1))
+    st = _drawing(st)
     rng, turns = prng.random_range(st.rng, 2, 5, when=ok & (status == SLP))
     count = jnp.where(status == SLP, turns, 0)
-    return st.replace(rng=rng, status=_set_mon(st.status, side, slot, status, ok),
-                      status_count=_set_mon(st.status_count, side, slot, count, ok)), ok
+    return _keep((st.replace(rng=rng, status=_set_mon(st.status, side, slot, status, ok),
+                             status_count=_set_mon(st.status_count, side, slot, count, ok)), ok))
 
 
 def _cure(st: BattleState, side, slot, when):
@@ -388,8 +464,9 @@ def _cure(st: BattleState, side, slot, when):
 def _start(st: BattleState, on):
     """``Battle.start``: the leads switch in; on a speed tie, inserting the second lead's runSwitch, its
     speed sort and the Update after it draw once each."""
+    speed = _speeds(st)
     for _ in range(3):
-        st = _tie_draw(st, on)
+        st = _tie_draw(st, on, speed)
     return st.replace(request=jnp.where(on, REQUEST_MOVE, st.request), turn=jnp.where(on, 1, st.turn))
 
 
@@ -406,11 +483,12 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
+    speed, up = _speeds(st), _up(st)              # the draws below change nothing else
     if insert is not None:
-        st = _tie_draw(st, insert)
-    st = _each_event(st, draws)                   # the Update after the switch action
-    st = _tie_draw(st, draws)                     # runSwitch's speed sort of all actives
-    return _each_event(st, draws)                 # the Update after runSwitch
+        st = _tie_draw(st, insert, speed)
+    st = _each_event(st, draws, speed, up)        # the Update after the switch action
+    st = _tie_draw(st, draws, speed)              # runSwitch's speed sort of all actives
+    return _keep(_each_event(st, draws, speed, up))   # the Update after runSwitch
 
 
 def _struggling(st: BattleState):
@@ -464,6 +542,7 @@ def _use_move(st: BattleState, side, slot, on):
     status, count = _mon(st.status, side, me), _mon(st.status_count, side, me)
     asleep, frozen, paralysed = on & (status == SLP), on & (status == FRZ), on & (status == PAR)
     wakes = asleep & (count <= 1)
+    st = _drawing(st)
     rng, thaw = prng.random_int(st.rng, 5, when=frozen & ~defrost)
     thaws = frozen & (defrost | (thaw == 0))
     rng, para = prng.random_int(rng, 4, when=paralysed)
@@ -472,6 +551,7 @@ def _use_move(st: BattleState, side, slot, on):
     st = _cure(st, side, me, wakes | thaws)
     acting = on
     on = on & ~cant
+    st, on, acting = _keep((st, on, acting))
 
     pp = _mon(st.pp, side, me)
     pay = on & ~struggle                                       # Struggle costs no PP
@@ -494,10 +574,12 @@ def _use_move(st: BattleState, side, slot, on):
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
+    rng, lands = _keep((rng, lands))
     rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), _mon(st.stats, side, me), a_boosts[..., :5],
                               a_types, a_tera, _mon(st.status, side, me) == BRN, _mon(st.stats, foe, them),
                               d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me), typeless=struggle)
     rng = jnp.where(lands[..., None], rng2, rng)
+    rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
     dealt = lands & (dmg.kind == damage.KIND_DAMAGE)
     hp = _mon(st.hp, foe, them)
@@ -509,15 +591,16 @@ def _use_move(st: BattleState, side, slot, on):
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
     st, inflicted = _try_status(st, foe, them, inflict, lands & (inflict != 0))
     succeeded = raised | inflicted
-    st = _each_event(st, succeeded, cache)                     # the Update after the hit
-    st = _each_event(st, succeeded, cache)                     # the Update after the hit loop
+    up = _up(st)
+    st = _each_event(st, succeeded, cache, up)                 # the Update after the hit
+    st = _each_event(st, succeeded, cache, up)                 # the Update after the hit loop
     # a hit's selfDrops, then its secondary: each one random(100), drawn even when certain or when the
     # target fainted (a fainted Pokémon's stages do not move, nor does its status; the foe has not left
     # the field yet)
-    rng, _ = prng.random_int(st.rng, 100, when=dealt & has_self)
+    st = _drawing(_skip_draw(st, dealt & has_self))
     mine, _ = _boost(_side(st.boosts, side), selfb, dealt & has_self)
     has_status_sec = sec_status != 0
-    rng, roll = prng.random_int(rng, 100, when=dealt & (has_sec | has_status_sec))
+    rng, roll = _keep(prng.random_int(st.rng, 100, when=dealt & (has_sec | has_status_sec)))
     lucky = dealt & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & (_mon(st.hp, foe, them) > 0))
     mine, _ = _boost(mine, sec_self, lucky)
@@ -526,6 +609,7 @@ def _use_move(st: BattleState, side, slot, on):
     # DamagingHit: a damaging Fire move thaws its frozen target
     fire = dealt & (move_type == t.type_index["Fire"]) & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, fire)
+    st = _keep(st)
 
     st = _tie_draw(st, dealt, cache)                           # the Update after the hit (not fainted yet)
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
@@ -534,6 +618,7 @@ def _use_move(st: BattleState, side, slot, on):
     st = st.replace(faint_speed=_set_side(st.faint_speed, foe, _side(cache, foe), fainted),
                     terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
                     boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
+    st, fainted = _keep((st, fainted))
     # Struggle's recoil, Math.round(base max HP / 4) and at least 1, as direct damage
     recoil = dealt & struggle
     mine = _mon(st.hp, side, me)
@@ -552,7 +637,7 @@ def _use_move(st: BattleState, side, slot, on):
     won = foe_out | my_out
     st = st.replace(winner=jnp.where(won, jnp.where(foe_out, side, foe), st.winner),
                     request=jnp.where(won, REQUEST_ENDED, st.request))
-    return _each_event(st, acting & ~won, cache)               # the Update after the move action
+    return _keep(_each_event(st, acting & ~won, cache))        # the Update after the move action
 
 
 _RESIDUAL_ORDER = np.zeros(len(STATUSES), np.int32)
@@ -574,7 +659,7 @@ def _residual_damage(st: BattleState, side, when):
     st = st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
     out = down & (_left(st, side) == 0)
-    return st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request))
+    return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
 
 
 def _residual(st: BattleState, on):
@@ -590,11 +675,13 @@ def _residual(st: BattleState, on):
     speed = jnp.where(up, _speeds(st), st.faint_speed)
     both = sorted_.all(-1)
     tie = both & (order_of[..., 0] == order_of[..., 1]) & (speed[..., 0] == speed[..., 1])
+    st = _drawing(st)
     rng, swap = prng.random_range(st.rng, 0, 2, when=tie)
     st = st.replace(rng=rng)
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
     first = jnp.where(tie, swap, later.astype(jnp.int32))
     first = jnp.where(both, first, jnp.where(sorted_[..., 0], 0, 1)).astype(jnp.int32)
+    st, first, has = _keep((st, first, has))
     for k in range(2):
         s = first if k == 0 else 1 - first
         st = _residual_damage(st, s, _side(has, s) & (st.request != REQUEST_ENDED))
@@ -616,14 +703,17 @@ def _turn(st: BattleState, actions, on):
     move_tie = moving.all(-1) & (priority[..., 0] == priority[..., 1]) & same_speed
 
     # the commit's queue sort: two switches, two Terastallizations, two moves that tie
+    st = _drawing(st)
     rng, first_switch = prng.random_range(st.rng, 0, 2, when=switching.all(-1) & same_speed)
     rng, _ = prng.random_range(rng, 0, 2, when=tera.all(-1) & same_speed)
     rng, swap = prng.random_range(rng, 0, 2, when=move_tie)
     st = st.replace(rng=rng)
     # beforeTurn: its eachEvent, the Update, then a re-sort if a move comes next
-    st = _each_event(st, on)
-    st = _each_event(st, on)
+    up = _up(st)
+    st = _each_event(st, on, speed, up)
+    st = _each_event(st, on, speed, up)
     next_is_move = on & ~switching.any(-1) & ~tera.any(-1)
+    st = _drawing(st)
     rng, r = prng.random_range(st.rng, 0, 2, when=move_tie & next_is_move)
     st = st.replace(rng=rng)
     swap = swap ^ jnp.where(move_tie & next_is_move, r, 0)
@@ -631,28 +721,34 @@ def _turn(st: BattleState, actions, on):
     # switches, in the sorted order
     faster = jnp.where(same_speed, first_switch, (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
     first = jnp.where(switching.all(-1), faster, jnp.where(switching[..., 0], 0, 1)).astype(jnp.int32)
+    st, first, swap = _keep((st, first, swap))
     for k in range(2):
         s = first if k == 0 else 1 - first
         go = _side(switching, s)
         st = _switch_in(st, s, _side(act, s) - ACTION_SWITCH_BASE, go, jnp.ones_like(go))
-    # Terastallizations (which one first changes nothing but the draws' count)
+    # Terastallizations (which one first changes nothing but the draws' count); the speeds after the
+    # switches are those the moves are sorted by (a Terastallization changes no speed)
+    speed, up = _speeds(st), _up(st)
     for s in range(2):
         side = jnp.full(on.shape, s, jnp.int32)
         go = tera[..., s]
         k = st.active[..., s]
         st = st.replace(terastallized=_set_mon(st.terastallized, side, k, True, go),
                         can_tera=st.can_tera & ~((jnp.arange(2) == s) & go[..., None]))
-        st = _each_event(st, go)
+        st = _each_event(st, go, speed, up)
         last = go & ((s == 1) | ~tera[..., 1])
+        st = _drawing(st)
         rng, r = prng.random_range(st.rng, 0, 2, when=move_tie & last)
         st = st.replace(rng=rng)
         swap = swap ^ jnp.where(move_tie & last, r, 0)
+        st, swap = _keep((st, swap))
 
-    # moves: priority, speed, the ties' draws
-    speed = _speeds(st)   # the movers' speeds (a side that switched does not move)
+    # moves: priority, speed (the speeds after the switches; a side that switched does not move), the
+    # ties' draws
     later = (priority[..., 1] > priority[..., 0]) | ((priority[..., 1] == priority[..., 0]) & (speed[..., 1] > speed[..., 0]))
     mover = jnp.where(move_tie, swap, later.astype(jnp.int32))
     mover = jnp.where(moving[..., 0] & moving[..., 1], mover, jnp.where(moving[..., 0], 0, 1)).astype(jnp.int32)
+    mover = _keep(mover)
     for k in range(2):
         s = mover if k == 0 else 1 - mover
         st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED))
@@ -681,10 +777,12 @@ def _forced_switch(st: BattleState, actions, on):
     both = flag.all(-1)
     speed = _speeds(st)
     tie = speed[..., 0] == speed[..., 1]
+    st = _drawing(st)
     rng, r = prng.random_range(st.rng, 0, 2, when=both & tie)
     st = st.replace(rng=rng)
     first = jnp.where(both, jnp.where(tie, r, (speed[..., 1] > speed[..., 0]).astype(jnp.int32)),
                       jnp.where(flag[..., 0], 0, 1)).astype(jnp.int32)
+    st, first = _keep((st, first))
     quiet = jnp.zeros_like(on)
     go = flag.any(-1)
     st = _switch_in(st, first, _side(act, first) - ACTION_SWITCH_BASE, go, quiet, draws=go & ~both)
@@ -697,10 +795,13 @@ def step(state: BattleState, actions) -> BattleState:
     legal ones, e.g. through ``masks.legal_or_first``; ignored where a side does not act). Returns
     the state at the next decision (see the module docstring for what is covered)."""
     request = state.request
-    st = _start(state, request == REQUEST_START)
+    st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
+               skipped=jnp.zeros_like(request))
+    st = _start(st, request == REQUEST_START)
     st = _turn(st, actions, request == REQUEST_MOVE)
     st = _forced_switch(st, actions, request == REQUEST_SWITCH)
-    return st
+    st = _drawing(st)
+    return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
 __all__ = ["step", "restricted_moves", "status_moves", "boost_moves", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]

@@ -98,3 +98,14 @@ def test_shape_probe_draws_showdowns_sequence():
         assert [int(words[0][0]), int(words[1][0])] == [int(x) for x in np.asarray(state)]
     skipped, _ = shape_probe._random_int(words, 9, jnp.asarray([False]))
     assert [int(skipped[0][0]), int(skipped[1][0])] == [int(words[0][0]), int(words[1][0])]
+
+
+def test_skip_matches_sequential_advances():
+    state = jnp.stack([prng.seed_from_words([1, 2, 3, 4]), prng.seed_from_words([65535, 7, 0, 65535])])
+    for max_count in (1, 5, 13, 127):
+        for count in sorted({0, 1, max_count // 2, max_count}):
+            want = state
+            for _ in range(count):
+                want = prng.advance(want)
+            got = prng.skip(state, jnp.array([count, count]), max_count)
+            assert (np.asarray(got) == np.asarray(want)).all(), (max_count, count)
