@@ -393,7 +393,6 @@ def _keep(tree):
     return jax.tree.map(keep, tree, is_leaf=lambda x: isinstance(x, _Turn))
 
 
-
 def _speeds(st: BattleState):
     """int32[B, 2]: each active's speed as Showdown's ``Pokemon.speed`` holds it."""
     spe = st.active_of(st.stats[..., 4])                       # the speed stat alone, not the row of five
