@@ -15,8 +15,18 @@
    mean final height and progress; TOST on the mean final height (L4, margin 0.25 m).
 
 Writes under --out-dir: specialist_<k>/ (PPO metrics, curve, checkpoint), dagger.json,
-curves.png (specialists' training returns and the student's DAgger loss and success), climb.gif
-(the student's greedy episode from the course start, with MuJoCo-free rendering) and report.json.
+student.msgpack (+ .config.json: a plain Climb-v0 policy), curves.png (specialists' training
+returns and the student's DAgger loss and success), climb.gif (the student's greedy episode from
+the course start, with MuJoCo-free rendering) and report.json.
+
+The student shipped with the repo (examples/data/climb_student.msgpack, how it was trained:
+docs/envs/climb.md) is evaluated without any training by
+
+    python examples/climb_distill.py --evaluate                      # 100 episodes in each engine
+    python examples/climb_distill.py --evaluate --eval-episodes 400 --gif docs/envs/img/climb_student.gif
+
+which prints the success rates (summit within 60 s), mean final heights, the sections reached,
+and TOSTs of climbjax against MuJoCo C on success (margin 0.05) and on final height (margin 0.25 m).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import pathlib
 import time
 
@@ -34,13 +45,15 @@ import optax
 
 import paritygym
 from climbjax import course
-from climbjax.reference import MujocoClimb
-from paritygym.train import PPOConfig, load_checkpoint, train
+from paritygym.train import PPOConfig, load_checkpoint, save_checkpoint, train
 from paritygym.train import networks as nets
 from paritygym.train.ppo import PPO
 from paritygym.verify import tost
 
 OBS_PROGRESS = 14  # index of course progress in the observation (docs/envs/climb.md)
+SHIPPED_STUDENT = pathlib.Path(__file__).resolve().parent / "data" / "climb_student.msgpack"
+SUCCESS_MARGIN = 0.05  # TOST margin on the success rate (climbjax vs MuJoCo C)
+HEIGHT_MARGIN = 0.25  # TOST margin on the mean final height (m)
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -49,17 +62,30 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--specialist-seconds", type=float, default=600.0, help="PPO wall-time budget per section")
     p.add_argument("--specialist-steps", type=int, default=450, help="episode length of specialist training (15 s)")
     p.add_argument("--num-envs", type=int, default=64)
-    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--hidden", type=int, default=64, help="MLP width of the specialists trained here")
+    p.add_argument("--student-hidden", type=int, default=None, help="MLP width of the student (default: the specialists')")
     p.add_argument("--dagger-iterations", type=int, default=6)
     p.add_argument("--dagger-envs", type=int, default=64)
     p.add_argument("--dagger-steps", type=int, default=600, help="student rollout length per iteration (20 s)")
     p.add_argument("--dagger-epochs", type=int, default=200, help="Adam steps on the aggregate per iteration")
+    p.add_argument("--dagger-batch", type=int, default=1024, help="states per Adam step")
     p.add_argument("--episode-steps", type=int, default=1800, help="evaluation episode length (60 s)")
     p.add_argument("--eval-episodes", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--specialists-from", default=None,
                    help="reuse the specialists saved by an earlier run in this folder (skip step 1)")
-    return p.parse_args(argv)
+    p.add_argument("--evaluate", action="store_true",
+                   help="no training: evaluate the student in --weights in climbjax and MuJoCo C")
+    p.add_argument("--weights", default=str(SHIPPED_STUDENT),
+                   help="the student's checkpoint for --evaluate (default: the one shipped with the repo)")
+    p.add_argument("--gif", default=None,
+                   help="with --evaluate: write a GIF of the student's greedy climb, MuJoCo's rendering beside ours")
+    args = p.parse_args(argv)
+    if args.eval_episodes < 2:
+        p.error("--eval-episodes must be at least 2 (a TOST needs two episodes per engine)")
+    if args.episode_steps < 1:
+        p.error("--episode-steps must be positive")
+    return args
 
 
 # ---- specialists ------------------------------------------------------------------------------
@@ -99,8 +125,9 @@ def gaussian_kl(mean_p, log_std_p, mean_q, log_std_q):
     return jnp.sum(log_std_q - log_std_p + (var_p + (mean_p - mean_q) ** 2) / (2 * var_q) - 0.5, axis=-1)
 
 
-def make_dagger(env, env_params, network, specialists_params, args):
-    """Jitted (student_params, key, beta) -> (obs [T, N, obs], done [T, N]) rollouts from the course start."""
+def make_dagger(env, env_params, network, student_network, specialists_params, args):
+    """Jitted (student_params, key, beta) -> (obs [T, N, obs], done [T, N]) rollouts from the course
+    start; ``network``: the specialists' shape, ``student_network``: the student's."""
     n, steps = args.dagger_envs, args.dagger_steps
     starts = jnp.asarray(course.progress(course.SECTION_STARTS[1:, 0], course.SECTION_STARTS[1:, 1]))
 
@@ -119,7 +146,7 @@ def make_dagger(env, env_params, network, specialists_params, args):
         def step(carry, key):
             obs, state = carry
             k_a, k_b, k_env = jax.random.split(key, 3)
-            (s_mean, s_log_std), _ = network.apply(student, obs)
+            (s_mean, s_log_std), _ = student_network.apply(student, obs)
             t_mean, t_log_std = teacher_dist(obs)
             use_teacher = jax.random.uniform(k_b, (n, 1)) < beta
             mean = jnp.where(use_teacher, t_mean, s_mean)
@@ -136,8 +163,10 @@ def make_dagger(env, env_params, network, specialists_params, args):
 
 def distill(learners, specialists_params, args, out: pathlib.Path):
     env, env_params = paritygym.make("Climb-v0", start_section=0, max_steps_in_episode=args.episode_steps)
-    network = learners[0].network
-    rollout, teacher_dist = make_dagger(env, env_params, network, specialists_params, args)
+    teachers = learners[0].network
+    network = nets.MLPActorCritic(teachers.action_dim, teachers.continuous,
+                                  (args.student_hidden or learners[0].config.hidden,) * learners[0].config.layers)
+    rollout, teacher_dist = make_dagger(env, env_params, teachers, network, specialists_params, args)
     key = jax.random.key(args.seed + 100)
     student = network.init(key, jnp.zeros((1, env.observation_space(env_params).shape[0])))
     optimiser = optax.adam(1e-3)
@@ -153,7 +182,7 @@ def distill(learners, specialists_params, args, out: pathlib.Path):
 
         def one(carry, k):
             p, s = carry
-            pick = jax.random.randint(k, (1024,), 0, obs.shape[0])
+            pick = jax.random.randint(k, (args.dagger_batch,), 0, obs.shape[0])
             loss, grads = jax.value_and_grad(loss_fn)(p, obs[pick], t_mean[pick], t_log_std[pick])
             updates, s = optimiser.update(grads, s, p)
             return (optax.apply_updates(p, updates), s), loss
@@ -182,26 +211,30 @@ def distill(learners, specialists_params, args, out: pathlib.Path):
 # ---- evaluation -------------------------------------------------------------------------------
 
 def evaluate_ours(env, env_params, network, student, episodes: int, steps: int, seed: int) -> dict[str, np.ndarray]:
+    """Greedy episodes from the course start in climbjax (vmapped): per episode, summit reached,
+    final height and progress, and the furthest progress reached."""
     @jax.jit
     def run(key):
         obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, episodes), env_params)
 
         def step(carry, key):
-            obs, state, done, summit, height, progress = carry
+            obs, state, done, summit, height, progress, best = carry
             (mean, _), _ = network.apply(student, obs)
             obs2, state2, _, term, info = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(
                 jax.random.split(key, episodes), state, jnp.clip(mean, -1, 1), env_params)
             live = ~done
             keep = lambda new, old: jnp.where(live[:, None] if new.ndim > 1 else live, new, old)
-            return (keep(obs2, obs), jax.tree.map(keep, state2, state), done | term,
-                    summit | (live & term), keep(info["height"], height), keep(info["progress"], progress)), None
+            return (keep(obs2, obs), jax.tree.map(keep, state2, state), done | term, summit | (live & term),
+                    keep(info["height"], height), keep(info["progress"], progress),
+                    keep(jnp.maximum(best, info["progress"]), best)), None
 
         zeros = jnp.zeros(episodes)
-        carry = (obs, state, jnp.zeros(episodes, bool), jnp.zeros(episodes, bool), zeros, zeros)
+        carry = (obs, state, jnp.zeros(episodes, bool), jnp.zeros(episodes, bool), zeros, zeros, zeros)
         return jax.lax.scan(step, carry, jax.random.split(key, steps))[0]
 
-    _, _, _, summit, height, progress = jax.device_get(run(jax.random.key(seed)))
-    return dict(summit=np.asarray(summit), height=np.asarray(height), progress=np.asarray(progress))
+    _, _, _, summit, height, progress, best = jax.device_get(run(jax.random.key(seed)))
+    return dict(summit=np.asarray(summit), height=np.asarray(height), progress=np.asarray(progress),
+                best_progress=np.asarray(best))
 
 
 def numpy_policy(student):
@@ -224,19 +257,47 @@ def numpy_policy(student):
 
 
 def evaluate_mujoco(student, episodes: int, steps: int, seed: int) -> dict[str, np.ndarray]:
+    """The same greedy episodes in MuJoCo C (the student in numpy; start x jitter from ``seed + e``)."""
+    from climbjax.reference import MujocoClimb  # MuJoCo only where it is used (an accelerator machine may lack it)
+
     act = numpy_policy(student)
     ref = MujocoClimb(section=0)
-    summit, height, progress = [], [], []
+    summit, height, progress, best = [], [], [], []
     for e in range(episodes):
         rec = ref.reset(seed + e)
+        furthest = float(rec["progress"])
         for _ in range(steps):
             rec = ref.step(act(rec["obs"].astype(np.float32)))
+            furthest = max(furthest, float(rec["progress"]))
             if rec["terminated"]:
                 break
         summit.append(bool(rec["terminated"]))
         height.append(float(rec["qpos"][1] + 0.25))
         progress.append(float(rec["progress"]))
-    return dict(summit=np.array(summit), height=np.array(height), progress=np.array(progress))
+        best.append(furthest)
+    return dict(summit=np.array(summit), height=np.array(height), progress=np.array(progress),
+                best_progress=np.array(best))
+
+
+def summarise(result: dict[str, np.ndarray]) -> dict:
+    """Success rate, mean final height and progress, and the fraction of episodes that reached each
+    section's start (by the furthest course progress) and the summit."""
+    starts = course.progress(course.SECTION_STARTS[:, 0], course.SECTION_STARTS[:, 1])
+    reached = {f"section_{k}": float(np.mean(result["best_progress"] >= starts[k] - 0.05)) for k in range(1, len(starts))}
+    return dict(episodes=int(result["summit"].size), success_rate=float(result["summit"].mean()),
+                mean_height=float(result["height"].mean()), mean_progress=float(result["progress"].mean()),
+                reached=dict(reached, summit=float(result["summit"].mean())))
+
+
+def compare_engines(ours: dict[str, np.ndarray], theirs: dict[str, np.ndarray]) -> dict:
+    """climbjax's and MuJoCo's summaries and the two L4 TOSTs (success, final height)."""
+    on_success = tost(ours["summit"].astype(float), theirs["summit"].astype(float), margin=SUCCESS_MARGIN)
+    on_height = tost(ours["height"], theirs["height"], margin=HEIGHT_MARGIN)
+    return dict(climbjax=summarise(ours), mujoco=summarise(theirs),
+                l4_tost_success=dict(margin=SUCCESS_MARGIN, describe=on_success.describe(),
+                                     equivalent=bool(on_success.equivalent)),
+                l4_tost_height=dict(margin_m=HEIGHT_MARGIN, describe=on_height.describe(),
+                                    equivalent=bool(on_height.equivalent)))
 
 
 def check_numpy_policy(network, student, obs_dim: int) -> float:
@@ -286,11 +347,102 @@ def record_gif(env, env_params, network, student, path: pathlib.Path, steps: int
     imageio.mimsave(path, frames, duration=0.1, loop=0)
 
 
+def mujoco_frame(renderer, data, camera) -> np.ndarray:
+    """MuJoCo's own rendering of the course, an orthographic side view centred as `render_qpos` centres ours."""
+    camera.lookat[:] = [data.qpos[0] + 1.0, 0.0, data.qpos[1] + 0.8]
+    renderer.update_scene(data, camera)
+    return renderer.render()
+
+
+def record_side_by_side_gif(env, env_params, network, student, path: pathlib.Path, steps: int,
+                            width: int = 300, height: int = 200, view_width: float = 9.0) -> dict:
+    """The student's greedy climb from the exact course start (no jitter) in MuJoCo C, rendered by
+    MuJoCo (left), and in climbjax, rendered by `climbjax.render` (right); 10 frames per second of
+    game time. Each engine runs its own episode (chaos parts them after a while: docs/envs/climb.md)."""
+    import imageio
+    import mujoco
+
+    from climbjax.reference import MujocoClimb
+    from climbjax.render import render_qpos
+
+    act = numpy_policy(student)
+    ref = MujocoClimb(section=0, start_x_noise=0.0)
+    rec = ref.reset(0)
+    # rendering settings only (the course has no lights of its own): a brighter headlight, and for
+    # an orthographic camera fovy is the view's height in metres
+    ref.m.vis.headlight.ambient[:] = 0.5
+    ref.m.vis.headlight.diffuse[:] = 0.6
+    ref.m.vis.global_.fovy = view_width * height / width
+    renderer = mujoco.Renderer(ref.m, height, width)
+    camera = mujoco.MjvCamera()
+    camera.type = mujoco.mjtCamera.mjCAMERA_FREE
+    camera.orthographic = 1
+    camera.azimuth, camera.elevation, camera.distance = 90.0, 0.0, 20.0  # looking along +y at the x-z plane
+    params = env_params.replace(start_x_noise=0.0)
+    step = jax.jit(env.step_env)
+    obs, state = env.reset(jax.random.key(0), params)
+    left = [mujoco_frame(renderer, ref.d, camera)]
+    right = [render_qpos(np.asarray(state.physics.qpos), width, height, view_width)]
+    done_mj = done_ours = False
+    summit_steps = {}
+    for t in range(steps):
+        if not done_mj:
+            rec = ref.step(act(rec["obs"].astype(np.float32)))
+            done_mj = bool(rec["terminated"])
+            summit_steps["mujoco"] = t + 1 if done_mj else None
+        if not done_ours:
+            (mean, _), _ = network.apply(student, obs[None])
+            obs, state, _, term, _ = step(jax.random.key(t), state, jnp.clip(mean[0], -1, 1), params)
+            done_ours = bool(term)
+            summit_steps["climbjax"] = t + 1 if done_ours else None
+        if t % 3 == 2:
+            left.append(mujoco_frame(renderer, ref.d, camera))
+            right.append(render_qpos(np.asarray(state.physics.qpos), width, height, view_width))
+        if done_mj and done_ours:
+            break
+    renderer.close()
+    gap = np.full((height, 8, 3), 255, np.uint8)
+    frames = [np.concatenate([a, gap, b], axis=1) for a, b in zip(left, right)]
+    imageio.mimsave(path, frames + [frames[-1]] * 10, duration=0.1, loop=0)
+    return summit_steps
+
+
+def evaluate_shipped(args) -> dict:
+    """`--evaluate`: the student in ``--weights`` from the course start, greedy, in both engines."""
+    config, student, learner = load_checkpoint(args.weights)
+    env, env_params = paritygym.make("Climb-v0", start_section=0, max_steps_in_episode=args.episode_steps)
+    print(f"student {args.weights} ({config.hidden}x{config.layers} MLP): {args.eval_episodes} greedy episodes of "
+          f"{args.episode_steps} steps from the course start in climbjax, then in MuJoCo C...", flush=True)
+    start = time.time()
+    ours = evaluate_ours(env, env_params, learner.network, student, args.eval_episodes, args.episode_steps, args.seed + 1000)
+    ours_s = time.time() - start
+    theirs = evaluate_mujoco(student, args.eval_episodes, args.episode_steps, args.seed + 1000)
+    report = dict(weights=str(args.weights), episode_steps=args.episode_steps, **compare_engines(ours, theirs),
+                  seconds=dict(climbjax=ours_s, mujoco=time.time() - start - ours_s))
+    for engine in ("climbjax", "mujoco"):
+        r = report[engine]
+        reached = ", ".join(f"{k} {100 * v:.0f}%" for k, v in r["reached"].items())
+        print(f"{engine:9s} success {100 * r['success_rate']:5.1f}% of {r['episodes']}, mean final height "
+              f"{r['mean_height']:.2f} m, progress {r['mean_progress']:.1f} m; reached: {reached}")
+    print(f"TOST on success (margin {SUCCESS_MARGIN}): {report['l4_tost_success']['describe']}")
+    print(f"TOST on final height (margin {HEIGHT_MARGIN} m): {report['l4_tost_height']['describe']}")
+    if args.gif:
+        report["gif_summit_steps"] = record_side_by_side_gif(env, env_params, learner.network, student,
+                                                             pathlib.Path(args.gif), args.episode_steps)
+        print(f"wrote {args.gif} (summit after {report['gif_summit_steps']} agent steps)")
+    return report
+
+
 def main(argv=None) -> dict:
     from paritygym.memory import keep_freed_memory
 
     keep_freed_memory()  # XLA:CPU's per-call buffers reused, not faulted in afresh (paritygym.memory)
     args = parse_args(argv)
+    if args.gif:
+        # MuJoCo picks its OpenGL platform when first imported: headless EGL unless the user chose one
+        os.environ.setdefault("MUJOCO_GL", "egl")
+    if args.evaluate:
+        return evaluate_shipped(args)
     out = pathlib.Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     start = time.time()
@@ -299,19 +451,16 @@ def main(argv=None) -> dict:
     else:
         learners, specialists, histories = train_specialists(args, out)
     env, env_params, network, student, dagger = distill(learners, specialists, args, out)
+    # the student as a plain Climb-v0 policy from the course start (what --evaluate --weights reads)
+    student_config = dataclasses.replace(learners[0].config, env_kwargs=dict(start_section=0, max_steps_in_episode=args.episode_steps),
+                                         hidden=args.student_hidden or learners[0].config.hidden,
+                                         out_dir=None, resume=False, checkpoint_every_s=None, time_budget_s=None)
+    save_checkpoint(out / "student.msgpack", student_config, student)
     print(f"numpy student vs JAX student: max |action difference| {check_numpy_policy(network, student, 24):.2e}")
     print(f"evaluating {args.eval_episodes} episodes from the course start (climbjax, then MuJoCo)...", flush=True)
     ours = evaluate_ours(env, env_params, network, student, args.eval_episodes, args.episode_steps, args.seed + 1000)
     theirs = evaluate_mujoco(student, args.eval_episodes, args.episode_steps, args.seed + 1000)
-    l4 = tost(ours["height"], theirs["height"], margin=0.25)
-    report = dict(
-        args=vars(args), wall_seconds=time.time() - start,
-        climbjax=dict(success_rate=float(ours["summit"].mean()), mean_height=float(ours["height"].mean()),
-                      mean_progress=float(ours["progress"].mean())),
-        mujoco=dict(success_rate=float(theirs["summit"].mean()), mean_height=float(theirs["height"].mean()),
-                    mean_progress=float(theirs["progress"].mean())),
-        l4_tost_height=dict(margin_m=0.25, describe=l4.describe(), equivalent=bool(l4.equivalent)),
-        dagger=dagger)
+    report = dict(args=vars(args), wall_seconds=time.time() - start, **compare_engines(ours, theirs), dagger=dagger)
     (out / "report.json").write_text(json.dumps(report, indent=1))
     plot(histories, dagger, out / "curves.png")
     record_gif(env, env_params, network, student, out / "climb.gif", args.episode_steps)
