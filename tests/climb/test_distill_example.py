@@ -39,12 +39,19 @@ def test_numpy_student_matches_jax():
 @pytest.mark.slow
 def test_example_end_to_end(tmp_path):
     report = load_example("climb_distill").main(["--out-dir", str(tmp_path), "--specialist-seconds", "10", "--dagger-iterations", "2",
-                              "--dagger-envs", "8", "--dagger-steps", "60", "--dagger-epochs", "10",
+                              "--dagger-envs", "8", "--dagger-steps", "60", "--dagger-epochs", "10", "--student-hidden", "32",
                               "--episode-steps", "60", "--eval-episodes", "4", "--num-envs", "8"])
     assert 0.0 <= report["climbjax"]["success_rate"] <= 1.0 and 0.0 <= report["mujoco"]["success_rate"] <= 1.0
     assert "equivalent" in report["l4_tost_success"] and "section_1" in report["mujoco"]["reached"]
     for name in ("report.json", "curves.png", "climb.gif", "dagger.json", "student.msgpack", "student.config.json"):
         assert (tmp_path / name).exists()
+    # the saved student (32 wide, the specialists 64) is what --evaluate --weights reads
+    config, _, _ = load_checkpoint(tmp_path / "student.msgpack")
+    assert config.hidden == 32 and config.env_kwargs == {"start_section": 0, "max_steps_in_episode": 60}
+    again = load_example("climb_distill").main(["--evaluate", "--weights", str(tmp_path / "student.msgpack"),
+                                                "--eval-episodes", "4", "--episode-steps", "60"])
+    assert again["climbjax"]["mean_height"] == pytest.approx(report["climbjax"]["mean_height"])
+    assert again["mujoco"]["mean_height"] == pytest.approx(report["mujoco"]["mean_height"])
 
 
 def test_shipped_student_loads_and_climbs_section_0():
@@ -68,17 +75,20 @@ def test_summary_counts_sections_by_furthest_progress():
     ex = load_example("climb_distill")
     starts = course.progress(course.SECTION_STARTS[:, 0], course.SECTION_STARTS[:, 1])
     result = dict(summit=np.array([False, False, True]), height=np.array([0.5, 2.0, 3.9]),
-                  progress=np.array([0.2, starts[2] - 3.0, 20.0]), best_progress=np.array([0.5, starts[3] + 0.1, 20.0]))
+                  progress=np.array([0.2, starts[1] - 1.0, 20.0]), best_progress=np.array([0.5, starts[3] + 0.1, 20.0]))
     summary = ex.summarise(result)
     assert summary["success_rate"] == pytest.approx(1 / 3)
-    assert summary["reached"]["section_1"] == pytest.approx(2 / 3)  # by the furthest progress, not the final one
+    assert summary["reached"]["section_1"] == pytest.approx(2 / 3)  # by the furthest progress: the second ends short of section 1
     assert summary["reached"]["section_3"] == pytest.approx(2 / 3)
     assert summary["reached"]["summit"] == pytest.approx(1 / 3)
 
 
 def test_evaluate_rejects_bad_arguments():
     ex = load_example("climb_distill")
-    for argv in (["--evaluate", "--eval-episodes", "1"], ["--evaluate", "--episode-steps", "0"]):
+    assert ex.parse_args(["--evaluate"]).eval_episodes == 1000 and ex.parse_args([]).eval_episodes == 100
+    assert ex.parse_args(["--evaluate", "--eval-episodes", "0", "--gif", "x.gif"]).eval_episodes == 0
+    for argv in (["--evaluate", "--eval-episodes", "1"], ["--evaluate", "--episode-steps", "0"], ["--eval-episodes", "0"],
+                 ["--gif", "x.gif"], ["--dagger-batch", "0"], ["--student-hidden", "0"]):
         with pytest.raises(SystemExit):
             ex.parse_args(argv)
 
