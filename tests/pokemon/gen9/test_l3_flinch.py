@@ -114,3 +114,34 @@ def test_l2_slower_flinch_does_nothing(showdown9):
     slower = [still for _, faster, still in turns if not faster]
     assert len(slower) >= 10 and not any(slower), (len(slower), sum(slower))
     assert not any(st.flinch[st.request != S.REQUEST_ENDED].any() for st in states)
+
+
+def test_l2_a_flinched_paralysed_pokemon_draws_no_full_paralysis(showdown9):
+    """Leads with a paralysing status move and a flinch move (Thunder Wave and Iron Head...) paralyse
+    p2's lead, then use the flinch move every turn: flinch's BeforeMove (priority 8) stops the
+    paralysed target before paralysis's (priority 1) draws its random(4), so the PRNG stays in step."""
+    primary = turn._status_tables()[0]
+    leads = []
+    for n in _usable_teams():
+        idx = [TABLES.move_index[m] for m in turn.restricted_team(DOCUMENT["teams"][n])[0][5]]
+        par = [k for k, i in enumerate(idx) if primary[i] == S.PAR]
+        flinch = [k for k, i in enumerate(idx) if FLINCH_MOVES[i]]
+        if par and flinch:
+            leads.append((n, par[0], flinch[0]))
+    assert len(leads) >= 4, leads
+    rng = np.random.default_rng(44)
+    battles = [leads[j % len(leads)] for j in range(48)]
+    p1 = [DOCUMENT["teams"][n] for n, _, _ in battles]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(battles))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in battles]
+    scripted = [[[p, 0]] + [[f, 0]] * 8 for _, p, f in battles]
+    states, actions, sets = play(p1, p2, seeds, rng, scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    stopped = 0
+    for a, b in zip(states[1:], states[2:]):
+        for i in range(len(battles)):
+            stopped += int(a.request[i] == S.REQUEST_MOVE and a.active[i, 1] == 0 and b.active[i, 1] == 0
+                           and a.status[i, 1, 0] == S.PAR and b.hp[i, 1, 0] > 0 and a.pp[i, 1, 0, 0] > 0
+                           and b.pp[i, 1, 0, 0] == a.pp[i, 1, 0, 0])
+    assert stopped >= 5, stopped   # flinched or fully paralysed, no PP spent
