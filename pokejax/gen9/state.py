@@ -69,6 +69,9 @@ class BattleState:
     boosts: jnp.ndarray         # int32 [.., 7] the active's stages (tables.BOOSTS order)
     can_tera: jnp.ndarray       # bool: the side may still Terastallize (Showdown's canTerastallize of its Pokémon)
     switch_flag: jnp.ndarray    # bool: in a REQUEST_SWITCH, this side must choose a switch (Showdown's switchFlag)
+    flinch: jnp.ndarray         # bool: the active holds Showdown's ``flinch`` volatile (set by a flinch
+                                # secondary, removed by its duration at the residual or on fainting; it
+                                # stays in a battle that ended in the residual before its handler ran)
     faint_speed: jnp.ndarray    # int32 the speed Showdown keeps cached (``Pokemon.speed``) for the side's
                                 # active that fainted last: its speed before fainting (the residual's sort
                                 # of the turn it fainted in still counts its status handler)
@@ -166,6 +169,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         boosts=jnp.zeros(teams.shape + (NUM_BOOSTS,), jnp.int32),
         can_tera=jnp.ones(teams.shape, bool),
         switch_flag=jnp.zeros(teams.shape, bool),
+        flinch=jnp.zeros(teams.shape, bool),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),
         rng=seed,
         turn=jnp.zeros(b, jnp.int32),

@@ -13,8 +13,17 @@ their user's, secondaries raising or lowering either side's), Terastallization
 (but not Ogerpon's, Terapagos's or Morpeko's forme changes, nor Zacian's and Zamazenta's Crowned formes:
 ``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
-both switch at once), and the major statuses (``status_moves()``, below). Not covered yet: volatiles,
-everything of later stages.
+both switch at once), the major statuses (``status_moves()``, below) and flinching (``flinch_moves()``,
+below). Not covered yet: other volatiles, everything of later stages.
+
+Flinching as ``conditions.js``'s ``flinch`` runs it: a damaging move whose only other effect is a
+secondary ``volatileStatus: 'flinch'`` draws its ``random(100)`` like the other secondaries and, below
+its chance, adds the volatile to a target still up (no draw). The volatile's ``BeforeMove`` handler
+(priority 8: after sleep's and freeze's, before paralysis's, so a flinched paralysed Pokémon draws no
+full paralysis) stops a target that has not moved yet, spending no PP; its duration of 1 ends it at the
+residual (its handler, of no order, sorts after the statuses' and ties with none), unless the battle
+ended before. With no abilities or items, nothing changes the chance (Serene Grace, King's Rock) or
+blocks it (Inner Focus, Shield Dust, Covert Cloak) and nothing reacts to it (Steadfast).
 
 The major statuses as Showdown's ``conditions.js`` runs them: a status move whose whole effect is
 ``status`` on its target sets it after the type immunity (Thunder Wave on Ground; other status moves
@@ -171,34 +180,61 @@ def status_moves() -> list[str]:
     return sorted(out)
 
 
+def _flinch_effect(m: dict):
+    """The chance of a damaging move whose only effect besides its damage is one secondary
+    ``volatileStatus: 'flinch'`` (Iron Head, Air Slash, Rock Slide...), or None."""
+    if m["category"] == "Status":
+        return None
+    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
+    secs = m.get("secondaries") or []
+    if others or m.get("callbacks") or len(secs) != 1 or set(secs[0]) != {"chance", "volatileStatus"}:
+        return None
+    return secs[0]["chance"] if secs[0]["volatileStatus"] == "flinch" else None
+
+
+def flinch_moves() -> list[str]:
+    """The damaging moves of ``damage.kernel_moves()`` whose only other effect is a flinch secondary
+    with its chance (Fake Out, with its ``onTry``, and the Fangs, with two secondaries, are not)."""
+    t = tables.load()
+    covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
+    return sorted(m["id"] for m in t.data["moves"]
+                  if m["id"] in covered and _flinch_effect(m) is not None and not m["flags"].get("cantusetwice"))
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
     effect, self effect, recoil, drain, multiple hits, switching, no
     ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
-    ``boost_moves()`` and the status moves of ``status_moves()``."""
+    ``boost_moves()``, the status moves of ``status_moves()`` and the flinch moves of
+    ``flinch_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
-    return sorted(plain | set(boost_moves()) | set(status_moves()))
+    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()))
 
 
 @functools.lru_cache(maxsize=1)
 def _status_tables():
     """Per move index: the status a status move inflicts [M] (0: none), its secondary's status [M] and
-    chance [M], powder [M], defrost (thaws its frozen user) [M], thawsTarget [M]; per type (index
+    chance [M], powder [M], defrost (thaws its frozen user) [M], thawsTarget [M], the chance of its flinch
+    secondary [M] (0: none); per type (index
     ``TYPE_NONE`` included) the statuses it is immune to [T+1, 7] and its powder immunity [T+1]."""
     t = tables.load()
     n = len(t.move_ids)
     primary, secondary, chance = (np.zeros(n, np.int32) for _ in range(3))
     powder, defrost, thaws = (np.zeros(n, bool) for _ in range(3))
+    flinch = np.zeros(n, np.int32)
     allowed = set(status_moves())
+    flinchers = set(flinch_moves())
     for i, m in enumerate(t.data["moves"], start=1):
         powder[i] = bool(m["flags"].get("powder"))
         defrost[i] = bool(m["flags"].get("defrost"))
         thaws[i] = bool(m.get("thawsTarget"))
+        if m["id"] in flinchers:
+            flinch[i] = _flinch_effect(m)
         if m["id"] not in allowed:
             continue
         status, c = _status_effect(m)
@@ -214,7 +250,7 @@ def _status_tables():
             if status in STATUSES:
                 immune[k, STATUSES.index(status)] = True
         powder_immune[k] = "powder" in what
-    return primary, secondary, chance, powder, defrost, thaws, immune, powder_immune
+    return primary, secondary, chance, powder, defrost, thaws, flinch, immune, powder_immune
 
 
 @functools.lru_cache(maxsize=1)
@@ -244,8 +280,8 @@ def _boost_tables():
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
     """The per-move columns of ``_status_tables`` as one ``tables.MoveTable``."""
-    names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target")
-    return tables.MoveTable(dict(zip(names, _status_tables()[:6])))
+    names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance")
+    return tables.MoveTable(dict(zip(names, _status_tables()[:7])))
 
 
 @functools.lru_cache(maxsize=1)
@@ -370,7 +406,7 @@ def _drawing(st: _Turn) -> _Turn:
 
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
-             "switch_flag", "faint_speed", "rng", "turn", "request", "winner", "skipped")
+             "switch_flag", "flinch", "faint_speed", "rng", "turn", "request", "winner", "skipped")
 
 
 def _keep(tree):
@@ -532,20 +568,23 @@ def _use_move(st: BattleState, side, slot, on):
     prim, selfb, has_self, sec, sec_self, chance, has_sec = (b.prim, b.self, b.has_self, b.sec, b.sec_self,
                                                              b.chance, b.has_sec)
     inflict, sec_status, sec_chance = x.inflict, x.sec_status, x.sec_chance
-    powder, defrost, thaws_target = x.powder, x.defrost, x.thaws_target
+    powder, defrost, thaws_target, flinch_chance = x.powder, x.defrost, x.thaws_target, x.flinch_chance
     self_move = m.self_status
 
-    # BeforeMove (before the PP): the user's status. Sleep counts its turns down and wakes at 0; a
-    # frozen user thaws with a defrost move (at its ModifyMove, no draw) or a random(5) of 0; a
-    # paralysed one is fully paralysed on a random(4) of 0. A Pokémon that cannot move spends no PP.
+    # BeforeMove (before the PP), its handlers by priority: slp and frz (10), flinch (8), par (1), the
+    # first one returning false ending it. Sleep counts its turns down and wakes at 0; a frozen user
+    # thaws with a defrost move (at its ModifyMove, no draw) or a random(5) of 0; a flinched one (a
+    # flinch secondary earlier this turn) cannot move, and draws no full paralysis; a paralysed one is
+    # fully paralysed on a random(4) of 0. A Pokémon that cannot move spends no PP.
     status, count = _mon(st.status, side, me), _mon(st.status_count, side, me)
     asleep, frozen, paralysed = on & (status == SLP), on & (status == FRZ), on & (status == PAR)
+    flinched = on & _side(st.flinch, side)
     wakes = asleep & (count <= 1)
     st = _drawing(st)
     rng, thaw = prng.random_int(st.rng, 5, when=frozen & ~defrost)
     thaws = frozen & (defrost | (thaw == 0))
-    rng, para = prng.random_int(rng, 4, when=paralysed)
-    cant = (asleep & ~wakes) | (frozen & ~thaws) | (paralysed & (para == 0))
+    rng, para = prng.random_int(rng, 4, when=paralysed & ~flinched)
+    cant = (asleep & ~wakes) | (frozen & ~thaws) | flinched | (paralysed & (para == 0))
     st = st.replace(rng=rng, status_count=_set_mon(st.status_count, side, me, count - 1, asleep))
     st = _cure(st, side, me, wakes | thaws)
     acting = on
@@ -598,13 +637,16 @@ def _use_move(st: BattleState, side, slot, on):
     # the field yet)
     st = _drawing(_skip_draw(st, dealt & has_self))
     mine, _ = _boost(_side(st.boosts, side), selfb, dealt & has_self)
-    has_status_sec = sec_status != 0
-    rng, roll = _keep(prng.random_int(st.rng, 100, when=dealt & (has_sec | has_status_sec)))
+    has_status_sec, has_flinch = sec_status != 0, flinch_chance > 0
+    rng, roll = _keep(prng.random_int(st.rng, 100, when=dealt & (has_sec | has_status_sec | has_flinch)))
     lucky = dealt & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & (_mon(st.hp, foe, them) > 0))
     mine, _ = _boost(mine, sec_self, lucky)
     st = st.replace(rng=rng, boosts=_set_side(_set_side(st.boosts, side, mine, dealt), foe, theirs, dealt))
     st, _ = _try_status(st, foe, them, sec_status, dealt & has_status_sec & (roll < sec_chance))
+    # a flinch secondary: addVolatile('flinch'), not on a fainted target (no draw)
+    flinches = dealt & has_flinch & (roll < flinch_chance) & (_mon(st.hp, foe, them) > 0)
+    st = st.replace(flinch=_set_side(st.flinch, foe, True, flinches))
     # DamagingHit: a damaging Fire move thaws its frozen target
     fire = dealt & (move_type == t.type_index["Fire"]) & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, fire)
@@ -753,9 +795,12 @@ def _turn(st: BattleState, actions, on):
         st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED))
 
     # the residual: status damage, then the Update after it; checkFainted (a fainted Pokémon's status
-    # becomes fnt: none here); then the faint request or the next turn
+    # becomes fnt: none here); then the faint request or the next turn. The flinch volatile's handler
+    # (no order: after the statuses', no tie) ends it by its duration; a battle that ended before it
+    # keeps it on a Pokémon still up (fainting clears the volatiles)
     st = _residual(st, on & (st.request != REQUEST_ENDED))
     live = on & (st.request != REQUEST_ENDED)
+    st = st.replace(flinch=jnp.where(on[..., None], st.flinch & ~live[..., None] & (st.active_of(st.hp) > 0), st.flinch))
     st = _each_event(st, live)
     st = st.replace(status=jnp.where(live[..., None, None] & (st.hp == 0), 0, st.status))
     down = live[..., None] & (st.active_of(st.hp) == 0)                          # [B, 2]
@@ -803,4 +848,4 @@ def step(state: BattleState, actions) -> BattleState:
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "status_moves", "boost_moves", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "status_moves", "boost_moves", "flinch_moves", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
