@@ -172,16 +172,10 @@ def skip(state: jnp.ndarray, count, max_count: int) -> jnp.ndarray:
     if not 0 <= max_count < 128:
         raise ValueError(f"max_count must be 0..127, got {max_count}")
     count = jnp.asarray(count, jnp.int32)
-    hi, lo = state[..., 0], state[..., 1]
     for j in range(int(max_count).bit_length()):
-        (a_hi, a_lo), (c_hi, c_lo) = _JUMP_A[1 << j], _JUMP_C[1 << j]
-        prod_hi, prod_lo = _mul_hi_lo(lo, a_lo)
-        new_lo = prod_lo + c_lo
-        carry = (new_lo < prod_lo).astype(jnp.uint32)
-        new_hi = prod_hi + lo * a_hi + hi * a_lo + c_hi + carry
-        take = ((count >> j) & 1) == 1
-        hi, lo = jnp.where(take, new_hi, hi), jnp.where(take, new_lo, lo)
-    return jnp.stack([hi, lo], axis=-1)
+        jumped = _mul_add64(jnp.asarray(_JUMP_A[1 << j]), state, jnp.asarray(_JUMP_C[1 << j]))
+        state = jnp.where((((count >> j) & 1) == 1)[..., None], jumped, state)
+    return state
 
 
 def scale(u: jnp.ndarray, n) -> jnp.ndarray:
