@@ -350,41 +350,36 @@ def plot(histories, dagger, path: pathlib.Path) -> None:
     plt.close(fig)
 
 
-def record_gif(env, env_params, network, student, path: pathlib.Path, steps: int) -> None:
-    import imageio
+FRAME_EVERY = 3  # agent steps per GIF frame: 10 frames per second of game time
 
+
+def climbjax_frames(env, env_params, network, student, steps: int, key, size=(480, 320, 9.0)) -> tuple[list, int | None]:
+    """The student's greedy episode in climbjax rendered by `climbjax.render` (width, height, view
+    width in m), a frame every FRAME_EVERY steps and the last pose; and the step it summited at (or None)."""
     from climbjax.render import render_qpos
 
     step = jax.jit(env.step_env)
-    obs, state = env.reset(jax.random.key(7), env_params)
-    frames = [render_qpos(np.asarray(state.physics.qpos))]
+    obs, state = env.reset(key, env_params)
+    frames, summit = [render_qpos(np.asarray(state.physics.qpos), *size)], None
     for t in range(steps):
         (mean, _), _ = network.apply(student, obs[None])
         obs, state, _, term, _ = step(jax.random.key(t), state, jnp.clip(mean[0], -1, 1), env_params)
-        if t % 3 == 2:  # 10 frames per second of game time
-            frames.append(render_qpos(np.asarray(state.physics.qpos)))
         if bool(term):
+            summit = t + 1
+        if t % FRAME_EVERY == FRAME_EVERY - 1 or summit:
+            frames.append(render_qpos(np.asarray(state.physics.qpos), *size))
+        if summit:
             break
-    imageio.mimsave(path, frames, duration=0.1, loop=0)
+    return frames, summit
 
 
-def mujoco_frame(renderer, data, camera) -> np.ndarray:
-    """MuJoCo's own rendering of the course, an orthographic side view centred as `render_qpos` centres ours."""
-    camera.lookat[:] = [data.qpos[0] + 1.0, 0.0, data.qpos[1] + 0.8]
-    renderer.update_scene(data, camera)
-    return renderer.render()
-
-
-def record_side_by_side_gif(env, env_params, network, student, path: pathlib.Path, steps: int,
-                            width: int = 300, height: int = 200, view_width: float = 9.0) -> dict:
-    """The student's greedy climb from the exact course start (no jitter) in MuJoCo C, rendered by
-    MuJoCo (left), and in climbjax, rendered by `climbjax.render` (right); 10 frames per second of
-    game time. Each engine runs its own episode (chaos parts them after a while: docs/envs/climb.md)."""
-    import imageio
+def mujoco_frames(student, steps: int, width: int, height: int, view_width: float) -> tuple[list, int | None]:
+    """The student's greedy episode in MuJoCo C from the exact course start, rendered by MuJoCo in
+    an orthographic side view centred as `climbjax.render` centres ours; frames and summit step as
+    `climbjax_frames`."""
     import mujoco
 
     from climbjax.reference import MujocoClimb
-    from climbjax.render import render_qpos
 
     act = numpy_policy(student)
     ref = MujocoClimb(section=0, start_x_noise=0.0)
@@ -399,36 +394,67 @@ def record_side_by_side_gif(env, env_params, network, student, path: pathlib.Pat
     camera.type = mujoco.mjtCamera.mjCAMERA_FREE
     camera.orthographic = 1
     camera.azimuth, camera.elevation, camera.distance = 90.0, 0.0, 20.0  # looking along +y at the x-z plane
-    params = env_params.replace(start_x_noise=0.0)
-    step = jax.jit(env.step_env)
-    obs, state = env.reset(jax.random.key(0), params)
-    left = [mujoco_frame(renderer, ref.d, camera)]
-    right = [render_qpos(np.asarray(state.physics.qpos), width, height, view_width)]
-    done_mj = done_ours = False
-    summit_steps = {}
+
+    def frame():
+        camera.lookat[:] = [ref.d.qpos[0] + 1.0, 0.0, ref.d.qpos[1] + 0.8]
+        renderer.update_scene(ref.d, camera)
+        return renderer.render()
+
+    frames, summit = [frame()], None
     for t in range(steps):
-        if not done_mj:
-            rec = ref.step(act(rec["obs"].astype(np.float32)))
-            done_mj = bool(rec["terminated"])
-            summit_steps["mujoco"] = t + 1 if done_mj else None
-        if not done_ours:
-            (mean, _), _ = network.apply(student, obs[None])
-            obs, state, _, term, _ = step(jax.random.key(t), state, jnp.clip(mean[0], -1, 1), params)
-            done_ours = bool(term)
-            summit_steps["climbjax"] = t + 1 if done_ours else None
-        if t % 3 == 2:
-            left.append(mujoco_frame(renderer, ref.d, camera))
-            right.append(render_qpos(np.asarray(state.physics.qpos), width, height, view_width))
-        if done_mj and done_ours:
+        rec = ref.step(act(rec["obs"].astype(np.float32)))
+        if rec["terminated"]:
+            summit = t + 1
+        if t % FRAME_EVERY == FRAME_EVERY - 1 or summit:
+            frames.append(frame())
+        if summit:
             break
-    if t % 3 != 2:  # the last pose (the summit) as the final frame
-        left.append(mujoco_frame(renderer, ref.d, camera))
-        right.append(render_qpos(np.asarray(state.physics.qpos), width, height, view_width))
     renderer.close()
+    return frames, summit
+
+
+def record_gif(env, env_params, network, student, path: pathlib.Path, steps: int) -> None:
+    import imageio
+
+    frames, _ = climbjax_frames(env, env_params, network, student, steps, jax.random.key(7))
+    imageio.mimsave(path, frames, duration=0.1, loop=0)
+
+
+def record_side_by_side_gif(env, env_params, network, student, path: pathlib.Path, steps: int,
+                            width: int = 300, height: int = 200, view_width: float = 9.0) -> dict:
+    """The student's greedy climb from the exact course start (no jitter) in MuJoCo C, rendered by
+    MuJoCo (left), and in climbjax, rendered by `climbjax.render` (right); 10 frames per second of
+    game time, the shorter episode held on its last frame. Each engine runs its own episode (chaos
+    parts them after a while: docs/envs/climb.md)."""
+    import imageio
+
+    left, summit_mujoco = mujoco_frames(student, steps, width, height, view_width)
+    right, summit_ours = climbjax_frames(env, env_params.replace(start_x_noise=0.0), network, student, steps,
+                                         jax.random.key(0), (width, height, view_width))
+    n = max(len(left), len(right))
+    left, right = (f + [f[-1]] * (n - len(f)) for f in (left, right))
     gap = np.full((height, 8, 3), 255, np.uint8)
     frames = [np.concatenate([a, gap, b], axis=1) for a, b in zip(left, right)]
     imageio.mimsave(path, frames + [frames[-1]] * 10, duration=0.1, loop=0)
-    return summit_steps
+    return dict(mujoco=summit_mujoco, climbjax=summit_ours)
+
+
+def evaluate_both(env, env_params, network, student, episodes: int, steps: int, seed: int) -> dict:
+    """Greedy episodes from the course start in climbjax and MuJoCo C (same seeds), their summaries,
+    the two TOSTs and the seconds each engine took; printed as they come."""
+    start = time.time()
+    ours = evaluate_ours(env, env_params, network, student, episodes, steps, seed)
+    ours_s = time.time() - start
+    theirs = evaluate_mujoco(student, episodes, steps, seed)
+    report = dict(compare_engines(ours, theirs), seconds=dict(climbjax=ours_s, mujoco=time.time() - start - ours_s))
+    for engine in ("climbjax", "mujoco"):
+        r = report[engine]
+        reached = ", ".join(f"{k} {100 * v:.0f}%" for k, v in r["reached"].items())
+        print(f"{engine:9s} success {100 * r['success_rate']:5.1f}% of {r['episodes']}, mean final height "
+              f"{r['mean_height']:.2f} m, progress {r['mean_progress']:.1f} m; reached: {reached}")
+    print(f"TOST on success (margin {SUCCESS_MARGIN}): {report['l4_tost_success']['describe']}")
+    print(f"TOST on final height (margin {HEIGHT_MARGIN} m): {report['l4_tost_height']['describe']}")
+    return report
 
 
 def evaluate_shipped(args) -> dict:
@@ -445,18 +471,8 @@ def evaluate_shipped(args) -> dict:
         return report
     print(f"student {args.weights} ({config.hidden}x{config.layers} MLP): {args.eval_episodes} greedy episodes of "
           f"{args.episode_steps} steps from the course start in climbjax, then in MuJoCo C...", flush=True)
-    start = time.time()
-    ours = evaluate_ours(env, env_params, learner.network, student, args.eval_episodes, args.episode_steps, args.seed + 1000)
-    ours_s = time.time() - start
-    theirs = evaluate_mujoco(student, args.eval_episodes, args.episode_steps, args.seed + 1000)
-    report.update(compare_engines(ours, theirs), seconds=dict(climbjax=ours_s, mujoco=time.time() - start - ours_s))
-    for engine in ("climbjax", "mujoco"):
-        r = report[engine]
-        reached = ", ".join(f"{k} {100 * v:.0f}%" for k, v in r["reached"].items())
-        print(f"{engine:9s} success {100 * r['success_rate']:5.1f}% of {r['episodes']}, mean final height "
-              f"{r['mean_height']:.2f} m, progress {r['mean_progress']:.1f} m; reached: {reached}")
-    print(f"TOST on success (margin {SUCCESS_MARGIN}): {report['l4_tost_success']['describe']}")
-    print(f"TOST on final height (margin {HEIGHT_MARGIN} m): {report['l4_tost_height']['describe']}")
+    report.update(evaluate_both(env, env_params, learner.network, student, args.eval_episodes, args.episode_steps,
+                                args.seed + 1000))
     return report
 
 
@@ -485,13 +501,12 @@ def main(argv=None) -> dict:
     save_checkpoint(out / "student.msgpack", student_config, student)
     print(f"numpy student vs JAX student: max |action difference| {check_numpy_policy(network, student, 24):.2e}")
     print(f"evaluating {args.eval_episodes} episodes from the course start (climbjax, then MuJoCo)...", flush=True)
-    ours = evaluate_ours(env, env_params, network, student, args.eval_episodes, args.episode_steps, args.seed + 1000)
-    theirs = evaluate_mujoco(student, args.eval_episodes, args.episode_steps, args.seed + 1000)
-    report = dict(args=vars(args), wall_seconds=time.time() - start, **compare_engines(ours, theirs), dagger=dagger)
+    both = evaluate_both(env, env_params, network, student, args.eval_episodes, args.episode_steps, args.seed + 1000)
+    report = dict(args=vars(args), wall_seconds=time.time() - start, **both, dagger=dagger)
     (out / "report.json").write_text(json.dumps(report, indent=1))
     plot(histories, dagger, out / "curves.png")
     record_gif(env, env_params, network, student, out / "climb.gif", args.episode_steps)
-    print(json.dumps({k: v for k, v in report.items() if k not in ("dagger", "args")}, indent=1))
+    print(f"wrote {out / 'report.json'}, curves.png, climb.gif, student.msgpack")
     return report
 
 
