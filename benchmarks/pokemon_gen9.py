@@ -10,6 +10,11 @@ L3 plays them: ``turn.restricted_team``) with a fresh PRNG seed. No observation 
 figure is battle decisions per second over the whole batch (each decision steps both players), with
 ``--steps`` decisions per jitted call (a ``lax.fori_loop``), compile time apart.
 
+``--reference`` also times Showdown itself under node (``gen9.js``'s ``speed``: whole
+``gen9randombattle`` battles, its own teams, nothing restricted, both players choosing uniformly among
+their request's choices) in one process and in one process per core side by side, and prints our
+best figure over each.
+
 ``--cost`` prints instead the deterministic size of ``turn.step`` alone as XLA compiled it for this
 backend (HLO instructions, the cost analysis' flops and bytes accessed) and its jaxpr's equations,
 gathers and selects: figures that do not depend on the machine's load (``PARITYGYM_STEP_FORM``
@@ -93,6 +98,29 @@ def measure(batch: int, steps: int, min_seconds: float, team_pool) -> dict:
             "compile_s": compile_s, "backend": jax.default_backend(), "device": str(jax.devices()[0].device_kind)}
 
 
+REFERENCE_WARMUP_BATTLES = 20   # lets V8 optimise the battle code before the timed run
+
+
+def _showdown_decisions(battles: int, seed: int) -> tuple[int, float]:
+    from pokejax.gen9.reference import Gen9Bridge
+
+    with Gen9Bridge(timeout=1800.0) as bridge:
+        bridge.speed(REFERENCE_WARMUP_BATTLES, seed=(seed, 1, 2, 3))
+        reply = bridge.speed(battles, seed=(seed, 4, 5, 6))
+    return int(reply["decisions"]), float(reply["seconds"])
+
+
+def showdown_speed(battles: int, procs: int) -> dict:
+    """Showdown's random-play decisions/s over ``procs`` node processes side by side, ``battles``
+    each: the total decisions over the slowest process's time."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(procs) as pool:   # each thread waits on its own node
+        results = list(pool.map(lambda k: _showdown_decisions(battles, 100 + k), range(procs)))
+    return {"procs": procs, "battles": battles * procs, "decisions": sum(d for d, _ in results),
+            "decisions_per_s": sum(d for d, _ in results) / max(t for _, t in results)}
+
+
 def step_cost(batch: int, team_pool) -> dict:
     """The size of ``turn.step`` at ``batch`` battles, jitted for the default backend in the form
     ``paritygym.backend`` picks: jaxpr equations (and gathers, selects), HLO instructions after
@@ -133,7 +161,11 @@ def main(argv=None) -> int:
     ap.add_argument("--min-seconds", type=float, default=3.0)
     ap.add_argument("--json", default=None, help="also write the results here")
     ap.add_argument("--cost", action="store_true", help="the compiled step's size (step_cost) instead of timing")
+    ap.add_argument("--reference", action="store_true", help="also time Showdown (one process, one per core)")
+    ap.add_argument("--reference-battles", type=int, default=200, help="Showdown battles per process")
     args = ap.parse_args(argv)
+    if args.reference_battles < 1:
+        ap.error("--reference-battles must be >= 1")
     team_pool = restricted_pool()
     print(f"backend {jax.default_backend()} ({jax.devices()[0].device_kind}), {len(team_pool)} restricted pool teams",
           flush=True)
@@ -150,6 +182,15 @@ def main(argv=None) -> int:
         results.append(r)
         print(f"batch {batch:>7,}: {r['decisions_per_s']:>14,.0f} decisions/s  "
               f"({r['battles_ended_per_s']:,.0f} battles ended/s; compile {r['compile_s']:.1f} s)", flush=True)
+    if args.reference and not args.cost:
+        import os
+
+        best = max(r["decisions_per_s"] for r in results)
+        for procs in sorted({1, os.cpu_count() or 1}):
+            ref = showdown_speed(args.reference_battles, procs)
+            results.append({"reference": "showdown", **ref})
+            print(f"Showdown, {procs} process{'es' if procs > 1 else ''}: {ref['decisions_per_s']:>10,.0f} decisions/s "
+                  f"({ref['battles']} battles) -> ours {best / ref['decisions_per_s']:,.1f}x", flush=True)
     if args.json:
         path = pathlib.Path(args.json)
         path.parent.mkdir(parents=True, exist_ok=True)

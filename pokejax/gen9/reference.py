@@ -65,3 +65,9 @@ class Gen9Bridge(ShowdownBridge):
         ``[{"teams", "seed", "actions": [[a1, a2], ...], "trace"?}]`` -> ``[{"states": [...]}]``, the
         comparable state after the start and after each decision (see gen9.js ``play``)."""
         return self.call("play", cases=list(cases))["results"]
+
+    def speed(self, battles: int, seed: Sequence[int] = (1, 2, 3, 4), format: str = "gen9randombattle") -> dict[str, Any]:
+        """Showdown's own speed on whole random battles (its generator's teams, nothing restricted),
+        both players choosing uniformly among what their request offers:
+        ``{"decisions", "battles", "seconds", "fallbacks"}`` (see gen9.js ``speed``)."""
+        return self.call("speed", battles=int(battles), seed=list(map(int, seed)), format=format)

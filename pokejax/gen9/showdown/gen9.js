@@ -49,6 +49,11 @@
 //             side whether Side.choose accepts each of pokejax's 14 actions ('move N', 'move N
 //             terastallize', 'switch P' for the position P of team slot k); request 'switch' makes a
 //             forced-switch request for the sides whose active fainted
+//   speed     {battles, seed, format?} -> {decisions, battles, seconds, fallbacks}: Showdown's own speed on
+//             whole random battles (its team generator, no restriction), both players choosing uniformly
+//             among the legal choices their request offers (moves, moves + terastallize, switches), as a
+//             client reads them; one commitChoices per decision. `fallbacks`: choices Showdown refused
+//             (replaced by its autoChoose); `seconds` include the team generation
 
 const path = require('path');
 const readline = require('readline');
@@ -303,8 +308,54 @@ function cmdPlay(msg) {
   return {results};
 }
 
+// Showdown's own random-play speed (the `speed` command above). The choices come from each side's
+// request as a client would read them, not from trying every choice text (which costs Showdown
+// more than the decision itself).
+function requestChoices(side) {
+  const req = side.activeRequest;
+  if (!req || req.wait) return [];
+  const switches = [];
+  req.side.pokemon.forEach((p, i) => { if (!p.active && !p.condition.endsWith(' fnt')) switches.push(`switch ${i + 1}`); });
+  if (req.forceSwitch) return switches;
+  const active = req.active[0];
+  const options = [];
+  active.moves.forEach((m, i) => {
+    if (m.disabled) return;
+    options.push(`move ${i + 1}`);
+    if (active.canTerastallize) options.push(`move ${i + 1} terastallize`);
+  });
+  if (!options.length) options.push('move 1');
+  return (active.trapped || active.maybeTrapped) ? options : options.concat(switches);
+}
+
+function cmdSpeed(msg) {
+  const prng = new PRNG(msg.seed || [1, 2, 3, 4]);
+  const word = () => prng.random(65536);
+  let decisions = 0, fallbacks = 0;
+  const t0 = process.hrtime.bigint();
+  for (let b = 0; b < msg.battles; b++) {
+    const battle = new Battle({formatid: msg.format || 'gen9randombattle', seed: [word(), word(), word(), word()]});
+    // a player's seed seeds its team (without one Showdown's generator draws from Math.random)
+    battle.setPlayer('p1', {name: 'P1', seed: [word(), word(), word(), word()]});
+    battle.setPlayer('p2', {name: 'P2', seed: [word(), word(), word(), word()]});
+    while (!battle.ended) {
+      for (const side of battle.sides) {
+        const options = requestChoices(side);
+        if (!options.length) continue;
+        if (!side.choose(options[prng.random(options.length)])) { side.clearChoice(); side.autoChoose(); fallbacks++; }
+      }
+      if (!battle.allChoicesDone()) { battle.sides.forEach(side => { if (!side.isChoiceDone()) side.autoChoose(); }); fallbacks++; }
+      battle.commitChoices();
+      decisions++;
+    }
+    battle.destroy();
+  }
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  return {decisions, battles: msg.battles, seconds, fallbacks};
+}
+
 const COMMANDS = {teams: cmdTeams, damage: cmdDamage, accuracy: cmdAccuracy, order: cmdOrder, battle: cmdBattle,
-  choices: cmdChoices, play: cmdPlay,
+  choices: cmdChoices, play: cmdPlay, speed: cmdSpeed,
   ping: () => ({version: require(path.join(PACKAGE, 'package.json')).version})};
 
 const rl = readline.createInterface({input: process.stdin, terminal: false});
