@@ -4,6 +4,7 @@ opponent, then report the saved policy's win rate against the random and the max
     python examples/ppo_pokemon.py                       # defaults below; progress on stdout
     python examples/ppo_pokemon.py --total-timesteps 4096 --num-envs 16 --num-steps 64   # smoke run
     python examples/ppo_pokemon.py --help                # every PPO option
+    python examples/ppo_pokemon.py --env-id PokemonGen9Random-v0   # Gen 9 (restricted battles, in progress)
 
 Every battle is a fresh pair of Showdown gen1randombattle teams; the agent plays a random side.
 Stops at the target win rate over the last 200 battles or at the time budget. Writes metrics, a
@@ -49,7 +50,10 @@ def main(argv=None):
     # Reload the checkpoint and evaluate it, so what we report is what was saved.
     _, params, ppo = load_checkpoint(result.out_dir / "checkpoint.msgpack")
     ppo.metrics["win"] = win
-    for name, opponent in (("random", OPPONENT_RANDOM), ("max-damage", OPPONENT_HEURISTIC)):
+    opponents = [("random", OPPONENT_RANDOM)]
+    if config.env_id.startswith("PokemonGen1"):   # Gen 9 has no damage heuristic yet (its slot 1 is random)
+        opponents.append(("max-damage", OPPONENT_HEURISTIC))
+    for name, opponent in opponents:
         ppo.env_params = ppo.env_params.replace(opponent=opponent)
         scores = evaluate(ppo, params, num_episodes=args.eval_battles, seed=12345)
         result.evaluation[name] = scores

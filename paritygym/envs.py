@@ -76,6 +76,16 @@ register(
 )
 
 register(
+    "PokemonGen9Random-v0",
+    "pokejax.gen9.env:PokemonGen9RandomEnv",
+    reference="Pokémon Showdown 0.11.11 (npm, pinned), format gen9randombattle, driven by a node bridge in the tests",
+    parity="PARTIAL COVERAGE: battles between Showdown's own gen9randombattle teams restricted to the mechanics the "
+    "engine covers (no abilities or items yet), each L3 turn-for-turn identical to Showdown (full state + PRNG after "
+    "every decision); coverage table in docs/envs/pokemon-gen9.md",
+    docs="docs/envs/pokemon-gen9.md",
+)
+
+register(
     "Climb-v0",
     "climbjax.env:Climb",
     reference="MuJoCo 4.0.0 C engine running climbjax/data/course.xml (8 mj_step per 30 Hz agent step)",

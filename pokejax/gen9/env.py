@@ -1,0 +1,234 @@
+"""Gen 9 random battles as RL environments, on the restricted engine of ``pokejax.gen9``.
+
+``PokemonGen9Random`` is the two-player functional core (``paritygym.twoplayer.TwoPlayerGame``):
+``step(key, state, actions[2])``, per-player observations (``pokejax.gen9.observe``), +1/-1/0
+rewards, legal-action masks (``pokejax.gen9.masks``: Discrete(14), moves 0-3, Terastallize + move
+4-7, switches 8-13). ``PokemonGen9RandomEnv`` is the single-agent gymnax env against a built-in
+opponent (uniform random legal), registered as ``PokemonGen9Random-v0``.
+
+While the engine covers part of the format, battles are between teams of Showdown's own
+``gen9randombattle`` generator (``pokejax/gen9/data/pool.json``) restricted to what the engine
+covers (``turn.restricted_team``: its moves kept where covered, no ability or item), each identical
+to Showdown's battle of the same teams and seed (the L3 tests). The restriction shrinks as coverage
+grows (docs/envs/pokemon-gen9.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+from gymnax.environments import spaces
+
+from paritygym.checks import bounded, check_discrete_action
+from paritygym.twoplayer import SingleAgentEnv, SingleAgentParams, SingleAgentState, TwoPlayerGame, first_legal_action
+from pokejax.gen9 import masks, observe as obs_module, pool, turn
+from pokejax.gen9 import state as S
+
+NUM_ACTIONS = masks.NUM_ACTIONS
+OBS_SIZE = obs_module.OBS_SIZE
+
+
+@functools.lru_cache(maxsize=1)
+def restricted_pool() -> pool.Pool:
+    """The pool's teams the restricted engine plays, as ``turn.restricted_team`` makes them."""
+    document = json.loads(pool.POOL_FILE.read_text())
+    teams = [turn.restricted_team(t) for t in document["teams"] if all(turn.restricted_species_ok(m[0]) for m in t)]
+    return pool.pack({"teams": teams})
+
+
+@struct.dataclass
+class Gen9Battle:
+    """One battle and what each side has shown: ``seen`` bool[2, 6], the Pokémon each side has had
+    on the field (Showdown's protocol named them to the other player)."""
+    battle: S.BattleState
+    seen: jax.Array
+
+
+@struct.dataclass
+class Gen9Params:
+    max_turns: int = bounded(1000, ge=1)   # turn cap: a battle still running after this turn is truncated
+
+
+def _on_field(battle: S.BattleState) -> jax.Array:
+    return (jnp.arange(S.TEAM_SIZE) == battle.active[..., None]) & (battle.request != S.REQUEST_START)
+
+
+class PokemonGen9Random(TwoPlayerGame):
+    """Gen 9 random battles (restricted teams, see the module docstring) between two players."""
+
+    num_actions = NUM_ACTIONS
+
+    @property
+    def default_params(self) -> Gen9Params:
+        return Gen9Params()
+
+    def init(self, key, params: Gen9Params) -> Gen9Battle:
+        """A new started battle (``init_unstarted``, then Showdown's ``start``: the leads sent out)."""
+        return self.step(key, self.init_unstarted(key, params), jnp.zeros(2, jnp.int32), params)[0]
+
+    def init_unstarted(self, key, params: Gen9Params) -> Gen9Battle:
+        """A new battle before its start (``REQUEST_START``; its next ``step`` starts it, whatever the
+        actions): two teams drawn from ``restricted_pool()``, the battle PRNG seeded from ``key``."""
+        team_pool = restricted_pool()
+        k1, k2, k3 = jax.random.split(key, 3)
+        teams = len(team_pool)
+        battle = S.from_pool(team_pool, jax.random.randint(k1, (1,), 0, teams), jax.random.randint(k2, (1,), 0, teams),
+                             jax.random.bits(k3, (1, 2), jnp.uint32))
+        battle = jax.tree.map(lambda x: x[0], battle)
+        return Gen9Battle(battle=battle, seen=jnp.zeros((2, S.TEAM_SIZE), bool))
+
+    def step(self, key, state: Gen9Battle, actions, params: Gen9Params):
+        over = self.is_over(state, params)
+        battle = turn.step(state.battle, masks.legal_or_first(state.battle, actions))
+        battle = jax.tree.map(lambda new, old: jnp.where(over, old, new), battle, state.battle)
+        new = Gen9Battle(battle=battle, seen=state.seen | _on_field(battle))
+        ended = (battle.request == S.REQUEST_ENDED) & ~over
+        win = jnp.where(battle.winner == S.WINNER_TIE, 0.0, jnp.where(jnp.arange(2) == battle.winner, 1.0, -1.0))
+        rewards = jnp.where(ended & (battle.winner >= 0), win, 0.0).astype(jnp.float32)
+        return new, rewards, self.is_terminated(new), self.is_truncated(new, params)
+
+    def acting(self, state: Gen9Battle, params: Gen9Params) -> jax.Array:
+        return masks.must_act(state.battle) & ~self.is_truncated(state, params)
+
+    def legal_action_mask(self, state: Gen9Battle, player, params: Gen9Params) -> jax.Array:
+        return jnp.take(masks.legal_mask(state.battle), player, axis=0)
+
+    def observe(self, state: Gen9Battle, player, params: Gen9Params) -> jax.Array:
+        return obs_module.observe(state.battle, state.seen, player)
+
+    def observation_space(self, params: Gen9Params) -> spaces.Box:
+        return spaces.Box(-1.0, 1.0, (OBS_SIZE,), jnp.float32)
+
+    def is_terminated(self, state: Gen9Battle) -> jax.Array:
+        return state.battle.request == S.REQUEST_ENDED
+
+    def is_truncated(self, state: Gen9Battle, params: Gen9Params | None = None) -> jax.Array:
+        cap = (params or self.default_params).max_turns
+        return (state.battle.request != S.REQUEST_ENDED) & (state.battle.turn > cap)
+
+    def is_over(self, state: Gen9Battle, params: Gen9Params | None = None) -> jax.Array:
+        return self.is_terminated(state) | self.is_truncated(state, params)
+
+
+class PokemonGen9RandomEnv(SingleAgentEnv):
+    """One player of ``PokemonGen9Random`` against a built-in opponent (``params.opponent``: 0 uniform
+    random legal; 1, the heuristic slot, is random legal too until Gen 9 has a damage heuristic).
+
+    ``step`` runs the battle's turn (``turn.step``, the large part of the program) once in its
+    compiled program, in a loop over the decisions one agent step covers: the joint decision, the
+    opponent's lone decisions after it (replacing a fainted Pokémon), and, where the episode ended,
+    the start of the next battle (gymnax's autoreset). The generic ``SingleAgentEnv`` would hold the
+    turn three or four times (step, the opponent's loop, and the reset's own start and loop), each
+    compiled apart."""
+
+    def __init__(self, opponents=(), max_opponent_actions: int = 64):
+        super().__init__(PokemonGen9Random(), opponents, max_opponent_actions)
+
+    @property
+    def default_params(self) -> SingleAgentParams:
+        return SingleAgentParams(game=Gen9Params())
+
+    def _new_episode(self, key, params: SingleAgentParams) -> SingleAgentState:
+        """A new episode whose battle is not started yet (``REQUEST_START``)."""
+        k_side, k_game = jax.random.split(key)
+        agent = jnp.where(params.agent_side < 0, jax.random.bernoulli(k_side).astype(jnp.int32),
+                          params.agent_side).astype(jnp.int32)
+        return SingleAgentState(game=self.game.init_unstarted(k_game, params.game), agent=agent,
+                                truncated=jnp.asarray(False), time=jnp.int32(0))
+
+    def reset_env(self, key, params: SingleAgentParams):
+        """A started battle: a Gen 9 battle starts with a decision of both sides (no lone opponent)."""
+        k_new, k_start = jax.random.split(key)
+        state = self._new_episode(k_new, params)
+        game = self.game.step(k_start, state.game, jnp.zeros(2, jnp.int32), params.game)[0]
+        return self.game.observe(game, state.agent, params.game), state.replace(game=game)
+
+    def _advance(self, key, state: SingleAgentState, action, params: SingleAgentParams, restart: SingleAgentState | None):
+        """The decisions of one agent step, as a loop around one ``game.step``: returns the state the
+        agent acts in next (a new episode's first where ``restart`` is given and the episode ended),
+        the agent's reward, the ended episode's last game state, and ended / terminated / truncated,
+        the agent's action legality and the time-limit flag."""
+        gp, agent = params.game, state.agent
+        opp = 1 - agent
+        k_opp, k_loop = jax.random.split(key)
+        mask = self.game.legal_action_mask(state.game, agent, gp)
+        action = check_discrete_action(action, NUM_ACTIONS)   # at trace time only
+        in_range = (action >= 0) & (action < NUM_ACTIONS)
+        legal = in_range & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
+        action = jnp.where(legal, action, first_legal_action(mask))
+        acting = self.game.acting(state.game, gp)
+        opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, state.game, opp, params), 0)
+        joint = jnp.zeros(2, jnp.int32).at[agent].set(action).at[opp].set(opp_action)
+        time_up = state.time + 1 >= params.max_steps_in_episode
+
+        def opponent_alone(game):
+            acts = self.game.acting(game, gp)
+            return acts[opp] & ~acts[agent] & ~self.game.is_over(game, gp)
+
+        def unstarted(game):
+            return game.battle.request == S.REQUEST_START
+
+        def keep_going(carry):
+            trip, game, _, lone, _, ended, _ = carry
+            return (trip == 0) | unstarted(game) | (~ended & opponent_alone(game) & (lone < self.max_opponent_actions))
+
+        def one(carry):
+            trip, game, reward, lone, final, ended, key = carry
+            key, k_act, k_step = jax.random.split(key, 3)
+            starting = unstarted(game)
+            alone = jnp.zeros(2, jnp.int32).at[opp].set(self._opponent_action(k_act, game, opp, params))
+            actions = jnp.where(trip == 0, joint, jnp.where(starting, 0, alone))
+            game, rewards, _, _ = self.game.step(k_step, game, actions, gp)
+            reward = reward + jnp.where(starting, 0.0, rewards[agent])
+            lone = lone + (~starting & (trip > 0)).astype(jnp.int32)
+            # the episode ends here: the battle is over, or the time limit is up (or the opponent's
+            # budget spent) and the agent would act next
+            stuck = lone >= self.max_opponent_actions
+            ends = ~starting & ~ended & (self.game.is_over(game, gp) | ((time_up | stuck) & ~opponent_alone(game))
+                                         | (stuck & opponent_alone(game)))
+            final = jax.tree.map(lambda a, b: jnp.where(ends, a, b), game, final)
+            ended = ended | ends
+            if restart is not None:
+                game = jax.tree.map(lambda a, b: jnp.where(ends, a, b), restart.game, game)
+            return trip + 1, game, reward, lone, final, ended, key
+
+        init = (jnp.int32(0), state.game, jnp.float32(0.0), jnp.int32(0), state.game, jnp.asarray(False), k_loop)
+        _, game, reward, _, final, ended, _ = jax.lax.while_loop(keep_going, one, init)
+        return game, reward, final, ended, legal, time_up
+
+    @functools.partial(jax.jit, static_argnames=("self",))
+    def step(self, key, state: SingleAgentState, action, params: SingleAgentParams | None = None):
+        """gymnax's ``step`` (autoreset; ``terminated``, ``truncated``, ``final_observation`` in info),
+        with the next battle started inside the step's loop (see the class docstring)."""
+        if params is None:
+            params = self.default_params
+        key_step, key_reset = jax.random.split(key)
+        restart = self._new_episode(key_reset, params)
+        game, reward, final, ended, legal, _ = self._advance(key_step, state, action, params, restart)
+        terminated = ended & self.game.is_terminated(final)
+        truncated = ended & ~terminated
+        last = jax.tree.map(lambda a, b: jnp.where(ended, a, b), final, game)   # the step's end, before any reset
+        obs_final = self.game.observe(last, state.agent, params.game)
+        agent = jnp.where(ended, restart.agent, state.agent)
+        obs = jnp.where(ended, self.game.observe(game, agent, params.game), obs_final)
+        new_state = SingleAgentState(game=game, agent=agent, truncated=jnp.asarray(False),
+                                     time=jnp.where(ended, 0, state.time + 1).astype(jnp.int32))
+        info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(game, agent, params.game),
+                "terminated": terminated, "truncated": truncated, "final_observation": obs_final}
+        return obs, new_state, reward, terminated, truncated, info
+
+    def step_env(self, key, state: SingleAgentState, action, params: SingleAgentParams):
+        """gymnax's ``step_env`` (no autoreset): the agent step's decisions, the episode left ended."""
+        game, reward, final, ended, legal, _ = self._advance(key, state, action, params, None)
+        terminated = ended & self.game.is_terminated(final)
+        new_state = SingleAgentState(game=game, agent=state.agent, truncated=ended & ~terminated, time=state.time + 1)
+        info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(game, state.agent, params.game)}
+        return self.game.observe(game, state.agent, params.game), new_state, reward, terminated, info
+
+
+__all__ = ["NUM_ACTIONS", "OBS_SIZE", "Gen9Battle", "Gen9Params", "PokemonGen9Random", "PokemonGen9RandomEnv",
+           "restricted_pool"]

@@ -1,0 +1,138 @@
+"""``PokemonGen9Random-v0``: the env contract (check_env), what the observation hides, the HP the
+other player is shown, and the battles being the engine's (restricted teams, see pokejax.gen9.env)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import paritygym
+from paritygym.testing import check_env
+from pokejax.gen9 import observe as O
+from pokejax.gen9.env import PokemonGen9RandomEnv, restricted_pool
+from pokejax.gen9.state import REQUEST_MOVE
+
+
+def test_conformance():
+    report = check_env("PokemonGen9Random-v0", num_envs=2, num_steps=16)
+    assert len(report.checks) >= 5
+
+
+BATCH = 8
+
+
+@pytest.fixture(scope="module")
+def batched():
+    """The env and its reset / step / action mask, vmapped over BATCH envs and jitted once for the module."""
+    env, params = paritygym.make("PokemonGen9Random-v0")
+    reset = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))
+    step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+    mask = jax.jit(jax.vmap(env.action_mask, in_axes=(0, None)))
+    return env, params, reset, step, mask
+
+
+def _random_legal(rng, legal):
+    return jnp.asarray([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in np.asarray(legal)], jnp.int32)
+
+
+def _block(obs, name):
+    start, length = next((s, n) for k, s, n in O.obs_layout() if k == name)
+    return np.asarray(obs)[..., start:start + length]
+
+
+def test_layout_and_spaces():
+    layout = O.obs_layout()
+    assert sum(n for _, _, n in layout) == O.OBS_SIZE
+    assert all(a[1] + a[2] == b[1] for a, b in zip(layout, layout[1:]))
+    env, params = paritygym.make("PokemonGen9Random-v0")
+    assert isinstance(env, PokemonGen9RandomEnv)
+    assert env.observation_space(params).shape == (O.OBS_SIZE,) and env.num_actions == 14
+    assert len(restricted_pool()) > 500
+
+
+def test_observation_shows_the_opponent_only_as_revealed(batched):
+    """Over random play: an opponent's Pokémon is blank until it has been on the field, its moves
+    until used (PP spent), its Tera type until it Terastallized; the own side is always in full."""
+    env, params, reset, step, mask = batched
+    batch = BATCH
+    obs, state = reset(jax.random.split(jax.random.key(3), batch), params)
+    rng = np.random.default_rng(0)
+    checked_moves = 0
+    for t in range(40):
+        battle, seen, agent = state.game.battle, np.asarray(state.game.seen), np.asarray(state.agent)
+        other = 1 - agent
+        b = np.arange(batch)
+        team_size = np.asarray(battle.team_size)[b, other]
+        for k in range(6):
+            present = _block(obs, f"opponent.team[{k}].present")[:, 0]
+            assert np.array_equal(present, (seen[b, other, k] & (k < team_size)).astype(np.float32))
+            hidden = ~seen[b, other, k]
+            row = np.concatenate([_block(obs, f"opponent.team[{k}].{f}") for f, _ in O.MON_FIELDS], axis=1)
+            assert not row[hidden].any()
+            assert not _block(obs, f"opponent.team[{k}].stats")[:, :].any()        # never shown
+            assert not _block(obs, f"opponent.team[{k}].item").any()
+            tera_shown = _block(obs, f"opponent.team[{k}].tera_type").any(axis=1)
+            assert np.array_equal(tera_shown, np.asarray(battle.terastallized)[b, other, k] & seen[b, other, k])
+            own_present = _block(obs, f"own.team[{k}].present")[:, 0]
+            assert np.array_equal(own_present, (k < np.asarray(battle.team_size)[b, agent]).astype(np.float32))
+            for j in range(4):
+                known = _block(obs, f"opponent.team[{k}].moves[{j}].known")[:, 0]
+                used = (np.asarray(battle.pp)[b, other, k, j] < np.asarray(battle.max_pp)[b, other, k, j])
+                assert np.array_equal(known, (used & seen[b, other, k]).astype(np.float32))
+                assert not _block(obs, f"opponent.team[{k}].moves[{j}].pp_fraction").any()
+                checked_moves += int(known.sum())
+        actives = np.asarray(battle.active)[b, other]
+        assert seen[b, other, actives].all()   # the opponent's active is on the field: seen
+        actions = _random_legal(rng, mask(state, params))
+        obs, state = step(jax.random.split(jax.random.key(100 + t), batch), state, actions, params)[:2]
+    assert checked_moves > 0   # some opponent moves were revealed and checked
+
+
+def test_shown_hp_is_showdowns_percentage():
+    """Showdown's Gen 7+ ``Pokemon.getHealth`` (shared): ceil(100 hp / maxhp), 99 for a Pokémon not at
+    full HP that would round to 100, 0 fainted."""
+    hp = np.array([0, 1, 1, 350, 351, 699, 700, 299, 300, 2])
+    max_hp = np.array([700, 700, 1, 700, 700, 700, 700, 300, 300, 3])
+    expected = [0, 1, 100, 50, 51, 99, 100, 99, 100, 67]
+    assert np.asarray(O.shown_hp_percent(hp, max_hp)).tolist() == expected
+
+
+def test_episodes_end_with_a_winner_and_rewards(batched):
+    """Random play to the end of battles: +1 or -1 on the step that ends one (both seen), 0 on every
+    other step, and the next battle started by the autoreset (a move request for both sides)."""
+    env, params, reset, step, mask = batched
+    batch = BATCH
+    _, state = reset(jax.random.split(jax.random.key(5), batch), params)
+    assert (np.asarray(state.game.battle.request) == REQUEST_MOVE).all()
+    rng = np.random.default_rng(1)
+    rewards = []
+    for t in range(400):
+        _, state, reward, terminated, truncated, _ = step(jax.random.split(jax.random.key(t), batch), state,
+                                                          _random_legal(rng, mask(state, params)), params)
+        ended = np.asarray(terminated)
+        rewards += np.asarray(reward)[ended].tolist()
+        assert not np.asarray(reward)[~ended].any() and not np.asarray(truncated).any()
+        assert (np.asarray(state.game.battle.request)[ended] == REQUEST_MOVE).all()
+        if len(rewards) >= 8:
+            break
+    assert len(rewards) >= 8 and set(rewards) <= {-1.0, 0.0, 1.0} and {-1.0, 1.0} <= set(rewards)
+
+
+def test_ppo_example_trains_on_gen9(tmp_path, capsys):
+    """examples/ppo_pokemon.py --env-id PokemonGen9Random-v0: a few thousand steps end to end, the
+    checkpoint reloaded and evaluated against the random opponent (Gen 9 has no damage heuristic yet)."""
+    from ...examples import check_saved_run, load_example, quick_compiles
+
+    with quick_compiles():
+        result = load_example("ppo_pokemon").main([
+            "--env-id", "PokemonGen9Random-v0", "--num-envs", "8", "--num-steps", "64", "--total-timesteps", "2048",
+            "--hidden", "64", "--num-minibatches", "4", "--target-metric", "none", "--log-every-s", "0",
+            "--out-dir", str(tmp_path), "--eval-battles", "8"])
+    check_saved_run(result, tmp_path, 2048)
+    assert any(h["episodes"] > 0 for h in result.history), result.history
+    assert set(result.evaluation) == {"random"}
+    wins = result.evaluation["random"]["win"]
+    assert len(wins) == 8 and set(np.unique(wins)) <= {0.0, 1.0}
+    assert "vs the random opponent" in capsys.readouterr().out
