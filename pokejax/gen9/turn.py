@@ -13,8 +13,9 @@ their user's, secondaries raising or lowering either side's), Terastallization
 (but not Ogerpon's, Terapagos's or Morpeko's forme changes, nor Zacian's and Zamazenta's Crowned formes:
 ``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
-both switch at once), the major statuses (``status_moves()``, below) and flinching (``flinch_moves()``,
-below). Not covered yet: other volatiles, everything of later stages.
+both switch at once), the major statuses (``status_moves()``, below), flinching (``flinch_moves()``,
+below, with the Fangs and Fake Out) and confusion (``confusion_moves()``, below). Not covered yet: other
+volatiles, everything of later stages.
 
 Flinching as ``conditions.js``'s ``flinch`` runs it: a damaging move whose only other effect is a
 secondary ``volatileStatus: 'flinch'`` draws its ``random(100)`` like the other secondaries and, below
@@ -23,7 +24,23 @@ its chance, adds the volatile to a target still up (no draw). The volatile's ``B
 full paralysis) stops a target that has not moved yet, spending no PP; its duration of 1 ends it at the
 residual (its handler, of no order, sorts after the statuses' and ties with none), unless the battle
 ended before. With no abilities or items, nothing changes the chance (Serene Grace, King's Rock) or
-blocks it (Inner Focus, Shield Dust, Covert Cloak) and nothing reacts to it (Steadfast).
+blocks it (Inner Focus, Shield Dust, Covert Cloak) and nothing reacts to it (Steadfast). The Fangs
+(Fire Fang, Ice Fang) have two secondaries, a status then a flinch: ``secondaries`` draws a
+``random(100)`` for each, in order, the status set (or not) before the second draw. Fake Out
+(``FIRST_TURN_MOVES``, priority +3) fails in its ``onTry`` when its user's ``activeMoveActions``, which
+``runMove`` counts before ``BeforeMove`` and ``switchIn`` resets, is above 1 (``BattleState.moved``:
+any move action since switching in, one stopped by a status or flinch included): after the PP, before
+the hit steps, so it draws nothing.
+
+Confusion as ``conditions.js``'s ``confusion`` runs it: a damaging move whose only other effect is a
+secondary ``volatileStatus: 'confusion'`` draws its ``random(100)``; below its chance ``addVolatile``
+fails with no draw on a fainted or confused target, else ``onStart`` draws the turns ``random(2, 6)``.
+Its ``BeforeMove`` handler (priority 3: after sleep's, freeze's and flinch's, before paralysis's)
+counts them down; at 0 the volatile ends (no draw, the move goes on), else ``randomChance(33, 100)``
+(a ``random(100)``) and on a self-hit ``getConfusionDamage``: 40 base power, the user's own Atk and
+Def with their stages, no crit, STAB, type or burn, the damage roll ``random(16)``, at least 1; the
+user then does not move (no PP, no paralysis draw) and may faint (the action's ``faintMessages``, the
+end of the battle). Switching out and fainting clear it (``BattleState.confusion``).
 
 The major statuses as Showdown's ``conditions.js`` runs them: a status move whose whole effect is
 ``status`` on its target sets it after the type immunity (Thunder Wave on Ground; other status moves
