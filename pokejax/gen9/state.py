@@ -72,6 +72,11 @@ class BattleState:
     flinch: jnp.ndarray         # bool: the active holds Showdown's ``flinch`` volatile (set by a flinch
                                 # secondary, removed by its duration at the residual or on fainting; it
                                 # stays in a battle that ended in the residual before its handler ran)
+    confusion: jnp.ndarray      # int32 the turns left of the active's ``confusion`` volatile (Showdown's
+                                # ``volatiles.confusion.time``, drawn 2-5 when set; 0: not confused; cleared
+                                # on switching out and on fainting)
+    moved: jnp.ndarray          # bool: the active has had a move action since switching in (Showdown's
+                                # ``activeMoveActions > 0``; Fake Out fails after one)
     faint_speed: jnp.ndarray    # int32 the speed Showdown keeps cached (``Pokemon.speed``) for the side's
                                 # active that fainted last: its speed before fainting (the residual's sort
                                 # of the turn it fainted in still counts its status handler)
@@ -170,6 +175,8 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         can_tera=jnp.ones(teams.shape, bool),
         switch_flag=jnp.zeros(teams.shape, bool),
         flinch=jnp.zeros(teams.shape, bool),
+        confusion=jnp.zeros(teams.shape, jnp.int32),
+        moved=jnp.zeros(teams.shape, bool),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),
         rng=seed,
         turn=jnp.zeros(b, jnp.int32),

@@ -13,8 +13,9 @@ their user's, secondaries raising or lowering either side's), Terastallization
 (but not Ogerpon's, Terapagos's or Morpeko's forme changes, nor Zacian's and Zamazenta's Crowned formes:
 ``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
-both switch at once), the major statuses (``status_moves()``, below) and flinching (``flinch_moves()``,
-below). Not covered yet: other volatiles, everything of later stages.
+both switch at once), the major statuses (``status_moves()``, below), flinching (``flinch_moves()``,
+below, with the Fangs and Fake Out) and confusion (``confusion_moves()``, below). Not covered yet: other
+volatiles, everything of later stages.
 
 Flinching as ``conditions.js``'s ``flinch`` runs it: a damaging move whose only other effect is a
 secondary ``volatileStatus: 'flinch'`` draws its ``random(100)`` like the other secondaries and, below
@@ -23,7 +24,23 @@ its chance, adds the volatile to a target still up (no draw). The volatile's ``B
 full paralysis) stops a target that has not moved yet, spending no PP; its duration of 1 ends it at the
 residual (its handler, of no order, sorts after the statuses' and ties with none), unless the battle
 ended before. With no abilities or items, nothing changes the chance (Serene Grace, King's Rock) or
-blocks it (Inner Focus, Shield Dust, Covert Cloak) and nothing reacts to it (Steadfast).
+blocks it (Inner Focus, Shield Dust, Covert Cloak) and nothing reacts to it (Steadfast). The Fangs
+(Fire Fang, Ice Fang) have two secondaries, a status then a flinch: ``secondaries`` draws a
+``random(100)`` for each, in order, the status set (or not) before the second draw. Fake Out
+(``FIRST_TURN_MOVES``, priority +3) fails in its ``onTry`` when its user's ``activeMoveActions``, which
+``runMove`` counts before ``BeforeMove`` and ``switchIn`` resets, is above 1 (``BattleState.moved``:
+any move action since switching in, one stopped by a status or flinch included): after the PP, before
+the hit steps, so it draws nothing.
+
+Confusion as ``conditions.js``'s ``confusion`` runs it: a damaging move whose only other effect is a
+secondary ``volatileStatus: 'confusion'`` draws its ``random(100)``; below its chance ``addVolatile``
+fails with no draw on a fainted or confused target, else ``onStart`` draws the turns ``random(2, 6)``.
+Its ``BeforeMove`` handler (priority 3: after sleep's, freeze's and flinch's, before paralysis's)
+counts them down; at 0 the volatile ends (no draw, the move goes on), else ``randomChance(33, 100)``
+(a ``random(100)``) and on a self-hit ``getConfusionDamage``: 40 base power, the user's own Atk and
+Def with their stages, no crit, STAB, type or burn, the damage roll ``random(16)``, at least 1; the
+user then does not move (no PP, no paralysis draw) and may faint (the action's ``faintMessages``, the
+end of the battle). Switching out and fainting clear it (``BattleState.confusion``).
 
 The major statuses as Showdown's ``conditions.js`` runs them: a status move whose whole effect is
 ``status`` on its target sets it after the type immunity (Thunder Wave on Ground; other status moves
@@ -192,13 +209,75 @@ def _flinch_effect(m: dict):
     return secs[0]["chance"] if secs[0]["volatileStatus"] == "flinch" else None
 
 
+# Damaging moves whose one callback is Fake Out's ``onTry`` (``source.activeMoveActions > 1``: it fails
+# unless this is its user's first move action since switching in).
+FIRST_TURN_MOVES = ("fakeout",)
+
+
+def _fang_effect(m: dict):
+    """``(status, status chance, flinch chance)`` of a damaging move whose only effect besides its damage
+    is two secondaries, a major status then a flinch (Fire Fang, Ice Fang, Thunder Fang), or None."""
+    if m["category"] == "Status":
+        return None
+    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
+    secs = m.get("secondaries") or []
+    if others or m.get("callbacks") or len(secs) != 2 or set(secs[0]) != {"chance", "status"}:
+        return None
+    if set(secs[1]) != {"chance", "volatileStatus"} or secs[1]["volatileStatus"] != "flinch":
+        return None
+    return secs[0]["status"], secs[0]["chance"], secs[1]["chance"]
+
+
+@functools.lru_cache(maxsize=1)
+def _kernel_covered() -> tuple[frozenset, frozenset]:
+    """The moves whose accuracy and priority the kernels cover, and those of them whose damage too."""
+    placed = frozenset(accuracy.accuracy_moves()) & frozenset(order.order_moves())
+    return placed, placed & frozenset(damage.kernel_moves())
+
+
+def _covered(m: dict) -> bool:
+    """A damaging move whose damage, accuracy and priority the kernels cover (Fake Out's ``onTry``
+    besides)."""
+    placed, covered = _kernel_covered()
+    plain_try = m["id"] in FIRST_TURN_MOVES and m.get("callbacks") == ["onTry"] and m.get("basePower")
+    return (m["id"] in covered or (plain_try and m["id"] in placed)) and not m["flags"].get("cantusetwice")
+
+
+def _first_turn_flinch(m: dict):
+    """Fake Out's flinch chance (its one secondary, its ``onTry`` aside), or None."""
+    if m["id"] not in FIRST_TURN_MOVES or m.get("callbacks") != ["onTry"]:
+        return None
+    return _flinch_effect({**m, "callbacks": []})
+
+
 def flinch_moves() -> list[str]:
     """The damaging moves of ``damage.kernel_moves()`` whose only other effect is a flinch secondary
-    with its chance (Fake Out, with its ``onTry``, and the Fangs, with two secondaries, are not)."""
+    with its chance, the Fangs (a status secondary, then a flinch one: a ``random(100)`` each) and Fake
+    Out (``FIRST_TURN_MOVES``: its ``onTry`` fails after a first move action since switching in)."""
     t = tables.load()
-    covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
-    return sorted(m["id"] for m in t.data["moves"]
-                  if m["id"] in covered and _flinch_effect(m) is not None and not m["flags"].get("cantusetwice"))
+    return sorted(m["id"] for m in t.data["moves"] if _covered(m)
+                  and (_flinch_effect(m) is not None or _first_turn_flinch(m) is not None
+                       or (_fang_effect(m) is not None and _fang_effect(m)[0] in COVERED_STATUSES)))
+
+
+def _confusion_effect(m: dict):
+    """The chance of a damaging move whose only effect besides its damage is one secondary
+    ``volatileStatus: 'confusion'`` (Dynamic Punch, Water Pulse, Strange Steam...), or None."""
+    if m["category"] == "Status":
+        return None
+    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
+    secs = m.get("secondaries") or []
+    if others or m.get("callbacks") or len(secs) != 1 or set(secs[0]) != {"chance", "volatileStatus"}:
+        return None
+    return secs[0]["chance"] if secs[0]["volatileStatus"] == "confusion" else None
+
+
+def confusion_moves() -> list[str]:
+    """The damaging moves of ``damage.kernel_moves()`` whose only other effect is a confusion
+    secondary with its chance (the format's sets hold no status move confusing its target whose
+    accuracy is covered: Hurricane's depends on the weather)."""
+    t = tables.load()
+    return sorted(m["id"] for m in t.data["moves"] if _covered(m) and _confusion_effect(m) is not None)
 
 
 def restricted_moves() -> list[str]:
@@ -206,35 +285,46 @@ def restricted_moves() -> list[str]:
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
     effect, self effect, recoil, drain, multiple hits, switching, no
     ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
-    ``boost_moves()``, the status moves of ``status_moves()`` and the flinch moves of
-    ``flinch_moves()``."""
+    ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
+    ``flinch_moves()`` and the confusion moves of ``confusion_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
-    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()))
+    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves()))
 
 
 @functools.lru_cache(maxsize=1)
 def _status_tables():
     """Per move index: the status a status move inflicts [M] (0: none), its secondary's status [M] and
     chance [M], powder [M], defrost (thaws its frozen user) [M], thawsTarget [M], the chance of its flinch
-    secondary [M] (0: none); per type (index
+    secondary [M] (0: none), whether that is a second secondary with a draw of its own (the Fangs) [M],
+    Fake Out's first-turn ``onTry`` [M], the chance of a confusion secondary [M]; per type (index
     ``TYPE_NONE`` included) the statuses it is immune to [T+1, 7] and its powder immunity [T+1]."""
     t = tables.load()
     n = len(t.move_ids)
     primary, secondary, chance = (np.zeros(n, np.int32) for _ in range(3))
     powder, defrost, thaws = (np.zeros(n, bool) for _ in range(3))
-    flinch = np.zeros(n, np.int32)
+    flinch, confuse = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    flinch_second, first_turn = np.zeros(n, bool), np.zeros(n, bool)
     allowed = set(status_moves())
-    flinchers = set(flinch_moves())
+    flinchers, confusers = set(flinch_moves()), set(confusion_moves())
     for i, m in enumerate(t.data["moves"], start=1):
         powder[i] = bool(m["flags"].get("powder"))
         defrost[i] = bool(m["flags"].get("defrost"))
         thaws[i] = bool(m.get("thawsTarget"))
+        if m["id"] in confusers:
+            confuse[i] = _confusion_effect(m)
         if m["id"] in flinchers:
-            flinch[i] = _flinch_effect(m)
+            fang = _fang_effect(m)
+            if fang is not None:                 # a status secondary, then a flinch one
+                secondary[i], chance[i] = STATUSES.index(fang[0]), fang[1]
+                flinch[i], flinch_second[i] = fang[2], True
+            elif m["id"] in FIRST_TURN_MOVES:
+                flinch[i], first_turn[i] = _first_turn_flinch(m), True
+            else:
+                flinch[i] = _flinch_effect(m)
         if m["id"] not in allowed:
             continue
         status, c = _status_effect(m)
@@ -250,7 +340,7 @@ def _status_tables():
             if status in STATUSES:
                 immune[k, STATUSES.index(status)] = True
         powder_immune[k] = "powder" in what
-    return primary, secondary, chance, powder, defrost, thaws, flinch, immune, powder_immune
+    return primary, secondary, chance, powder, defrost, thaws, flinch, flinch_second, first_turn, confuse, immune, powder_immune
 
 
 @functools.lru_cache(maxsize=1)
@@ -280,8 +370,9 @@ def _boost_tables():
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
     """The per-move columns of ``_status_tables`` as one ``tables.MoveTable``."""
-    names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance")
-    return tables.MoveTable(dict(zip(names, _status_tables()[:7])))
+    names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
+             "flinch_second", "first_turn", "confuse_chance")
+    return tables.MoveTable(dict(zip(names, _status_tables()[:10])))
 
 
 @functools.lru_cache(maxsize=1)
@@ -406,7 +497,7 @@ def _drawing(st: _Turn) -> _Turn:
 
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
-             "switch_flag", "flinch", "faint_speed", "rng", "turn", "request", "winner", "skipped")
+             "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped")
 
 
 def _keep(tree):
@@ -513,7 +604,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     st = _each_event(st, draws & voluntary)
     active = _set_side(st.active, side, slot, on)
     boosts = _set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), on)
-    st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on))
+    st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on),
+                    confusion=_set_side(st.confusion, side, 0, on), moved=_set_side(st.moved, side, False, on))
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
@@ -568,13 +660,21 @@ def _use_move(st: BattleState, side, slot, on):
                                                              b.chance, b.has_sec)
     inflict, sec_status, sec_chance = x.inflict, x.sec_status, x.sec_chance
     powder, defrost, thaws_target, flinch_chance = x.powder, x.defrost, x.thaws_target, x.flinch_chance
+    flinch_second, first_turn, confuse_chance = x.flinch_second, x.first_turn, x.confuse_chance
     self_move = m.self_status
+    # runMove counts the move action (activeMoveActions) before BeforeMove; Fake Out's onTry fails
+    # after a first one
+    too_late = on & first_turn & _side(st.moved, side)
+    st = st.replace(moved=_set_side(st.moved, side, True, on))
 
-    # BeforeMove (before the PP), its handlers by priority: slp and frz (10), flinch (8), par (1), the
-    # first one returning false ending it. Sleep counts its turns down and wakes at 0; a frozen user
-    # thaws with a defrost move (at its ModifyMove, no draw) or a random(5) of 0; a flinched one (a
-    # flinch secondary earlier this turn) cannot move, and draws no full paralysis; a paralysed one is
-    # fully paralysed on a random(4) of 0. A Pokémon that cannot move spends no PP.
+    # BeforeMove (before the PP), its handlers by priority: slp and frz (10), flinch (8), confusion (3),
+    # par (1), the first one returning false ending it. Sleep counts its turns down and wakes at 0; a
+    # frozen user thaws with a defrost move (at its ModifyMove, no draw) or a random(5) of 0; a flinched
+    # one (a flinch secondary earlier this turn) cannot move; a confused one counts its turns down (at 0
+    # the volatile ends, no draw), else hits itself on a random(100) below 33 (randomChance(33, 100)):
+    # getConfusionDamage, 40 base power typeless, its own Atk and Def with their stages, no crit, no
+    # burn, the damage roll random(16), at least 1; a paralysed one is fully paralysed on a random(4)
+    # of 0. A Pokémon that cannot move spends no PP.
     status, count = _mon(st.status, side, me), _mon(st.status_count, side, me)
     asleep, frozen, paralysed = on & (status == SLP), on & (status == FRZ), on & (status == PAR)
     flinched = on & _side(st.flinch, side)
@@ -582,11 +682,34 @@ def _use_move(st: BattleState, side, slot, on):
     st = _drawing(st)
     rng, thaw = prng.random_int(st.rng, 5, when=frozen & ~defrost)
     thaws = frozen & (defrost | (thaw == 0))
-    rng, para = prng.random_int(rng, 4, when=paralysed & ~flinched)
-    cant = (asleep & ~wakes) | (frozen & ~thaws) | flinched | (paralysed & (para == 0))
-    st = st.replace(rng=rng, status_count=_set_mon(st.status_count, side, me, count - 1, asleep))
+    held = (asleep & ~wakes) | (frozen & ~thaws) | flinched
+    time = _side(st.confusion, side)
+    confused = on & ~held & (time > 0)
+    rolls = confused & (time > 1)
+    rng, r = prng.random_int(rng, 100, when=rolls)
+    self_hit = rolls & (r < 33)
+    rng, roll = prng.random_int(rng, 16, when=self_hit)
+    stats, stages = _mon(st.stats, side, me), _side(st.boosts, side)
+    attack = damage.boosted_stat(stats[..., 0], stages[..., 0])
+    defense = damage.boosted_stat(stats[..., 1], stages[..., 1])
+    lvl = (2 * _mon(st.level, side, me) // 5 + 2).astype(attack.dtype)
+    base = (lvl * 40 * attack // jnp.maximum(defense, 1) // 50 + 2) & 0xFFFF
+    hurt = jnp.maximum(base * (100 - roll).astype(base.dtype) // 100, 1).astype(jnp.int32)
+    rng, para = prng.random_int(rng, 4, when=paralysed & ~flinched & ~self_hit)
+    cant = held | self_hit | (paralysed & (para == 0))
+    st = st.replace(rng=rng, status_count=_set_mon(st.status_count, side, me, count - 1, asleep),
+                    confusion=_set_side(st.confusion, side, time - 1, confused),
+                    hp=_set_mon(st.hp, side, me, jnp.maximum(_mon(st.hp, side, me) - hurt, 0), self_hit))
     st = _cure(st, side, me, wakes | thaws)
-    acting = on
+    # the action's faintMessages: the user fainted by its own confusion; its side out: the foe wins
+    ko = self_hit & (_mon(st.hp, side, me) == 0)
+    lost = ko & (_left(st, side) == 0)
+    st = st.replace(faint_speed=_set_side(st.faint_speed, side, _side(cache, side), ko),
+                    terastallized=_set_mon(st.terastallized, side, me, False, ko),
+                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), ko),
+                    confusion=_set_side(st.confusion, side, 0, ko),
+                    winner=jnp.where(lost, foe, st.winner), request=jnp.where(lost, REQUEST_ENDED, st.request))
+    acting = on & ~lost
     on = on & ~cant
     st, on, acting = _keep((st, on, acting))
 
@@ -595,8 +718,8 @@ def _use_move(st: BattleState, side, slot, on):
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
     st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay))
     # a foe fainted earlier in the turn (by Struggle's recoil): the move fails with no target, no draw
-    # (a move targeting its user still runs)
-    on = on & ((_mon(st.hp, foe, them) > 0) | self_move)
+    # (a move targeting its user still runs); Fake Out's onTry fails before the hit steps (no draw)
+    on = on & ((_mon(st.hp, foe, them) > 0) | self_move) & ~too_late
 
     a_types, d_types = _mon(st.types, side, me), _mon(st.types, foe, them)
     a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
@@ -637,15 +760,26 @@ def _use_move(st: BattleState, side, slot, on):
     st = _drawing(_skip_draw(st, dealt & has_self))
     mine, _ = _boost(_side(st.boosts, side), selfb, dealt & has_self)
     has_status_sec, has_flinch = sec_status != 0, flinch_chance > 0
-    rng, roll = _keep(prng.random_int(st.rng, 100, when=dealt & (has_sec | has_status_sec | has_flinch)))
+    rng, roll = _keep(prng.random_int(st.rng, 100, when=dealt & (has_sec | has_status_sec | has_flinch
+                                                                   | (confuse_chance > 0))))
     lucky = dealt & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & (_mon(st.hp, foe, them) > 0))
     mine, _ = _boost(mine, sec_self, lucky)
     st = st.replace(rng=rng, boosts=_set_side(_set_side(st.boosts, side, mine, dealt), foe, theirs, dealt))
     st, _ = _try_status(st, foe, them, sec_status, dealt & has_status_sec & (roll < sec_chance))
-    # a flinch secondary: addVolatile('flinch'), not on a fainted target (no draw)
-    flinches = dealt & has_flinch & (roll < flinch_chance) & (_mon(st.hp, foe, them) > 0)
-    st = st.replace(flinch=_set_side(st.flinch, foe, True, flinches))
+    # a flinch secondary: addVolatile('flinch'), not on a fainted target (no draw); the Fangs' is their
+    # second secondary, with a random(100) of its own after the status one's effect
+    st = _drawing(st)
+    rng, second = prng.random_int(st.rng, 100, when=dealt & flinch_second)
+    flinch_roll = jnp.where(flinch_second, second, roll)
+    flinches = dealt & has_flinch & (flinch_roll < flinch_chance) & (_mon(st.hp, foe, them) > 0)
+    # a confusion secondary: addVolatile('confusion') fails on a fainted or confused target (no draw),
+    # else its onStart draws the turns random(2, 6)
+    confuses = (dealt & (confuse_chance > 0) & (roll < confuse_chance) & (_mon(st.hp, foe, them) > 0)
+                & (_side(st.confusion, foe) == 0))
+    rng, turns = prng.random_range(rng, 2, 6, when=confuses)
+    st = st.replace(rng=rng, flinch=_set_side(st.flinch, foe, True, flinches),
+                    confusion=_set_side(st.confusion, foe, turns, confuses))
     # DamagingHit: a damaging Fire move thaws its frozen target
     fire = dealt & (move_type == t.type_index["Fire"]) & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, fire)
@@ -656,6 +790,7 @@ def _use_move(st: BattleState, side, slot, on):
     # loses its stages)
     fainted = dealt & (_mon(st.hp, foe, them) == 0)
     st = st.replace(faint_speed=_set_side(st.faint_speed, foe, _side(cache, foe), fainted),
+                    confusion=_set_side(st.confusion, foe, 0, fainted),
                     terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
                     boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
     st, fainted = _keep((st, fainted))
@@ -671,6 +806,7 @@ def _use_move(st: BattleState, side, slot, on):
     # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, _side(cache, side), down),
+                    confusion=_set_side(st.confusion, side, 0, down),
                     terastallized=_set_mon(st.terastallized, side, me, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
     foe_out, my_out = fainted & (_left(st, foe) == 0), down & (_left(st, side) == 0)
@@ -697,7 +833,8 @@ def _residual_damage(st: BattleState, side, when):
     st = st.replace(hp=_set_mon(st.hp, side, k, hp, when), status_count=_set_mon(st.status_count, side, k, stage, when))
     down = when & (hp == 0)
     st = st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
-                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
+                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
+                    confusion=_set_side(st.confusion, side, 0, down))
     out = down & (_left(st, side) == 0)
     return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
 
@@ -847,4 +984,4 @@ def step(state: BattleState, actions) -> BattleState:
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "status_moves", "boost_moves", "flinch_moves", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]

@@ -258,7 +258,8 @@ function snapPlay(battle) {
       const bySlot = [...side.pokemon].sort((a, b) => a.m.slot - b.m.slot);
       const active = side.active[0];
       return {active: active ? active.m.slot : null, pokemonLeft: side.pokemonLeft, speed: active ? active.speed : null,
-        switchFlag: !!(active && active.switchFlag), flinch: !!(active && active.volatiles['flinch']), boosts: active ? Object.assign({}, active.boosts) : null,
+        switchFlag: !!(active && active.switchFlag), flinch: !!(active && active.volatiles['flinch']), confusion: active && active.volatiles['confusion'] ? active.volatiles['confusion'].time : 0,
+        moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,
         canTerastallize: bySlot.some(p => p.canTerastallize),
         pokemon: bySlot.map(p => ({hp: p.hp, status: p.status, fainted: !!p.fainted, pp: p.moveSlots.map(m => m.pp),
           statusCount: p.status === 'tox' ? p.statusState.stage : p.status === 'slp' ? p.statusState.time : 0,

@@ -114,7 +114,7 @@ def _ours(st, i: int) -> dict:
         sides.append({
             "active": active, "switchFlag": bool(st.switch_flag[i, side]) and int(st.request[i]) == S.REQUEST_SWITCH,
             "boosts": st.boosts[i, side].tolist(), "canTerastallize": bool(st.can_tera[i, side]),
-            "flinch": bool(st.flinch[i, side]),
+            "flinch": bool(st.flinch[i, side]), "confusion": int(st.confusion[i, side]), "moved": bool(st.moved[i, side]),
             "pokemon": [{"hp": int(st.hp[i, side, k]), "status": int(st.status[i, side, k]),
                          "count": int(st.status_count[i, side, k]) if st.status[i, side, k] in (S.TOX, S.SLP) else 0,
                          "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
@@ -131,7 +131,7 @@ def _theirs(snap: dict) -> dict:
         sides.append({
             "active": s["active"], "switchFlag": s["switchFlag"] and snap["request"] == "switch",
             "boosts": [s["boosts"][k] for k in tables.BOOSTS], "canTerastallize": s["canTerastallize"],
-            "flinch": s["flinch"],
+            "flinch": s["flinch"], "confusion": s["confusion"], "moved": s["moved"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),
                          "count": p["statusCount"],
                          "pp": p["pp"], "terastallized": p["terastallized"] is not None,
