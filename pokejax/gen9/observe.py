@@ -10,7 +10,8 @@ Per team slot, both sides (own first), then each side's active Pokémon, then th
   once it has Terastallized, a move once it has been used (its PP dropped below the maximum: PP is
   spent exactly when Showdown announces the move; its remaining PP is not shown). Ability and item
   stay hidden until the stages that add them reveal them;
-- each active's stat stages; the request (move or switch), who must act, whether each side may
+- each active's stat stages, whether it is confused (not for how long) and whether it has had a
+  move action since switching in (Fake Out's condition); the request (move or switch), who must act, whether each side may
   still Terastallize, the turn.
 
 ``seen`` is not part of the engine's state (``pokejax.gen9.state``): the env keeps it beside the
@@ -36,7 +37,7 @@ MON_FIELDS = (
 )
 MOVE_FIELDS = (("known", 1), ("move", 1), ("type", NUM_TYPES), ("category", 3), ("power", 1), ("accuracy", 1),
                ("pp_fraction", 1), ("priority", 1))
-ACTIVE_FIELDS = (("boosts", NUM_BOOSTS),)
+ACTIVE_FIELDS = (("boosts", NUM_BOOSTS), ("confused", 1), ("moved", 1))
 GLOBAL_FIELDS = (("move_request", 1), ("switch_request", 1), ("must_act", 1), ("opponent_must_act", 1),
                  ("can_tera", 1), ("opponent_can_tera", 1), ("turn", 1))
 MON_SIZE = sum(n for _, n in MON_FIELDS)
@@ -157,11 +158,13 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
     player = jnp.asarray(player, jnp.int32)
     other = 1 - player
     acting = must_act(state)
-    boosts = lambda side: jnp.take(state.boosts, side, axis=0) / 6.0
+    def active(side):   # stages, confused (announced; its turns left are not), a move action since switching in
+        return jnp.concatenate([jnp.take(state.boosts, side, axis=0) / 6.0,
+                                jnp.stack([jnp.take(state.confusion, side) > 0, jnp.take(state.moved, side)])])
     request = jnp.asarray(state.request)
     parts = [
         _team(state, player, seen, own=True).ravel(), _team(state, other, seen, own=False).ravel(),
-        boosts(player), boosts(other),
+        active(player), active(other),
         jnp.stack([request == REQUEST_MOVE, request == REQUEST_SWITCH, jnp.take(acting, player), jnp.take(acting, other),
                    jnp.take(state.can_tera, player), jnp.take(state.can_tera, other)]).astype(jnp.float32),
         jnp.minimum(state.turn * _TURN_SCALE, 1.0)[None].astype(jnp.float32),

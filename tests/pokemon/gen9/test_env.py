@@ -83,6 +83,9 @@ def test_observation_shows_the_opponent_only_as_revealed(batched):
                 assert np.array_equal(known, (used & seen[b, other, k]).astype(np.float32))
                 assert not _block(obs, f"opponent.team[{k}].moves[{j}].pp_fraction").any()
                 checked_moves += int(known.sum())
+        for who, side in (("own", agent), ("opponent", other)):
+            confused = _block(obs, f"{who}.active.confused")[:, 0]
+            assert np.array_equal(confused, (np.asarray(battle.confusion)[b, side] > 0).astype(np.float32))
         actives = np.asarray(battle.active)[b, other]
         assert seen[b, other, actives].all()   # the opponent's active is on the field: seen
         actions = _random_legal(rng, mask(state, params))
