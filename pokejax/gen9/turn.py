@@ -84,8 +84,8 @@ from pokejax.gen9.data import tables
 from pokejax.gen9 import state as S
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
 from pokejax.gen9.state import (
-    BRN, FRZ, NUM_BOOSTS, PAR, PSN, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, SLP, STATUSES,
-    TEAM_SIZE, TOX, BattleState,
+    BRN, FRZ, HAZARD_LAYERS, HAZARDS, NUM_BOOSTS, PAR, PSN, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START,
+    REQUEST_SWITCH, SLP, STATUSES, TEAM_SIZE, TOX, BattleState,
 )
 
 # Move fields whose effect goes beyond the damage (read from gen9.json's Showdown data).
@@ -201,33 +201,51 @@ def flinch_moves() -> list[str]:
                   if m["id"] in covered and _flinch_effect(m) is not None and not m["flags"].get("cantusetwice"))
 
 
+def _hazard_effect(m: dict):
+    """The index in ``HAZARDS`` of the entry hazard a status move sets on the foe's side as its whole
+    effect (Stealth Rock, Spikes, Toxic Spikes, Sticky Web), or None."""
+    keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
+    if m["category"] != "Status" or m.get("target") != "foeSide" or keys != {"sideCondition"}:
+        return None
+    return HAZARDS.index(m["sideCondition"]) if m["sideCondition"] in HAZARDS else None
+
+
+def hazard_moves() -> list[str]:
+    """The status moves setting an entry hazard of ``HAZARDS`` on the foe's side."""
+    t = tables.load()
+    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in covered and _hazard_effect(m) is not None)
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
     effect, self effect, recoil, drain, multiple hits, switching, no
     ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
-    ``boost_moves()``, the status moves of ``status_moves()`` and the flinch moves of
-    ``flinch_moves()``."""
+    ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
+    ``flinch_moves()`` and the entry hazards of ``hazard_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
-    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()))
+    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(hazard_moves()))
 
 
 @functools.lru_cache(maxsize=1)
 def _status_tables():
     """Per move index: the status a status move inflicts [M] (0: none), its secondary's status [M] and
     chance [M], powder [M], defrost (thaws its frozen user) [M], thawsTarget [M], the chance of its flinch
-    secondary [M] (0: none); per type (index
+    secondary [M] (0: none), the hazard it lays [M, 4] (one-hot over ``HAZARDS``); per type (index
     ``TYPE_NONE`` included) the statuses it is immune to [T+1, 7] and its powder immunity [T+1]."""
     t = tables.load()
     n = len(t.move_ids)
     primary, secondary, chance = (np.zeros(n, np.int32) for _ in range(3))
     powder, defrost, thaws = (np.zeros(n, bool) for _ in range(3))
     flinch = np.zeros(n, np.int32)
+    lay = np.zeros((n, len(HAZARDS)), bool)
     allowed = set(status_moves())
+    layers = set(hazard_moves())
     flinchers = set(flinch_moves())
     for i, m in enumerate(t.data["moves"], start=1):
         powder[i] = bool(m["flags"].get("powder"))
@@ -235,6 +253,8 @@ def _status_tables():
         thaws[i] = bool(m.get("thawsTarget"))
         if m["id"] in flinchers:
             flinch[i] = _flinch_effect(m)
+        if m["id"] in layers:
+            lay[i, _hazard_effect(m)] = True
         if m["id"] not in allowed:
             continue
         status, c = _status_effect(m)
@@ -250,7 +270,7 @@ def _status_tables():
             if status in STATUSES:
                 immune[k, STATUSES.index(status)] = True
         powder_immune[k] = "powder" in what
-    return primary, secondary, chance, powder, defrost, thaws, flinch, immune, powder_immune
+    return primary, secondary, chance, powder, defrost, thaws, flinch, lay, immune, powder_immune
 
 
 @functools.lru_cache(maxsize=1)
@@ -280,8 +300,8 @@ def _boost_tables():
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
     """The per-move columns of ``_status_tables`` as one ``tables.MoveTable``."""
-    names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance")
-    return tables.MoveTable(dict(zip(names, _status_tables()[:7])))
+    names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance", "lay")
+    return tables.MoveTable(dict(zip(names, _status_tables()[:8])))
 
 
 @functools.lru_cache(maxsize=1)
@@ -406,7 +426,8 @@ def _drawing(st: _Turn) -> _Turn:
 
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
-             "switch_flag", "flinch", "faint_speed", "rng", "turn", "request", "winner", "skipped")
+             "switch_flag", "flinch", "faint_speed", "rng", "turn", "request", "winner", "skipped", "hazards",
+             "hazard_order")
 
 
 def _keep(tree):
@@ -504,11 +525,89 @@ def _start(st: BattleState, on):
     return st.replace(request=jnp.where(on, REQUEST_MOVE, st.request), turn=jnp.where(on, 1, st.turn))
 
 
-def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=None):
+def _lay(layers, order, add):
+    """Per side ``[..., 4]`` hazard ``layers`` and ``order`` (1-based rank in the order they were set, 0:
+    absent) with a layer of the hazards ``add`` (bool one-hot) where it is below its most; a new
+    hazard takes the last rank (``addSideCondition``)."""
+    more = add & (layers < jnp.asarray(HAZARD_LAYERS, jnp.int32))
+    new = more & (layers == 0)
+    rank = jnp.sum(layers > 0, axis=-1, keepdims=True) + 1
+    return layers + more.astype(jnp.int32), jnp.where(new, rank, order)
+
+
+def _remove(layers, order, gone):
+    """``removeSideCondition`` of the hazards ``gone`` (bool ``[..., 4]``): their layers to 0, the
+    ranks after theirs move up."""
+    gone = gone & (layers > 0)
+    below = jnp.sum(gone[..., None, :] & (order[..., None, :] < order[..., :, None]), axis=-1)
+    return jnp.where(gone, 0, layers), jnp.where(gone, 0, order - below)
+
+
+def _entry_hazards(st: BattleState, side, when):
+    """The ``onSwitchIn`` handlers of the entry hazards on ``side`` for its active where ``when``
+    (runSwitch's ``SwitchIn`` field event, after the status's handler; no draw), in the order the
+    hazards were set (``effectOrder``), each followed by ``faintMessages``: a Pokémon fainted by one
+    runs none of the later ones. Stealth Rock ``maxhp * 2 ** typeMod / 8`` (Rock against its current
+    types: a Tera type counts); for a grounded Pokémon (not Flying by its current types; no abilities
+    or items here) Spikes ``[0, 3, 4, 6][layers] * maxhp / 24`` (each at least 1, floored), Toxic Spikes
+    (a Poison type removes them; else psn, tox at 2 layers, through ``trySetStatus``: a Steel type is
+    immune) and Sticky Web (-1 Speed; fainting clears it anyway)."""
+    t = tables.load()
+    k = _side(st.active, side)
+    layers, order = _side(st.hazards, side), _side(st.hazard_order, side)      # [B, 4]
+    first, second = damage.current_types(_mon(st.types, side, k), _tera(st, side, k))
+    has = lambda name: (first == t.type_index[name]) | (second == t.type_index[name])
+    grounded = ~has("Flying")
+    chart = np.asarray(t.type_chart)[t.type_index["Rock"]]
+    mod = np.where(chart == 1, 1, np.where(chart == 2, -1, 0))
+    type_mod = tables.small_lookup(mod, first) + tables.small_lookup(mod, second)
+    max_hp, hp = _mon(st.max_hp, side, k), _mon(st.hp, side, k)
+    rock = jnp.maximum(max_hp * (1 << jnp.maximum(type_mod, 0)) // (8 << jnp.maximum(-type_mod, 0)), 1)
+    rock = jnp.where(layers[..., 0] > 0, rock, 0)
+    spikes = jnp.maximum(tables.small_lookup(np.array([0, 3, 4, 6]), layers[..., 1]) * max_hp // 24, 1)
+    spikes = jnp.where(grounded & (layers[..., 1] > 0), spikes, 0)
+    # Toxic Spikes run where the damage of the hazards set before them left the Pokémon up
+    before = jnp.where(order[..., 0] < order[..., 2], rock, 0) + jnp.where(order[..., 1] < order[..., 2], spikes, 0)
+    toxic = when & grounded & (layers[..., 2] > 0) & (hp - before > 0)
+    after = jnp.maximum(hp - rock - spikes, 0)
+    st = st.replace(hp=_set_mon(st.hp, side, k, after, when))
+    absorb = toxic & has("Poison")
+    layers, order = _remove(layers, order, (jnp.arange(len(HAZARDS)) == 2) & absorb[..., None])
+    st = st.replace(hazards=_set_side(st.hazards, side, layers, absorb),
+                    hazard_order=_set_side(st.hazard_order, side, order, absorb))
+    poison = toxic & ~absorb & ~has("Steel")
+    status = jnp.where(_side(st.hazards, side)[..., 2] >= 2, TOX, PSN)
+    # trySetStatus on the Pokémon as it was then (up): a status set before a later hazard's KO stays
+    st = st.replace(hp=_set_mon(st.hp, side, k, hp, poison))
+    st, _ = _try_status(st, side, k, status, poison)
+    st = st.replace(hp=_set_mon(st.hp, side, k, after, poison))
+    web = when & grounded & (_side(st.hazards, side)[..., 3] > 0) & (after > 0)
+    lowered, _ = _boost(_side(st.boosts, side), jnp.asarray([0, 0, 0, 0, -1, 0, 0], jnp.int32), web)
+    return _keep(st.replace(boosts=_set_side(st.boosts, side, lowered, web)))
+
+
+def _entry_faints(st: BattleState, side, when, speed):
+    """runAction's faintMessages after a runSwitch for ``side``'s active where ``when``: fainted by the
+    entry hazards it loses its Tera state and stages, keeps ``speed`` (cached at its switch-in) for the
+    residual's sort. Returns the state and where its side is out."""
+    k = _side(st.active, side)
+    down = when & (_mon(st.hp, side, k) == 0)
+    st = st.replace(faint_speed=_set_side(st.faint_speed, side, _side(speed, side), down),
+                    terastallized=_set_mon(st.terastallized, side, k, False, down),
+                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
+    return st, down & (_left(st, side) == 0)
+
+
+def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=None, hazards=None, also=None):
     """``switchIn`` of team ``slot`` for ``side`` and the runSwitch after it, with their draws (only
     where ``draws``, by default ``on``; ``insert``: first the draw of inserting its runSwitch next to
-    another one of the same speed)."""
+    another one of the same speed). The runSwitch runs the entry hazards of ``side`` where ``hazards``
+    (by default ``on``) and, where ``also``, those of the other side (a double forced switch's one
+    runSwitch for both: the faster Pokémon's handlers first), then faintMessages and checkWin: a
+    side out ends the battle (both out: the side of the Pokémon fainted last wins)."""
     draws = on if draws is None else draws
+    hazards = on if hazards is None else hazards
+    also = jnp.zeros_like(on) if also is None else also
     # BeforeSwitchOut of a Pokémon still up is followed by an Update
     st = _each_event(st, draws & voluntary)
     active = _set_side(st.active, side, slot, on)
@@ -522,7 +621,21 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
         st = _tie_draw(st, insert, speed)
     st = _each_event(st, draws, speed, up)        # the Update after the switch action
     st = _tie_draw(st, draws, speed)              # runSwitch's speed sort of all actives
-    return _keep(_each_event(st, draws, speed, up))   # the Update after runSwitch
+    # the SwitchIn handlers: the entry hazards, the faster Pokémon's first (a tie: side first), each
+    # Pokémon's followed by faintMessages: a side out ends the battle there
+    other = 1 - side
+    slower = jnp.where(also & (_side(speed, other) > _side(speed, side)), side, other)
+    faster = 1 - slower
+    fast_on, slow_on = jnp.where(faster == side, hazards, also), jnp.where(slower == side, hazards, also)
+    st = _entry_hazards(st, faster, fast_on)
+    st, out_fast = _entry_faints(st, faster, fast_on, speed)
+    st = _entry_hazards(st, slower, slow_on & ~out_fast)
+    st, out_slow = _entry_faints(st, slower, slow_on & ~out_fast, speed)
+    won = jnp.where(out_slow, faster, slower)     # the foe of the side out
+    ended = out_fast | out_slow
+    st = st.replace(winner=jnp.where(ended, won, st.winner), request=jnp.where(ended, REQUEST_ENDED, st.request))
+    up = up & _up(st)
+    return _keep(_each_event(st, draws & ~ended, speed, up))   # the Update after runSwitch
 
 
 def _struggling(st: BattleState):
@@ -569,6 +682,8 @@ def _use_move(st: BattleState, side, slot, on):
     inflict, sec_status, sec_chance = x.inflict, x.sec_status, x.sec_chance
     powder, defrost, thaws_target, flinch_chance = x.powder, x.defrost, x.thaws_target, x.flinch_chance
     self_move = m.self_status
+    lay = x.lay
+    side_move = lay.any(-1)                                    # an entry hazard: targets the foe's side
 
     # BeforeMove (before the PP), its handlers by priority: slp and frz (10), flinch (8), par (1), the
     # first one returning false ending it. Sleep counts its turns down and wakes at 0; a frozen user
@@ -594,9 +709,9 @@ def _use_move(st: BattleState, side, slot, on):
     pay = on & ~struggle                                       # Struggle costs no PP
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
     st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay))
-    # a foe fainted earlier in the turn (by Struggle's recoil): the move fails with no target, no draw
-    # (a move targeting its user still runs)
-    on = on & ((_mon(st.hp, foe, them) > 0) | self_move)
+    # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
+    # target, no draw (a move targeting its user or the foe's side still runs)
+    on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move)
 
     a_types, d_types = _mon(st.types, side, me), _mon(st.types, foe, them)
     a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
@@ -628,6 +743,11 @@ def _use_move(st: BattleState, side, slot, on):
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
     st, inflicted = _try_status(st, foe, them, inflict, lands & (inflict != 0))
     succeeded = raised | inflicted
+    # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
+    # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
+    layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
+    st = st.replace(hazards=_set_side(st.hazards, foe, layers, lands & side_move),
+                    hazard_order=_set_side(st.hazard_order, foe, order_, lands & side_move))
     up = _up(st)
     st = _each_event(st, succeeded, cache, up)                 # the Update after the hit
     st = _each_event(st, succeeded, cache, up)                 # the Update after the hit loop
@@ -764,7 +884,7 @@ def _turn(st: BattleState, actions, on):
     st, first, swap = _keep((st, first, swap))
     for k in range(2):
         s = first if k == 0 else 1 - first
-        go = _side(switching, s)
+        go = _side(switching, s) & (st.request != REQUEST_ENDED)   # the first switch-in's hazards may end it
         st = _switch_in(st, s, _side(act, s) - ACTION_SWITCH_BASE, go, jnp.ones_like(go))
     # Terastallizations (which one first changes nothing but the draws' count); the speeds after the
     # switches are those the moves are sorted by (a Terastallization changes no speed)
@@ -828,9 +948,17 @@ def _forced_switch(st: BattleState, actions, on):
     st, first = _keep((st, first))
     quiet = jnp.zeros_like(on)
     go = flag.any(-1)
-    st = _switch_in(st, first, _side(act, first) - ACTION_SWITCH_BASE, go, quiet, draws=go & ~both)
-    st = _switch_in(st, 1 - first, _side(act, 1 - first) - ACTION_SWITCH_BASE, both, quiet, insert=both)
-    return st.replace(request=jnp.where(on, REQUEST_MOVE, st.request), turn=jnp.where(on, st.turn + 1, st.turn))
+    st = _switch_in(st, first, _side(act, first) - ACTION_SWITCH_BASE, go, quiet, draws=go & ~both, hazards=go & ~both)
+    st = _switch_in(st, 1 - first, _side(act, 1 - first) - ACTION_SWITCH_BASE, both, quiet, insert=both, also=both)
+    # a Pokémon fainted by entry hazards: checkFainted (the queue is empty) and a new switch request of
+    # the same turn
+    live = on & (st.request != REQUEST_ENDED)
+    down = live[..., None] & (st.active_of(st.hp) == 0)                          # [B, 2]
+    fainted = down.any(-1)
+    st = st.replace(status=jnp.where(live[..., None, None] & (st.hp == 0), 0, st.status))
+    return st.replace(switch_flag=jnp.where(live[..., None], down, st.switch_flag),
+                      request=jnp.where(live, jnp.where(fainted, REQUEST_SWITCH, REQUEST_MOVE), st.request),
+                      turn=jnp.where(live & ~fainted, st.turn + 1, st.turn))
 
 
 def step(state: BattleState, actions) -> BattleState:
