@@ -100,7 +100,7 @@ def _boost_effect(m: dict):
     ``(primary, self, self_chance, secondary, secondary_self, secondary_chance)`` (dicts of stages,
     chances 0-100; None for a missing part), or None when the move does anything else."""
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("self", "secondary", "secondaries")]
-    if others or m.get("callbacks") or m.get("volatileStatus"):
+    if others or (m.get("callbacks") and m["id"] not in SPIN_MOVES) or m.get("volatileStatus"):
         return None
     if m["category"] == "Status":
         # a status move whose whole effect is raising or lowering its user's stages
@@ -136,7 +136,7 @@ def boost_moves() -> list[str]:
     covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
     kernel = set(damage.kernel_moves())
     return sorted(m["id"] for m in t.data["moves"]
-                  if m["id"] in covered and (m["category"] == "Status" or m["id"] in kernel)
+                  if m["id"] in covered and (m["category"] == "Status" or m["id"] in kernel or m["id"] in SPIN_MOVES)
                   and _boost_effect(m) is not None and not m["flags"].get("cantusetwice"))
 
 
@@ -210,6 +210,19 @@ def _hazard_effect(m: dict):
     return HAZARDS.index(m["sideCondition"]) if m["sideCondition"] in HAZARDS else None
 
 
+# Moves removing entry hazards whose other effects ``step`` runs: Rapid Spin (its damage, its secondary's
+# +1 Speed, then its ``onAfterHit`` clearing its user's side, the user up) and Defog (-1 evasion to the
+# target and both sides' hazards cleared, failing when neither happens; no screens or terrain here).
+SPIN_MOVES = ("rapidspin",)
+DEFOG_MOVES = ("defog",)
+
+
+def removal_moves() -> list[str]:
+    """The moves of ``SPIN_MOVES`` and ``DEFOG_MOVES`` that ``accuracy`` and ``order`` cover."""
+    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
+    return sorted(m for m in SPIN_MOVES + DEFOG_MOVES if m in covered)
+
+
 def hazard_moves() -> list[str]:
     """The status moves setting an entry hazard of ``HAZARDS`` on the foe's side."""
     t = tables.load()
@@ -223,20 +236,21 @@ def restricted_moves() -> list[str]:
     effect, self effect, recoil, drain, multiple hits, switching, no
     ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
     ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
-    ``flinch_moves()`` and the entry hazards of ``hazard_moves()``."""
+    ``flinch_moves()``, the entry hazards of ``hazard_moves()`` and their removal, ``removal_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
-    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(hazard_moves()))
+    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(hazard_moves())
+                  | set(removal_moves()))
 
 
 @functools.lru_cache(maxsize=1)
 def _status_tables():
     """Per move index: the status a status move inflicts [M] (0: none), its secondary's status [M] and
     chance [M], powder [M], defrost (thaws its frozen user) [M], thawsTarget [M], the chance of its flinch
-    secondary [M] (0: none), the hazard it lays [M, 4] (one-hot over ``HAZARDS``); per type (index
+    secondary [M] (0: none), the hazard it lays [M, 4] (one-hot over ``HAZARDS``), Rapid Spin [M] and Defog [M]; per type (index
     ``TYPE_NONE`` included) the statuses it is immune to [T+1, 7] and its powder immunity [T+1]."""
     t = tables.load()
     n = len(t.move_ids)
@@ -244,6 +258,8 @@ def _status_tables():
     powder, defrost, thaws = (np.zeros(n, bool) for _ in range(3))
     flinch = np.zeros(n, np.int32)
     lay = np.zeros((n, len(HAZARDS)), bool)
+    spin, defog = np.zeros(n, bool), np.zeros(n, bool)
+    removers = set(removal_moves())
     allowed = set(status_moves())
     layers = set(hazard_moves())
     flinchers = set(flinch_moves())
@@ -255,6 +271,8 @@ def _status_tables():
             flinch[i] = _flinch_effect(m)
         if m["id"] in layers:
             lay[i, _hazard_effect(m)] = True
+        spin[i] = m["id"] in removers and m["id"] in SPIN_MOVES
+        defog[i] = m["id"] in removers and m["id"] in DEFOG_MOVES
         if m["id"] not in allowed:
             continue
         status, c = _status_effect(m)
@@ -270,7 +288,7 @@ def _status_tables():
             if status in STATUSES:
                 immune[k, STATUSES.index(status)] = True
         powder_immune[k] = "powder" in what
-    return primary, secondary, chance, powder, defrost, thaws, flinch, lay, immune, powder_immune
+    return primary, secondary, chance, powder, defrost, thaws, flinch, lay, spin, defog, immune, powder_immune
 
 
 @functools.lru_cache(maxsize=1)
@@ -300,8 +318,9 @@ def _boost_tables():
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
     """The per-move columns of ``_status_tables`` as one ``tables.MoveTable``."""
-    names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance", "lay")
-    return tables.MoveTable(dict(zip(names, _status_tables()[:8])))
+    names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance", "lay",
+             "spin", "defog")
+    return tables.MoveTable(dict(zip(names, _status_tables()[:10])))
 
 
 @functools.lru_cache(maxsize=1)
@@ -742,7 +761,16 @@ def _use_move(st: BattleState, side, slot, on):
     mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1))
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
     st, inflicted = _try_status(st, foe, them, inflict, lands & (inflict != 0))
-    succeeded = raised | inflicted
+    # Defog's onHit: -1 evasion to the target (up: the move needs it), both sides' hazards cleared;
+    # it fails when neither happens
+    fog = lands & x.defog
+    evasion, lowered = _boost(_side(st.boosts, foe), jnp.asarray([0, 0, 0, 0, 0, 0, -1], jnp.int32), fog)
+    cleared = fog & (st.hazards > 0).any((-2, -1))
+    none = jnp.zeros_like(st.hazards)
+    st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),
+                    hazards=jnp.where(fog[..., None, None], none, st.hazards),
+                    hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
+    succeeded = raised | inflicted | lowered | cleared
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -766,6 +794,11 @@ def _use_move(st: BattleState, side, slot, on):
     # a flinch secondary: addVolatile('flinch'), not on a fainted target (no draw)
     flinches = dealt & has_flinch & (roll < flinch_chance) & (_mon(st.hp, foe, them) > 0)
     st = st.replace(flinch=_set_side(st.flinch, foe, True, flinches))
+    # Rapid Spin's onAfterHit (after the secondaries and DamagingHit: nothing between reads the
+    # hazards), its user up: its own side's hazards removed
+    spun = dealt & x.spin & (_mon(st.hp, side, me) > 0)
+    st = st.replace(hazards=_set_side(st.hazards, side, jnp.zeros_like(st.hazards[..., 0, :]), spun),
+                    hazard_order=_set_side(st.hazard_order, side, jnp.zeros_like(st.hazards[..., 0, :]), spun))
     # DamagingHit: a damaging Fire move thaws its frozen target
     fire = dealt & (move_type == t.type_index["Fire"]) & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, fire)

@@ -25,6 +25,8 @@ from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_team
 
 HAZARD_MOVES = np.zeros(len(TABLES.move_ids), bool)
 HAZARD_MOVES[[TABLES.move_index[m] for m in turn.hazard_moves()]] = True
+REMOVAL_MOVES = np.zeros(len(TABLES.move_ids), bool)
+REMOVAL_MOVES[[TABLES.move_index[m] for m in turn.removal_moves()]] = True
 
 
 def _hazard_teams() -> list[int]:
@@ -70,6 +72,43 @@ def test_hazard_battles_match_showdown(showdown9):
     seen = _entries(states)
     assert seen["entries"] >= 100 and seen["hurt"] >= 50 and seen["fainted"] >= 1, seen
     assert seen["web"] >= 1 and seen["poisoned"] >= 1 and seen["layers3"] >= 1, seen
+
+
+def _removals(states, actions) -> dict:
+    """Decisions where a side's hazards were cleared by its own Rapid Spin or Defog, or the foe's Defog."""
+    seen = {"rapidspin": 0, "defog": 0}
+    for n, (a, b) in enumerate(zip(states, states[1:])):
+        for i in range(len(a.turn)):
+            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE:
+                continue
+            for s in range(2):
+                act = actions[i][n][s]
+                if not 0 <= act < 8:
+                    continue
+                move = TABLES.move_ids[int(a.moves[i, s, a.active[i, s], act % 4])]
+                if move in seen and a.hazards[i].any() and not b.hazards[i, s].any():
+                    seen[move] += int(a.hazards[i, s].any() or move == "defog")
+    return seen
+
+
+def test_removal_battles_match_showdown(showdown9):
+    """48 battles of teams with Rapid Spin or Defog against teams with hazard moves, both chosen half
+    the time: the hazards removed by Rapid Spin (after its hit and +1 Speed, its user up) and by Defog
+    (both sides, with -1 evasion; failing with neither), then laid again."""
+    rng = np.random.default_rng(54)
+    usable = _usable_teams()
+    removers = [n for n in usable if any(REMOVAL_MOVES[TABLES.move_index[m]]
+                                         for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
+    assert len(removers) >= 100, len(removers)
+    count = 48
+    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(removers, count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_hazard_teams(), count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=HAZARD_MOVES | REMOVAL_MOVES)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    seen = _removals(states, actions)
+    assert seen["rapidspin"] >= 3 and seen["defog"] >= 3, seen
 
 
 def _leads_with(move: str, count: int) -> list[tuple[int, int]]:
