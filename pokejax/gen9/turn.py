@@ -13,8 +13,20 @@ their user's, secondaries raising or lowering either side's), Terastallization
 (but not Ogerpon's, Terapagos's or Morpeko's forme changes, nor Zacian's and Zamazenta's Crowned formes:
 ``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
-both switch at once), the major statuses (``status_moves()``, below) and flinching (``flinch_moves()``,
-below). Not covered yet: other volatiles, everything of later stages.
+both switch at once), the major statuses (``status_moves()``, below), flinching (``flinch_moves()``,
+below) and the entry hazards with their removal (``hazard_moves()``, ``removal_moves()``, below). Not
+covered yet: other volatiles, everything of later stages.
+
+Entry hazards as Showdown's side conditions run them (``BattleState.hazards``: each side's layers;
+``hazard_order``: the order they were set, Showdown's ``effectOrder``): a ``foeSide`` move goes through
+``tryMoveHit`` (no accuracy check, no hit loop, so none of its ``Update`` events), runs even with the foe
+fainted, and fails at the most layers, spending its PP. On switching in, runSwitch's ``SwitchIn`` field
+event runs the hazards' handlers (after a tox status's) in the order they were set, each followed by
+``faintMessages``: a Pokémon fainted by one runs none of the later ones, and a side out ends the battle
+there (in a double forced switch, before the slower Pokémon's handlers). A Pokémon fainted on entry
+mid-turn leaves the foe's move without a target; in a forced switch it makes a new switch request of the
+same turn. Rapid Spin's ``onAfterHit`` clears its user's side after the hit and its +1 Speed (the user
+up); Defog lowers the target's evasion and clears both sides, and fails when neither happens.
 
 Flinching as ``conditions.js``'s ``flinch`` runs it: a damaging move whose only other effect is a
 secondary ``volatileStatus: 'flinch'`` draws its ``random(100)`` like the other secondaries and, below
@@ -417,8 +429,11 @@ class _Turn(BattleState):
     (``prng.skip``, a few masked 64-bit steps) before the next draw whose value is read
     (``_drawing``), rather than one masked 64-bit step per draw. ``bound``: a static bound of
     ``skipped`` (the draws counted since the last jump) that sets the jump's width. ``kept``: the
-    fields ``_keep`` made and nothing wrote since (it skips them)."""
+    fields ``_keep`` made and nothing wrote since (it skips them). ``webbed`` bool[B, 2]: the active's
+    cached ``Pokemon.speed`` is from before a Sticky Web drop on switching in (until the next refresh:
+    before a move, at the residual, at its side's next switch-in)."""
     skipped: jnp.ndarray
+    webbed: jnp.ndarray
     bound: int = struct.field(pytree_node=False, default=0)
     kept: frozenset = struct.field(pytree_node=False, default=frozenset())
 
@@ -446,7 +461,7 @@ def _drawing(st: _Turn) -> _Turn:
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "faint_speed", "rng", "turn", "request", "winner", "skipped", "hazards",
-             "hazard_order")
+             "hazard_order", "webbed")
 
 
 def _keep(tree):
@@ -469,9 +484,14 @@ def _keep(tree):
 
 
 def _speeds(st: BattleState):
-    """int32[B, 2]: each active's speed as Showdown's ``Pokemon.speed`` holds it."""
+    """int32[B, 2]: each active's speed as Showdown's ``Pokemon.speed`` holds it (a Sticky Web drop not
+    refreshed yet, ``_Turn.webbed``, is not in it; a fainted one's is its speed stat: fainting's
+    ``clearVolatile`` resets it through ``setSpecies``)."""
     spe = st.active_of(st.stats[..., 4])                       # the speed stat alone, not the row of five
-    return order.action_speed(spe, st.boosts[..., 4], st.active_of(st.status) == PAR)
+    stage = st.boosts[..., 4]
+    if isinstance(st, _Turn):
+        stage = jnp.where(st.webbed, jnp.minimum(stage + 1, 6), stage)
+    return order.action_speed(spe, stage, (st.active_of(st.status) == PAR) & (st.active_of(st.hp) > 0))
 
 
 def _up(st: BattleState):
@@ -601,17 +621,19 @@ def _entry_hazards(st: BattleState, side, when):
     st, _ = _try_status(st, side, k, status, poison)
     st = st.replace(hp=_set_mon(st.hp, side, k, after, poison))
     web = when & grounded & (_side(st.hazards, side)[..., 3] > 0) & (after > 0)
-    lowered, _ = _boost(_side(st.boosts, side), jnp.asarray([0, 0, 0, 0, -1, 0, 0], jnp.int32), web)
-    return _keep(st.replace(boosts=_set_side(st.boosts, side, lowered, web)))
+    lowered, moved = _boost(_side(st.boosts, side), jnp.asarray([0, 0, 0, 0, -1, 0, 0], jnp.int32), web)
+    # the cached speed (``Pokemon.speed``) keeps the speed from before the drop until a refresh
+    return _keep(st.replace(boosts=_set_side(st.boosts, side, lowered, web), webbed=_set_side(st.webbed, side, True, moved)))
 
 
-def _entry_faints(st: BattleState, side, when, speed):
-    """runAction's faintMessages after a runSwitch for ``side``'s active where ``when``: fainted by the
-    entry hazards it loses its Tera state and stages, keeps ``speed`` (cached at its switch-in) for the
-    residual's sort. Returns the state and where its side is out."""
+def _entry_faints(st: BattleState, side, when):
+    """The ``faintMessages`` after an entry hazard's handler for ``side``'s active where ``when``:
+    fainted, it loses its Tera state and stages, and its cached speed becomes its speed stat
+    (``clearVolatile``'s ``setSpecies``), which the residual sorts its status's handler by. Returns the
+    state and where its side is out."""
     k = _side(st.active, side)
     down = when & (_mon(st.hp, side, k) == 0)
-    st = st.replace(faint_speed=_set_side(st.faint_speed, side, _side(speed, side), down),
+    st = st.replace(faint_speed=_set_side(st.faint_speed, side, _mon(st.stats[..., 4], side, k), down),
                     terastallized=_set_mon(st.terastallized, side, k, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
     return st, down & (_left(st, side) == 0)
@@ -626,6 +648,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     side out ends the battle (both out: the side of the Pokémon fainted last wins)."""
     draws = on if draws is None else draws
     hazards = on if hazards is None else hazards
+    joint = also is not None
     also = jnp.zeros_like(on) if also is None else also
     # BeforeSwitchOut of a Pokémon still up is followed by an Update
     st = _each_event(st, draws & voluntary)
@@ -635,21 +658,31 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
+    # inserting its runSwitch refreshes the cached speed of the Pokémon switching in
+    st = st.replace(webbed=_set_side(st.webbed, side, False, on))
     speed, up = _speeds(st), _up(st)              # the draws below change nothing else
     if insert is not None:
         st = _tie_draw(st, insert, speed)
     st = _each_event(st, draws, speed, up)        # the Update after the switch action
-    st = _tie_draw(st, draws, speed)              # runSwitch's speed sort of all actives
-    # the SwitchIn handlers: the entry hazards, the faster Pokémon's first (a tie: side first), each
-    # Pokémon's followed by faintMessages: a side out ends the battle there
-    other = 1 - side
-    slower = jnp.where(also & (_side(speed, other) > _side(speed, side)), side, other)
-    faster = 1 - slower
+    # runSwitch's speed sort of all actives; the SwitchIn handlers of two Pokémon run in its order (a
+    # tie: the draw's, read only for ``also``, the double forced switch)
+    if joint:
+        st = _drawing(st)
+        tie = draws & (speed[..., 0] == speed[..., 1])
+        rng, r = prng.random_range(st.rng, 0, 2, when=tie)
+        st = st.replace(rng=rng)
+        faster = jnp.where(also, jnp.where(tie, r, (speed[..., 1] > speed[..., 0]).astype(jnp.int32)), side)
+    else:
+        st = _tie_draw(st, draws, speed)
+        faster = side
+    faster = jnp.asarray(faster, jnp.int32)
+    slower = 1 - faster
+    # the entry hazards, each Pokémon's followed by faintMessages: a side out ends the battle there
     fast_on, slow_on = jnp.where(faster == side, hazards, also), jnp.where(slower == side, hazards, also)
     st = _entry_hazards(st, faster, fast_on)
-    st, out_fast = _entry_faints(st, faster, fast_on, speed)
+    st, out_fast = _entry_faints(st, faster, fast_on)
     st = _entry_hazards(st, slower, slow_on & ~out_fast)
-    st, out_slow = _entry_faints(st, slower, slow_on & ~out_fast, speed)
+    st, out_slow = _entry_faints(st, slower, slow_on & ~out_fast)
     won = jnp.where(out_slow, faster, slower)     # the foe of the side out
     ended = out_fast | out_slow
     st = st.replace(winner=jnp.where(ended, won, st.winner), request=jnp.where(ended, REQUEST_ENDED, st.request))
@@ -686,6 +719,7 @@ def _use_move(st: BattleState, side, slot, on):
     t = tables.load()
     # the speeds every eachEvent of this move sorts by: Showdown refreshed them before the move
     # (the commit or the Gen 8 re-sort) and not again until the move's action is over
+    st = st.replace(webbed=st.webbed & ~on[..., None])       # the re-sort before a move: updateSpeed
     cache = _speeds(st)
     foe = 1 - side
     me, them = _side(st.active, side), _side(st.active, foe)
@@ -950,6 +984,7 @@ def _turn(st: BattleState, actions, on):
     # becomes fnt: none here); then the faint request or the next turn. The flinch volatile's handler
     # (no order: after the statuses', no tie) ends it by its duration; a battle that ended before it
     # keeps it on a Pokémon still up (fainting clears the volatiles)
+    st = st.replace(webbed=st.webbed & ~on[..., None])       # the residual's updateSpeed
     st = _residual(st, on & (st.request != REQUEST_ENDED))
     live = on & (st.request != REQUEST_ENDED)
     st = st.replace(flinch=jnp.where(on[..., None], st.flinch & ~live[..., None] & (st.active_of(st.hp) > 0), st.flinch))
@@ -1000,7 +1035,7 @@ def step(state: BattleState, actions) -> BattleState:
     the state at the next decision (see the module docstring for what is covered)."""
     request = state.request
     st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
-               skipped=jnp.zeros_like(request))
+               skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag))
     st = _start(st, request == REQUEST_START)
     st = _turn(st, actions, request == REQUEST_MOVE)
     st = _forced_switch(st, actions, request == REQUEST_SWITCH)
