@@ -594,7 +594,7 @@ def _entry_hazards(st: BattleState, side, when):
     t = tables.load()
     k = _side(st.active, side)
     layers, order = _side(st.hazards, side), _side(st.hazard_order, side)      # [B, 4]
-    first, second = damage.current_types(_mon(st.types, side, k), _tera(st, side, k))
+    first, second = _keep(damage.current_types(_mon(st.types, side, k), _tera(st, side, k)))
     has = lambda name: (first == t.type_index[name]) | (second == t.type_index[name])
     grounded = ~has("Flying")
     chart = np.asarray(t.type_chart)[t.type_index["Rock"]]
@@ -609,17 +609,19 @@ def _entry_hazards(st: BattleState, side, when):
     before = jnp.where(order[..., 0] < order[..., 2], rock, 0) + jnp.where(order[..., 1] < order[..., 2], spikes, 0)
     toxic = when & grounded & (layers[..., 2] > 0) & (hp - before > 0)
     after = jnp.maximum(hp - rock - spikes, 0)
+    toxic, after, grounded = _keep((toxic, after, grounded))
     st = st.replace(hp=_set_mon(st.hp, side, k, after, when))
     absorb = toxic & has("Poison")
     layers, order = _remove(layers, order, (jnp.arange(len(HAZARDS)) == 2) & absorb[..., None])
     st = st.replace(hazards=_set_side(st.hazards, side, layers, absorb),
                     hazard_order=_set_side(st.hazard_order, side, order, absorb))
-    poison = toxic & ~absorb & ~has("Steel")
+    # trySetStatus on the Pokémon as it was then (up; Poison types absorbed them, Steel ones are immune):
+    # it fails on a status already; no draw for psn or tox (tox's stage starts at 0). A status set
+    # before a later hazard's KO stays
+    poison = toxic & ~absorb & ~has("Steel") & (_mon(st.status, side, k) == 0)
     status = jnp.where(_side(st.hazards, side)[..., 2] >= 2, TOX, PSN)
-    # trySetStatus on the Pokémon as it was then (up): a status set before a later hazard's KO stays
-    st = st.replace(hp=_set_mon(st.hp, side, k, hp, poison))
-    st, _ = _try_status(st, side, k, status, poison)
-    st = st.replace(hp=_set_mon(st.hp, side, k, after, poison))
+    st = st.replace(status=_set_mon(st.status, side, k, status, poison),
+                    status_count=_set_mon(st.status_count, side, k, 0, poison))
     web = when & grounded & (_side(st.hazards, side)[..., 3] > 0) & (after > 0)
     lowered, moved = _boost(_side(st.boosts, side), jnp.asarray([0, 0, 0, 0, -1, 0, 0], jnp.int32), web)
     # the cached speed (``Pokemon.speed``) keeps the speed from before the drop until a refresh
@@ -672,19 +674,20 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
         rng, r = prng.random_range(st.rng, 0, 2, when=tie)
         st = st.replace(rng=rng)
         faster = jnp.where(also, jnp.where(tie, r, (speed[..., 1] > speed[..., 0]).astype(jnp.int32)), side)
+        slower = 1 - faster
+        # the entry hazards, each Pokémon's followed by faintMessages: a side out ends the battle there
+        fast_on, slow_on = jnp.where(faster == side, hazards, also), jnp.where(slower == side, hazards, also)
+        st = _entry_hazards(st, faster, fast_on)
+        st, out_fast = _entry_faints(st, faster, fast_on)
+        st = _entry_hazards(st, slower, slow_on & ~out_fast)
+        st, out_slow = _entry_faints(st, slower, slow_on & ~out_fast)
+        won = jnp.where(out_slow, faster, slower)     # the foe of the side out
+        ended = out_fast | out_slow
     else:
         st = _tie_draw(st, draws, speed)
-        faster = side
-    faster = jnp.asarray(faster, jnp.int32)
-    slower = 1 - faster
-    # the entry hazards, each Pokémon's followed by faintMessages: a side out ends the battle there
-    fast_on, slow_on = jnp.where(faster == side, hazards, also), jnp.where(slower == side, hazards, also)
-    st = _entry_hazards(st, faster, fast_on)
-    st, out_fast = _entry_faints(st, faster, fast_on)
-    st = _entry_hazards(st, slower, slow_on & ~out_fast)
-    st, out_slow = _entry_faints(st, slower, slow_on & ~out_fast)
-    won = jnp.where(out_slow, faster, slower)     # the foe of the side out
-    ended = out_fast | out_slow
+        st = _entry_hazards(st, side, hazards)
+        st, ended = _entry_faints(st, side, hazards)
+        won = 1 - side
     st = st.replace(winner=jnp.where(ended, won, st.winner), request=jnp.where(ended, REQUEST_ENDED, st.request))
     up = up & _up(st)
     return _keep(_each_event(st, draws & ~ended, speed, up))   # the Update after runSwitch
