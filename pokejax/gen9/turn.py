@@ -25,7 +25,10 @@ event runs the hazards' handlers (after a tox status's) in the order they were s
 ``faintMessages``: a Pokémon fainted by one runs none of the later ones, and a side out ends the battle
 there (in a double forced switch, before the slower Pokémon's handlers). A Pokémon fainted on entry
 mid-turn leaves the foe's move without a target; in a forced switch it makes a new switch request of the
-same turn. Rapid Spin's ``onAfterHit`` clears its user's side after the hit and its +1 Speed (the user
+same turn. Sticky Web's drop stays out of the cached ``Pokemon.speed`` the ``eachEvent`` sorts read until
+its next refresh (``_Turn.webbed``), and a fainted active's cached speed is its speed stat (fainting's
+``clearVolatile`` calls ``setSpecies``), which runSwitch's sort of all actives, fainted ones included,
+reads. Rapid Spin's ``onAfterHit`` clears its user's side after the hit and its +1 Speed (the user
 up); Defog lowers the target's evasion and clears both sides, and fails when neither happens.
 
 Flinching as ``conditions.js``'s ``flinch`` runs it: a damaging move whose only other effect is a
