@@ -11,7 +11,8 @@ or the end of the battle).
 
 L2 scenarios: Stealth Rock set on turn 1, then p2 switching in each of its Pokémon (the damage by
 their weakness to Rock, 4x weak ones losing half their HP); Spikes used three turns running (three
-layers, the fourth failing), then p2 switching.
+layers, the fourth failing), then p2 switching; Defog mirror matches (its failure at -6 evasion with no
+hazards skips the hit's Update events).
 """
 
 from __future__ import annotations
@@ -188,6 +189,21 @@ def test_l2_spikes_layers(showdown9):
             else:
                 quarter += int(lost >= b.max_hp[i, 1, k] // 4)
     assert quarter >= 10, (quarter, flying)
+
+
+def test_l2_defog_mirror(showdown9):
+    """The same team on both sides, both leads using Defog eight turns running: each lowers the other's
+    evasion to -6, then fails (no hazards to clear), skipping the hit's two Update events; every turn
+    ties on speed, so those events' draws decide the PRNG after."""
+    leads = _leads_with("defog", 12)
+    assert len(leads) >= 4, leads
+    seeds = [[5, 4, 3, k] for k in range(len(leads))]
+    teams = [DOCUMENT["teams"][n] for n, _ in leads]
+    scripted = [[[k, k]] * 8 for _, k in leads]
+    states, actions, sets = play(teams, teams, seeds, np.random.default_rng(5), scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    assert (states[7].boosts[:, :, 6] == -6).all(-1).sum() >= 2
 
 
 def test_hazard_tables():
