@@ -40,6 +40,9 @@ WINNER_NONE, WINNER_P1, WINNER_P2, WINNER_TIE = -1, 0, 1, 2
 # Showdown's major status ids, by index (0: none).
 STATUSES = ("", "brn", "par", "slp", "frz", "psn", "tox")
 STATUS_NONE, BRN, PAR, SLP, FRZ, PSN, TOX = range(len(STATUSES))
+# The entry hazards (Showdown's side conditions) of ``BattleState.hazards``, and their most layers.
+HAZARDS = ("stealthrock", "spikes", "toxicspikes", "stickyweb")
+HAZARD_LAYERS = (1, 3, 2, 1)
 
 
 @struct.dataclass
@@ -77,6 +80,10 @@ class BattleState:
                                 # on switching out and on fainting)
     moved: jnp.ndarray          # bool: the active has had a move action since switching in (Showdown's
                                 # ``activeMoveActions > 0``; Fake Out fails after one)
+    hazards: jnp.ndarray        # int32 [.., 4] the entry hazards on the side (HAZARDS order): Stealth Rock (0-1),
+                                # Spikes (0-3 layers), Toxic Spikes (0-2 layers), Sticky Web (0-1)
+    hazard_order: jnp.ndarray   # int32 [.., 4] each hazard's rank (1-4) in the order they were set on the side
+                                # (Showdown's effectOrder, the order their SwitchIn handlers run), 0: absent
     faint_speed: jnp.ndarray    # int32 the speed Showdown keeps cached (``Pokemon.speed``) for the side's
                                 # active that fainted last: its speed before fainting (the residual's sort
                                 # of the turn it fainted in still counts its status handler)
@@ -147,7 +154,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
 
     The state is Showdown's battle before ``start`` (``REQUEST_START``, turn 0, the leads in slot 0
     not yet switched in): full HP and PP, no status, no stages, not Terastallized, both sides able to
-    Terastallize."""
+    Terastallize, no entry hazards."""
     p1, p2 = jnp.asarray(team_index_p1), jnp.asarray(team_index_p2)
     if p1.ndim != 1 or p1.shape != p2.shape:
         raise ValueError(f"team indices must be [B] arrays of one shape, got {p1.shape} and {p2.shape}")
@@ -177,6 +184,8 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         flinch=jnp.zeros(teams.shape, bool),
         confusion=jnp.zeros(teams.shape, jnp.int32),
         moved=jnp.zeros(teams.shape, bool),
+        hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
+        hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),
         rng=seed,
         turn=jnp.zeros(b, jnp.int32),

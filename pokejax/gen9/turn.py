@@ -14,8 +14,23 @@ their user's, secondaries raising or lowering either side's), Terastallization
 ``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
 both switch at once), the major statuses (``status_moves()``, below), flinching (``flinch_moves()``,
-below, with the Fangs and Fake Out) and confusion (``confusion_moves()``, below). Not covered yet: other
-volatiles, everything of later stages.
+below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below) and the entry hazards with
+their removal (``hazard_moves()``, ``removal_moves()``, below). Not covered yet: other volatiles,
+everything of later stages.
+
+Entry hazards as Showdown's side conditions run them (``BattleState.hazards``: each side's layers;
+``hazard_order``: the order they were set, Showdown's ``effectOrder``): a ``foeSide`` move goes through
+``tryMoveHit`` (no accuracy check, no hit loop, so none of its ``Update`` events), runs even with the foe
+fainted, and fails at the most layers, spending its PP. On switching in, runSwitch's ``SwitchIn`` field
+event runs the hazards' handlers (after a tox status's) in the order they were set, each followed by
+``faintMessages``: a Pokémon fainted by one runs none of the later ones, and a side out ends the battle
+there (in a double forced switch, before the slower Pokémon's handlers). A Pokémon fainted on entry
+mid-turn leaves the foe's move without a target; in a forced switch it makes a new switch request of the
+same turn. Sticky Web's drop stays out of the cached ``Pokemon.speed`` the ``eachEvent`` sorts read until
+its next refresh (``_Turn.webbed``), and a fainted active's cached speed is its speed stat (fainting's
+``clearVolatile`` calls ``setSpecies``), which runSwitch's sort of all actives, fainted ones included,
+reads. Rapid Spin's ``onAfterHit`` clears its user's side after the hit and its +1 Speed (the user
+up); Defog lowers the target's evasion and clears both sides, and fails when neither happens.
 
 Flinching as ``conditions.js``'s ``flinch`` runs it: a damaging move whose only other effect is a
 secondary ``volatileStatus: 'flinch'`` draws its ``random(100)`` like the other secondaries and, below
@@ -101,8 +116,8 @@ from pokejax.gen9.data import tables
 from pokejax.gen9 import state as S
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
 from pokejax.gen9.state import (
-    BRN, FRZ, NUM_BOOSTS, PAR, PSN, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, SLP, STATUSES,
-    TEAM_SIZE, TOX, BattleState,
+    BRN, FRZ, HAZARD_LAYERS, HAZARDS, NUM_BOOSTS, PAR, PSN, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START,
+    REQUEST_SWITCH, SLP, STATUSES, TEAM_SIZE, TOX, BattleState,
 )
 
 # Move fields whose effect goes beyond the damage (read from gen9.json's Showdown data).
@@ -117,7 +132,7 @@ def _boost_effect(m: dict):
     ``(primary, self, self_chance, secondary, secondary_self, secondary_chance)`` (dicts of stages,
     chances 0-100; None for a missing part), or None when the move does anything else."""
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("self", "secondary", "secondaries")]
-    if others or m.get("callbacks") or m.get("volatileStatus"):
+    if others or (m.get("callbacks") and m["id"] not in SPIN_MOVES) or m.get("volatileStatus"):
         return None
     if m["category"] == "Status":
         # a status move whose whole effect is raising or lowering its user's stages
@@ -153,7 +168,7 @@ def boost_moves() -> list[str]:
     covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
     kernel = set(damage.kernel_moves())
     return sorted(m["id"] for m in t.data["moves"]
-                  if m["id"] in covered and (m["category"] == "Status" or m["id"] in kernel)
+                  if m["id"] in covered and (m["category"] == "Status" or m["id"] in kernel or m["id"] in SPIN_MOVES)
                   and _boost_effect(m) is not None and not m["flags"].get("cantusetwice"))
 
 
@@ -280,19 +295,50 @@ def confusion_moves() -> list[str]:
     return sorted(m["id"] for m in t.data["moves"] if _covered(m) and _confusion_effect(m) is not None)
 
 
+def _hazard_effect(m: dict):
+    """The index in ``HAZARDS`` of the entry hazard a status move sets on the foe's side as its whole
+    effect (Stealth Rock, Spikes, Toxic Spikes, Sticky Web), or None."""
+    keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
+    if m["category"] != "Status" or m.get("target") != "foeSide" or keys != {"sideCondition"}:
+        return None
+    return HAZARDS.index(m["sideCondition"]) if m["sideCondition"] in HAZARDS else None
+
+
+# Moves removing entry hazards whose other effects ``step`` runs: Rapid Spin (its damage, its secondary's
+# +1 Speed, then its ``onAfterHit`` clearing its user's side, the user up) and Defog (-1 evasion to the
+# target and both sides' hazards cleared, failing when neither happens; no screens or terrain here).
+SPIN_MOVES = ("rapidspin",)
+DEFOG_MOVES = ("defog",)
+
+
+def removal_moves() -> list[str]:
+    """The moves of ``SPIN_MOVES`` and ``DEFOG_MOVES`` that ``accuracy`` and ``order`` cover."""
+    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
+    return sorted(m for m in SPIN_MOVES + DEFOG_MOVES if m in covered)
+
+
+def hazard_moves() -> list[str]:
+    """The status moves setting an entry hazard of ``HAZARDS`` on the foe's side."""
+    t = tables.load()
+    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in covered and _hazard_effect(m) is not None)
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
     effect, self effect, recoil, drain, multiple hits, switching, no
     ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
     ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
-    ``flinch_moves()`` and the confusion moves of ``confusion_moves()``."""
+    ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
+    and their removal, ``removal_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
-    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves()))
+    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
+                  | set(hazard_moves()) | set(removal_moves()))
 
 
 @functools.lru_cache(maxsize=1)
@@ -300,7 +346,8 @@ def _status_tables():
     """Per move index: the status a status move inflicts [M] (0: none), its secondary's status [M] and
     chance [M], powder [M], defrost (thaws its frozen user) [M], thawsTarget [M], the chance of its flinch
     secondary [M] (0: none), whether that is a second secondary with a draw of its own (the Fangs) [M],
-    Fake Out's first-turn ``onTry`` [M], the chance of a confusion secondary [M]; per type (index
+    Fake Out's first-turn ``onTry`` [M], the chance of a confusion secondary [M], the hazard it lays
+    [M, 4] (one-hot over ``HAZARDS``), Rapid Spin [M] and Defog [M]; per type (index
     ``TYPE_NONE`` included) the statuses it is immune to [T+1, 7] and its powder immunity [T+1]."""
     t = tables.load()
     n = len(t.move_ids)
@@ -310,6 +357,9 @@ def _status_tables():
     flinch_second, first_turn = np.zeros(n, bool), np.zeros(n, bool)
     allowed = set(status_moves())
     flinchers, confusers = set(flinch_moves()), set(confusion_moves())
+    lay = np.zeros((n, len(HAZARDS)), bool)
+    spin, defog = np.zeros(n, bool), np.zeros(n, bool)
+    removers, layers = set(removal_moves()), set(hazard_moves())
     for i, m in enumerate(t.data["moves"], start=1):
         powder[i] = bool(m["flags"].get("powder"))
         defrost[i] = bool(m["flags"].get("defrost"))
@@ -325,6 +375,10 @@ def _status_tables():
                 flinch[i], first_turn[i] = _first_turn_flinch(m), True
             else:
                 flinch[i] = _flinch_effect(m)
+        if m["id"] in layers:
+            lay[i, _hazard_effect(m)] = True
+        spin[i] = m["id"] in removers and m["id"] in SPIN_MOVES
+        defog[i] = m["id"] in removers and m["id"] in DEFOG_MOVES
         if m["id"] not in allowed:
             continue
         status, c = _status_effect(m)
@@ -340,7 +394,8 @@ def _status_tables():
             if status in STATUSES:
                 immune[k, STATUSES.index(status)] = True
         powder_immune[k] = "powder" in what
-    return primary, secondary, chance, powder, defrost, thaws, flinch, flinch_second, first_turn, confuse, immune, powder_immune
+    return (primary, secondary, chance, powder, defrost, thaws, flinch, flinch_second, first_turn, confuse, lay, spin,
+            defog, immune, powder_immune)
 
 
 @functools.lru_cache(maxsize=1)
@@ -371,8 +426,8 @@ def _boost_tables():
 def _status_table() -> tables.MoveTable:
     """The per-move columns of ``_status_tables`` as one ``tables.MoveTable``."""
     names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
-             "flinch_second", "first_turn", "confuse_chance")
-    return tables.MoveTable(dict(zip(names, _status_tables()[:10])))
+             "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
+    return tables.MoveTable(dict(zip(names, _status_tables()[:13])))
 
 
 @functools.lru_cache(maxsize=1)
@@ -469,8 +524,11 @@ class _Turn(BattleState):
     (``prng.skip``, a few masked 64-bit steps) before the next draw whose value is read
     (``_drawing``), rather than one masked 64-bit step per draw. ``bound``: a static bound of
     ``skipped`` (the draws counted since the last jump) that sets the jump's width. ``kept``: the
-    fields ``_keep`` made and nothing wrote since (it skips them)."""
+    fields ``_keep`` made and nothing wrote since (it skips them). ``webbed`` bool[B, 2]: the active's
+    cached ``Pokemon.speed`` is from before a Sticky Web drop on switching in (until the next refresh:
+    before a move, at the residual, at its side's next switch-in)."""
     skipped: jnp.ndarray
+    webbed: jnp.ndarray
     bound: int = struct.field(pytree_node=False, default=0)
     kept: frozenset = struct.field(pytree_node=False, default=frozenset())
 
@@ -497,7 +555,8 @@ def _drawing(st: _Turn) -> _Turn:
 
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
-             "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped")
+             "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
+             "hazards", "hazard_order", "webbed")
 
 
 def _keep(tree):
@@ -520,9 +579,14 @@ def _keep(tree):
 
 
 def _speeds(st: BattleState):
-    """int32[B, 2]: each active's speed as Showdown's ``Pokemon.speed`` holds it."""
+    """int32[B, 2]: each active's speed as Showdown's ``Pokemon.speed`` holds it (a Sticky Web drop not
+    refreshed yet, ``_Turn.webbed``, is not in it; a fainted one's is its speed stat: fainting's
+    ``clearVolatile`` resets it through ``setSpecies``)."""
     spe = st.active_of(st.stats[..., 4])                       # the speed stat alone, not the row of five
-    return order.action_speed(spe, st.boosts[..., 4], st.active_of(st.status) == PAR)
+    stage = st.boosts[..., 4]
+    if isinstance(st, _Turn):
+        stage = jnp.where(st.webbed, jnp.minimum(stage + 1, 6), stage)
+    return order.action_speed(spe, stage, (st.active_of(st.status) == PAR) & (st.active_of(st.hp) > 0))
 
 
 def _up(st: BattleState):
@@ -595,11 +659,94 @@ def _start(st: BattleState, on):
     return st.replace(request=jnp.where(on, REQUEST_MOVE, st.request), turn=jnp.where(on, 1, st.turn))
 
 
-def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=None):
+def _lay(layers, order, add):
+    """Per side ``[..., 4]`` hazard ``layers`` and ``order`` (1-based rank in the order they were set, 0:
+    absent) with a layer of the hazards ``add`` (bool one-hot) where it is below its most; a new
+    hazard takes the last rank (``addSideCondition``)."""
+    more = add & (layers < jnp.asarray(HAZARD_LAYERS, jnp.int32))
+    new = more & (layers == 0)
+    rank = jnp.sum(layers > 0, axis=-1, keepdims=True) + 1
+    return layers + more.astype(jnp.int32), jnp.where(new, rank, order)
+
+
+def _remove(layers, order, gone):
+    """``removeSideCondition`` of the hazards ``gone`` (bool ``[..., 4]``): their layers to 0, the
+    ranks after theirs move up."""
+    gone = gone & (layers > 0)
+    below = jnp.sum(gone[..., None, :] & (order[..., None, :] < order[..., :, None]), axis=-1)
+    return jnp.where(gone, 0, layers), jnp.where(gone, 0, order - below)
+
+
+def _entry_hazards(st: BattleState, side, when):
+    """The ``onSwitchIn`` handlers of the entry hazards on ``side`` for its active where ``when``
+    (runSwitch's ``SwitchIn`` field event, after the status's handler; no draw), in the order the
+    hazards were set (``effectOrder``), each followed by ``faintMessages``: a Pokémon fainted by one
+    runs none of the later ones. Stealth Rock ``maxhp * 2 ** typeMod / 8`` (Rock against its current
+    types: a Tera type counts); for a grounded Pokémon (not Flying by its current types; no abilities
+    or items here) Spikes ``[0, 3, 4, 6][layers] * maxhp / 24`` (each at least 1, floored), Toxic Spikes
+    (a Poison type removes them; else psn, tox at 2 layers, through ``trySetStatus``: a Steel type is
+    immune) and Sticky Web (-1 Speed; fainting clears it anyway)."""
+    t = tables.load()
+    k = _side(st.active, side)
+    layers, order = _side(st.hazards, side), _side(st.hazard_order, side)      # [B, 4]
+    first, second = _keep(damage.current_types(_mon(st.types, side, k), _tera(st, side, k)))
+    has = lambda name: (first == t.type_index[name]) | (second == t.type_index[name])
+    grounded = ~has("Flying")
+    chart = np.asarray(t.type_chart)[t.type_index["Rock"]]
+    mod = np.where(chart == 1, 1, np.where(chart == 2, -1, 0))
+    type_mod = tables.small_lookup(mod, first) + tables.small_lookup(mod, second)
+    max_hp, hp = _mon(st.max_hp, side, k), _mon(st.hp, side, k)
+    rock = jnp.maximum(max_hp * (1 << jnp.maximum(type_mod, 0)) // (8 << jnp.maximum(-type_mod, 0)), 1)
+    rock = jnp.where(layers[..., 0] > 0, rock, 0)
+    spikes = jnp.maximum(tables.small_lookup(np.array([0, 3, 4, 6]), layers[..., 1]) * max_hp // 24, 1)
+    spikes = jnp.where(grounded & (layers[..., 1] > 0), spikes, 0)
+    # Toxic Spikes run where the damage of the hazards set before them left the Pokémon up
+    before = jnp.where(order[..., 0] < order[..., 2], rock, 0) + jnp.where(order[..., 1] < order[..., 2], spikes, 0)
+    toxic = when & grounded & (layers[..., 2] > 0) & (hp - before > 0)
+    after = jnp.maximum(hp - rock - spikes, 0)
+    toxic, after, grounded = _keep((toxic, after, grounded))
+    st = st.replace(hp=_set_mon(st.hp, side, k, after, when))
+    absorb = toxic & has("Poison")
+    layers, order = _remove(layers, order, (jnp.arange(len(HAZARDS)) == 2) & absorb[..., None])
+    st = st.replace(hazards=_set_side(st.hazards, side, layers, absorb),
+                    hazard_order=_set_side(st.hazard_order, side, order, absorb))
+    # trySetStatus on the Pokémon as it was then (up; Poison types absorbed them, Steel ones are immune):
+    # it fails on a status already; no draw for psn or tox (tox's stage starts at 0). A status set
+    # before a later hazard's KO stays
+    poison = toxic & ~absorb & ~has("Steel") & (_mon(st.status, side, k) == 0)
+    status = jnp.where(_side(st.hazards, side)[..., 2] >= 2, TOX, PSN)
+    st = st.replace(status=_set_mon(st.status, side, k, status, poison),
+                    status_count=_set_mon(st.status_count, side, k, 0, poison))
+    web = when & grounded & (_side(st.hazards, side)[..., 3] > 0) & (after > 0)
+    lowered, moved = _boost(_side(st.boosts, side), jnp.asarray([0, 0, 0, 0, -1, 0, 0], jnp.int32), web)
+    # the cached speed (``Pokemon.speed``) keeps the speed from before the drop until a refresh
+    return _keep(st.replace(boosts=_set_side(st.boosts, side, lowered, web), webbed=_set_side(st.webbed, side, True, moved)))
+
+
+def _entry_faints(st: BattleState, side, when):
+    """The ``faintMessages`` after an entry hazard's handler for ``side``'s active where ``when``:
+    fainted, it loses its Tera state and stages, and its cached speed becomes its speed stat
+    (``clearVolatile``'s ``setSpecies``), which the residual sorts its status's handler by. Returns the
+    state and where its side is out."""
+    k = _side(st.active, side)
+    down = when & (_mon(st.hp, side, k) == 0)
+    st = st.replace(faint_speed=_set_side(st.faint_speed, side, _mon(st.stats[..., 4], side, k), down),
+                    terastallized=_set_mon(st.terastallized, side, k, False, down),
+                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
+    return st, down & (_left(st, side) == 0)
+
+
+def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=None, hazards=None, also=None):
     """``switchIn`` of team ``slot`` for ``side`` and the runSwitch after it, with their draws (only
     where ``draws``, by default ``on``; ``insert``: first the draw of inserting its runSwitch next to
-    another one of the same speed)."""
+    another one of the same speed). The runSwitch runs the entry hazards of ``side`` where ``hazards``
+    (by default ``on``) and, where ``also``, those of the other side (a double forced switch's one
+    runSwitch for both: the faster Pokémon's handlers first), then faintMessages and checkWin: a
+    side out ends the battle (both out: the side of the Pokémon fainted last wins)."""
     draws = on if draws is None else draws
+    hazards = on if hazards is None else hazards
+    joint = also is not None
+    also = jnp.zeros_like(on) if also is None else also
     # BeforeSwitchOut of a Pokémon still up is followed by an Update
     st = _each_event(st, draws & voluntary)
     active = _set_side(st.active, side, slot, on)
@@ -609,12 +756,37 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
+    # inserting its runSwitch refreshes the cached speed of the Pokémon switching in
+    st = st.replace(webbed=_set_side(st.webbed, side, False, on))
     speed, up = _speeds(st), _up(st)              # the draws below change nothing else
     if insert is not None:
         st = _tie_draw(st, insert, speed)
     st = _each_event(st, draws, speed, up)        # the Update after the switch action
-    st = _tie_draw(st, draws, speed)              # runSwitch's speed sort of all actives
-    return _keep(_each_event(st, draws, speed, up))   # the Update after runSwitch
+    # runSwitch's speed sort of all actives; the SwitchIn handlers of two Pokémon run in its order (a
+    # tie: the draw's, read only for ``also``, the double forced switch)
+    if joint:
+        st = _drawing(st)
+        tie = draws & (speed[..., 0] == speed[..., 1])
+        rng, r = prng.random_range(st.rng, 0, 2, when=tie)
+        st = st.replace(rng=rng)
+        faster = jnp.where(also, jnp.where(tie, r, (speed[..., 1] > speed[..., 0]).astype(jnp.int32)), side)
+        slower = 1 - faster
+        # the entry hazards, each Pokémon's followed by faintMessages: a side out ends the battle there
+        fast_on, slow_on = jnp.where(faster == side, hazards, also), jnp.where(slower == side, hazards, also)
+        st = _entry_hazards(st, faster, fast_on)
+        st, out_fast = _entry_faints(st, faster, fast_on)
+        st = _entry_hazards(st, slower, slow_on & ~out_fast)
+        st, out_slow = _entry_faints(st, slower, slow_on & ~out_fast)
+        won = jnp.where(out_slow, faster, slower)     # the foe of the side out
+        ended = out_fast | out_slow
+    else:
+        st = _tie_draw(st, draws, speed)
+        st = _entry_hazards(st, side, hazards)
+        st, ended = _entry_faints(st, side, hazards)
+        won = 1 - side
+    st = st.replace(winner=jnp.where(ended, won, st.winner), request=jnp.where(ended, REQUEST_ENDED, st.request))
+    up = up & _up(st)
+    return _keep(_each_event(st, draws & ~ended, speed, up))   # the Update after runSwitch
 
 
 def _struggling(st: BattleState):
@@ -646,6 +818,7 @@ def _use_move(st: BattleState, side, slot, on):
     t = tables.load()
     # the speeds every eachEvent of this move sorts by: Showdown refreshed them before the move
     # (the commit or the Gen 8 re-sort) and not again until the move's action is over
+    st = st.replace(webbed=st.webbed & ~on[..., None])       # the re-sort before a move: updateSpeed
     cache = _speeds(st)
     foe = 1 - side
     me, them = _side(st.active, side), _side(st.active, foe)
@@ -666,6 +839,8 @@ def _use_move(st: BattleState, side, slot, on):
     # after a first one
     too_late = on & first_turn & _side(st.moved, side)
     st = st.replace(moved=_set_side(st.moved, side, True, on))
+    lay = x.lay
+    side_move = lay.any(-1)                                    # an entry hazard: targets the foe's side
 
     # BeforeMove (before the PP), its handlers by priority: slp and frz (10), flinch (8), confusion (3),
     # par (1), the first one returning false ending it. Sleep counts its turns down and wakes at 0; a
@@ -717,9 +892,10 @@ def _use_move(st: BattleState, side, slot, on):
     pay = on & ~struggle                                       # Struggle costs no PP
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
     st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay))
-    # a foe fainted earlier in the turn (by Struggle's recoil): the move fails with no target, no draw
-    # (a move targeting its user still runs); Fake Out's onTry fails before the hit steps (no draw)
-    on = on & ((_mon(st.hp, foe, them) > 0) | self_move) & ~too_late
+    # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
+    # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's onTry fails
+    # before the hit steps (no draw)
+    on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move) & ~too_late
 
     a_types, d_types = _mon(st.types, side, me), _mon(st.types, foe, them)
     a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
@@ -750,7 +926,21 @@ def _use_move(st: BattleState, side, slot, on):
     mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1))
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
     st, inflicted = _try_status(st, foe, them, inflict, lands & (inflict != 0))
-    succeeded = raised | inflicted
+    # Defog's onHit: -1 evasion to the target (up: the move needs it), both sides' hazards cleared;
+    # it fails when neither happens
+    fog = lands & x.defog
+    evasion, lowered = _boost(_side(st.boosts, foe), jnp.asarray([0, 0, 0, 0, 0, 0, -1], jnp.int32), fog)
+    cleared = fog & (st.hazards > 0).any((-2, -1))
+    none = jnp.zeros_like(st.hazards)
+    st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),
+                    hazards=jnp.where(fog[..., None, None], none, st.hazards),
+                    hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
+    succeeded = raised | inflicted | lowered | cleared
+    # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
+    # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
+    layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
+    st = st.replace(hazards=_set_side(st.hazards, foe, layers, lands & side_move),
+                    hazard_order=_set_side(st.hazard_order, foe, order_, lands & side_move))
     up = _up(st)
     st = _each_event(st, succeeded, cache, up)                 # the Update after the hit
     st = _each_event(st, succeeded, cache, up)                 # the Update after the hit loop
@@ -780,6 +970,11 @@ def _use_move(st: BattleState, side, slot, on):
     rng, turns = prng.random_range(rng, 2, 6, when=confuses)
     st = st.replace(rng=rng, flinch=_set_side(st.flinch, foe, True, flinches),
                     confusion=_set_side(st.confusion, foe, turns, confuses))
+    # Rapid Spin's onAfterHit (after the secondaries and DamagingHit: nothing between reads the
+    # hazards), its user up: its own side's hazards removed
+    spun = dealt & x.spin & (_mon(st.hp, side, me) > 0)
+    st = st.replace(hazards=_set_side(st.hazards, side, jnp.zeros_like(st.hazards[..., 0, :]), spun),
+                    hazard_order=_set_side(st.hazard_order, side, jnp.zeros_like(st.hazards[..., 0, :]), spun))
     # DamagingHit: a damaging Fire move thaws its frozen target
     fire = dealt & (move_type == t.type_index["Fire"]) & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, fire)
@@ -901,7 +1096,7 @@ def _turn(st: BattleState, actions, on):
     st, first, swap = _keep((st, first, swap))
     for k in range(2):
         s = first if k == 0 else 1 - first
-        go = _side(switching, s)
+        go = _side(switching, s) & (st.request != REQUEST_ENDED)   # the first switch-in's hazards may end it
         st = _switch_in(st, s, _side(act, s) - ACTION_SWITCH_BASE, go, jnp.ones_like(go))
     # Terastallizations (which one first changes nothing but the draws' count); the speeds after the
     # switches are those the moves are sorted by (a Terastallization changes no speed)
@@ -934,6 +1129,7 @@ def _turn(st: BattleState, actions, on):
     # becomes fnt: none here); then the faint request or the next turn. The flinch volatile's handler
     # (no order: after the statuses', no tie) ends it by its duration; a battle that ended before it
     # keeps it on a Pokémon still up (fainting clears the volatiles)
+    st = st.replace(webbed=st.webbed & ~on[..., None])       # the residual's updateSpeed
     st = _residual(st, on & (st.request != REQUEST_ENDED))
     live = on & (st.request != REQUEST_ENDED)
     st = st.replace(flinch=jnp.where(on[..., None], st.flinch & ~live[..., None] & (st.active_of(st.hp) > 0), st.flinch))
@@ -965,9 +1161,17 @@ def _forced_switch(st: BattleState, actions, on):
     st, first = _keep((st, first))
     quiet = jnp.zeros_like(on)
     go = flag.any(-1)
-    st = _switch_in(st, first, _side(act, first) - ACTION_SWITCH_BASE, go, quiet, draws=go & ~both)
-    st = _switch_in(st, 1 - first, _side(act, 1 - first) - ACTION_SWITCH_BASE, both, quiet, insert=both)
-    return st.replace(request=jnp.where(on, REQUEST_MOVE, st.request), turn=jnp.where(on, st.turn + 1, st.turn))
+    st = _switch_in(st, first, _side(act, first) - ACTION_SWITCH_BASE, go, quiet, draws=go & ~both, hazards=go & ~both)
+    st = _switch_in(st, 1 - first, _side(act, 1 - first) - ACTION_SWITCH_BASE, both, quiet, insert=both, also=both)
+    # a Pokémon fainted by entry hazards: checkFainted (the queue is empty) and a new switch request of
+    # the same turn
+    live = on & (st.request != REQUEST_ENDED)
+    down = live[..., None] & (st.active_of(st.hp) == 0)                          # [B, 2]
+    fainted = down.any(-1)
+    st = st.replace(status=jnp.where(live[..., None, None] & (st.hp == 0), 0, st.status))
+    return st.replace(switch_flag=jnp.where(live[..., None], down, st.switch_flag),
+                      request=jnp.where(live, jnp.where(fainted, REQUEST_SWITCH, REQUEST_MOVE), st.request),
+                      turn=jnp.where(live & ~fainted, st.turn + 1, st.turn))
 
 
 def step(state: BattleState, actions) -> BattleState:
@@ -976,7 +1180,7 @@ def step(state: BattleState, actions) -> BattleState:
     the state at the next decision (see the module docstring for what is covered)."""
     request = state.request
     st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
-               skipped=jnp.zeros_like(request))
+               skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag))
     st = _start(st, request == REQUEST_START)
     st = _turn(st, actions, request == REQUEST_MOVE)
     st = _forced_switch(st, actions, request == REQUEST_SWITCH)

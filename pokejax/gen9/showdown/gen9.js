@@ -38,7 +38,9 @@
 //             move + terastallize, 8-13 switch to team slot k; -1: the side does not act); `states` after
 //             the start and after each decision: {seed, turn, request ('move' | 'switch' | 'ended'),
 //             winner (0, 1, 2 tie, null), sides: [{active, pokemonLeft, speed (the active's cached
-//             Pokemon.speed), switchFlag, boosts,
+//             Pokemon.speed), switchFlag, flinch, hazards (layers of Stealth Rock, Spikes, Toxic Spikes,
+//             Sticky Web), hazardOrder (each one's
+//             rank, 1-4, in the order they were set, 0: absent), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
 //             slp's time, else 0), terastallized, stellar, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
 //             PRNG draw with its callers (`draws`, `marks`: the draw count at each state) and the log
@@ -251,6 +253,9 @@ function playChoice(side, action) {
   return `switch ${position}`;
 }
 
+// The entry hazards of pokejax's BattleState.hazards, in its order (layers; 1 for one-layer hazards).
+const HAZARDS = ['stealthrock', 'spikes', 'toxicspikes', 'stickyweb'];
+
 function snapPlay(battle) {
   const winner = !battle.ended ? null : battle.winner === 'P1' ? 0 : battle.winner === 'P2' ? 1 : 2;
   return {seed: battle.prng.getSeed(), turn: battle.turn, request: battle.ended ? 'ended' : battle.requestState,
@@ -259,6 +264,8 @@ function snapPlay(battle) {
       const active = side.active[0];
       return {active: active ? active.m.slot : null, pokemonLeft: side.pokemonLeft, speed: active ? active.speed : null,
         switchFlag: !!(active && active.switchFlag), flinch: !!(active && active.volatiles['flinch']), confusion: active && active.volatiles['confusion'] ? active.volatiles['confusion'].time : 0,
+        hazards: HAZARDS.map(id => side.sideConditions[id] ? (side.sideConditions[id].layers || 1) : 0),
+        hazardOrder: HAZARDS.map(id => Object.keys(side.sideConditions).filter(c => HAZARDS.includes(c)).indexOf(id) + 1),
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,
         canTerastallize: bySlot.some(p => p.canTerastallize),
         pokemon: bySlot.map(p => ({hp: p.hp, status: p.status, fainted: !!p.fainted, pp: p.moveSlots.map(m => m.pp),
