@@ -11,7 +11,7 @@ Per team slot, both sides (own first), then each side's active Pokémon, then th
   spent exactly when Showdown announces the move; its remaining PP is not shown). Ability and item
   stay hidden until the stages that add them reveal them;
 - each active's stat stages, whether it is confused (not for how long) and whether it has had a
-  move action since switching in (Fake Out's condition); the request (move or switch), who must act, whether each side may
+  move action since switching in (Fake Out's condition); each side's entry hazards; the request (move or switch), who must act, whether each side may
   still Terastallize, the turn.
 
 ``seen`` is not part of the engine's state (``pokejax.gen9.state``): the env keeps it beside the
@@ -27,7 +27,7 @@ import numpy as np
 
 from pokejax.gen9.data import tables
 from pokejax.gen9.masks import must_act
-from pokejax.gen9.state import NUM_BOOSTS, REQUEST_MOVE, REQUEST_SWITCH, STATUSES, TEAM_SIZE, BattleState
+from pokejax.gen9.state import HAZARDS, NUM_BOOSTS, REQUEST_MOVE, REQUEST_SWITCH, STATUSES, TEAM_SIZE, BattleState
 
 NUM_TYPES = tables.TYPE_NONE   # 18 types and Stellar
 MON_FIELDS = (
@@ -38,12 +38,14 @@ MON_FIELDS = (
 MOVE_FIELDS = (("known", 1), ("move", 1), ("type", NUM_TYPES), ("category", 3), ("power", 1), ("accuracy", 1),
                ("pp_fraction", 1), ("priority", 1))
 ACTIVE_FIELDS = (("boosts", NUM_BOOSTS), ("confused", 1), ("moved", 1))
+SIDE_FIELDS = (("hazards", len(HAZARDS)),)   # layers on the side, over their most: Stealth Rock, Spikes, Toxic Spikes, Sticky Web
+_HAZARD_LAYERS = (1, 3, 2, 1)
 GLOBAL_FIELDS = (("move_request", 1), ("switch_request", 1), ("must_act", 1), ("opponent_must_act", 1),
                  ("can_tera", 1), ("opponent_can_tera", 1), ("turn", 1))
 MON_SIZE = sum(n for _, n in MON_FIELDS)
 MOVE_SIZE = sum(n for _, n in MOVE_FIELDS)
 SLOT_SIZE = MON_SIZE + 4 * MOVE_SIZE
-ACTIVE_SIZE = sum(n for _, n in ACTIVE_FIELDS)
+ACTIVE_SIZE = sum(n for _, n in ACTIVE_FIELDS) + sum(n for _, n in SIDE_FIELDS)
 GLOBAL_SIZE = sum(n for _, n in GLOBAL_FIELDS)
 OBS_SIZE = 2 * TEAM_SIZE * SLOT_SIZE + 2 * ACTIVE_SIZE + GLOBAL_SIZE
 
@@ -66,6 +68,9 @@ def obs_layout() -> list[tuple[str, int, int]]:
     for who in ("own", "opponent"):
         for name, n in ACTIVE_FIELDS:
             out.append((f"{who}.active.{name}", pos, n))
+            pos += n
+        for name, n in SIDE_FIELDS:
+            out.append((f"{who}.side.{name}", pos, n))
             pos += n
     for name, n in GLOBAL_FIELDS:
         out.append((f"global.{name}", pos, n))
@@ -158,9 +163,11 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
     player = jnp.asarray(player, jnp.int32)
     other = 1 - player
     acting = must_act(state)
-    def active(side):   # stages, confused (announced; its turns left are not), a move action since switching in
+    def active(side):   # stages, confused (announced; its turns left are not), a move action since switching in;
+        # then the side's entry hazards
         return jnp.concatenate([jnp.take(state.boosts, side, axis=0) / 6.0,
-                                jnp.stack([jnp.take(state.confusion, side) > 0, jnp.take(state.moved, side)])])
+                                jnp.stack([jnp.take(state.confusion, side) > 0, jnp.take(state.moved, side)]),
+                                jnp.take(state.hazards, side, axis=0) / jnp.asarray(_HAZARD_LAYERS, jnp.float32)])
     request = jnp.asarray(state.request)
     parts = [
         _team(state, player, seen, own=True).ravel(), _team(state, other, seen, own=False).ravel(),

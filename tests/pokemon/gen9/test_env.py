@@ -86,6 +86,8 @@ def test_observation_shows_the_opponent_only_as_revealed(batched):
         for who, side in (("own", agent), ("opponent", other)):
             confused = _block(obs, f"{who}.active.confused")[:, 0]
             assert np.array_equal(confused, (np.asarray(battle.confusion)[b, side] > 0).astype(np.float32))
+            layers = _block(obs, f"{who}.side.hazards") * np.array([1, 3, 2, 1])
+            assert np.array_equal(np.rint(layers), np.asarray(battle.hazards)[b, side])
         actives = np.asarray(battle.active)[b, other]
         assert seen[b, other, actives].all()   # the opponent's active is on the field: seen
         actions = _random_legal(rng, mask(state, params))
