@@ -34,12 +34,10 @@ import jax.numpy as jnp
 
 
 def restricted_pool():
-    """The pool's teams that the restricted engine plays, as ``turn.restricted_team`` makes them."""
-    from pokejax.gen9 import pool, turn
+    """The pool's teams that the restricted engine plays (``pokejax.gen9.env.restricted_pool``)."""
+    from pokejax.gen9.env import restricted_pool as pool_of_the_env
 
-    document = json.loads(pool.POOL_FILE.read_text())
-    teams = [turn.restricted_team(t) for t in document["teams"] if all(turn.restricted_species_ok(m[0]) for m in t)]
-    return pool.pack({"teams": teams})
+    return pool_of_the_env()
 
 
 def make_run(team_pool, steps: int):

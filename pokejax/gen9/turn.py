@@ -212,16 +212,22 @@ def status_moves() -> list[str]:
     return sorted(out)
 
 
-def _flinch_effect(m: dict):
+def _volatile_secondary(m: dict, volatile: str):
     """The chance of a damaging move whose only effect besides its damage is one secondary
-    ``volatileStatus: 'flinch'`` (Iron Head, Air Slash, Rock Slide...), or None."""
+    ``volatileStatus: volatile``, or None."""
     if m["category"] == "Status":
         return None
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
     secs = m.get("secondaries") or []
     if others or m.get("callbacks") or len(secs) != 1 or set(secs[0]) != {"chance", "volatileStatus"}:
         return None
-    return secs[0]["chance"] if secs[0]["volatileStatus"] == "flinch" else None
+    return secs[0]["chance"] if secs[0]["volatileStatus"] == volatile else None
+
+
+def _flinch_effect(m: dict):
+    """The flinch chance of a move whose only other effect is a flinch secondary (Iron Head, Air
+    Slash, Rock Slide...), or None."""
+    return _volatile_secondary(m, "flinch")
 
 
 # Damaging moves whose one callback is Fake Out's ``onTry`` (``source.activeMoveActions > 1``: it fails
@@ -276,15 +282,9 @@ def flinch_moves() -> list[str]:
 
 
 def _confusion_effect(m: dict):
-    """The chance of a damaging move whose only effect besides its damage is one secondary
-    ``volatileStatus: 'confusion'`` (Dynamic Punch, Water Pulse, Strange Steam...), or None."""
-    if m["category"] == "Status":
-        return None
-    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
-    secs = m.get("secondaries") or []
-    if others or m.get("callbacks") or len(secs) != 1 or set(secs[0]) != {"chance", "volatileStatus"}:
-        return None
-    return secs[0]["chance"] if secs[0]["volatileStatus"] == "confusion" else None
+    """The confusion chance of a move whose only other effect is a confusion secondary (Dynamic Punch,
+    Water Pulse, Strange Steam...), or None."""
+    return _volatile_secondary(m, "confusion")
 
 
 def confusion_moves() -> list[str]:
