@@ -11,6 +11,7 @@ from pokejax.data import tables
 from pokejax.game import engine
 from pokejax.game.masks import must_act
 from pokejax.game.state import REQUEST_MOVE, REQUEST_SWITCH, BattleState
+from pokejax.layout import layout
 
 _TABLES = tables.load()
 
@@ -41,29 +42,16 @@ OBS_SIZE = 2 * 6 * SLOT_SIZE + 2 * ACTIVE_SIZE + GLOBAL_SIZE
 
 def obs_layout() -> list[tuple[str, int, int]]:
     """(name, start, length) of every block of the observation vector."""
-    out, pos = [], 0
+    sections = []
     for who in ("own", "opponent"):
         for k in range(6):
-            for name, n in MON_FIELDS:
-                out.append((f"{who}.team[{k}].{name}", pos, n))
-                pos += n
-            for j in range(4):
-                for name, n in MOVE_FIELDS:
-                    out.append((f"{who}.team[{k}].moves[{j}].{name}", pos, n))
-                    pos += n
+            sections.append((f"{who}.team[{k}]", MON_FIELDS))
+            sections += [(f"{who}.team[{k}].moves[{j}]", MOVE_FIELDS) for j in range(4)]
     for who in ("own", "opponent"):
-        for name, n in ACTIVE_FIELDS:
-            out.append((f"{who}.active.{name}", pos, n))
-            pos += n
-        for j in range(4):
-            for name, n in MOVE_FIELDS:
-                out.append((f"{who}.active.moves[{j}].{name}", pos, n))
-                pos += n
-    for name, n in GLOBAL_FIELDS:
-        out.append((f"global.{name}", pos, n))
-        pos += n
-    assert pos == OBS_SIZE
-    return out
+        sections.append((f"{who}.active", ACTIVE_FIELDS))
+        sections += [(f"{who}.active.moves[{j}]", MOVE_FIELDS) for j in range(4)]
+    sections.append(("global", GLOBAL_FIELDS))
+    return layout(sections, OBS_SIZE)
 
 
 F32 = jnp.float32

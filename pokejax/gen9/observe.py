@@ -27,7 +27,16 @@ import numpy as np
 
 from pokejax.gen9.data import tables
 from pokejax.gen9.masks import must_act
-from pokejax.gen9.state import HAZARDS, NUM_BOOSTS, REQUEST_MOVE, REQUEST_SWITCH, STATUSES, TEAM_SIZE, BattleState
+from pokejax.gen9.state import (
+    HAZARDS,
+    NUM_BOOSTS,
+    REQUEST_MOVE,
+    REQUEST_SWITCH,
+    STATUSES,
+    TEAM_SIZE,
+    BattleState,
+)
+from pokejax.layout import layout
 
 NUM_TYPES = tables.TYPE_NONE   # 18 types and Stellar
 MON_FIELDS = (
@@ -55,28 +64,15 @@ _TURN_SCALE = 1.0 / 1000
 
 def obs_layout() -> list[tuple[str, int, int]]:
     """(name, start, length) of every block of the observation vector."""
-    out, pos = [], 0
+    sections = []
     for who in ("own", "opponent"):
         for k in range(TEAM_SIZE):
-            for name, n in MON_FIELDS:
-                out.append((f"{who}.team[{k}].{name}", pos, n))
-                pos += n
-            for j in range(4):
-                for name, n in MOVE_FIELDS:
-                    out.append((f"{who}.team[{k}].moves[{j}].{name}", pos, n))
-                    pos += n
+            sections.append((f"{who}.team[{k}]", MON_FIELDS))
+            sections += [(f"{who}.team[{k}].moves[{j}]", MOVE_FIELDS) for j in range(4)]
     for who in ("own", "opponent"):
-        for name, n in ACTIVE_FIELDS:
-            out.append((f"{who}.active.{name}", pos, n))
-            pos += n
-        for name, n in SIDE_FIELDS:
-            out.append((f"{who}.side.{name}", pos, n))
-            pos += n
-    for name, n in GLOBAL_FIELDS:
-        out.append((f"global.{name}", pos, n))
-        pos += n
-    assert pos == OBS_SIZE
-    return out
+        sections += [(f"{who}.active", ACTIVE_FIELDS), (f"{who}.side", SIDE_FIELDS)]
+    sections.append(("global", GLOBAL_FIELDS))
+    return layout(sections, OBS_SIZE)
 
 
 @functools.lru_cache(maxsize=1)
