@@ -24,8 +24,15 @@ from flax import struct
 from gymnax.environments import spaces
 
 from paritygym.checks import bounded, check_discrete_action
-from paritygym.twoplayer import SingleAgentEnv, SingleAgentParams, SingleAgentState, TwoPlayerGame, first_legal_action
-from pokejax.gen9 import masks, observe as obs_module, pool, turn
+from paritygym.twoplayer import (
+    SingleAgentEnv,
+    SingleAgentParams,
+    SingleAgentState,
+    TwoPlayerGame,
+    first_legal_action,
+)
+from pokejax.gen9 import masks, pool, turn
+from pokejax.gen9 import observe as obs_module
 from pokejax.gen9 import state as S
 
 NUM_ACTIONS = masks.NUM_ACTIONS
@@ -150,8 +157,8 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
     def _advance(self, key, state: SingleAgentState, action, params: SingleAgentParams, restart: SingleAgentState | None):
         """The decisions of one agent step, as a loop around one ``game.step``: returns the state the
         agent acts in next (a new episode's first where ``restart`` is given and the episode ended),
-        the agent's reward, the ended episode's last game state, and ended / terminated / truncated,
-        the agent's action legality and the time-limit flag."""
+        the agent's reward, the ended episode's last game state, whether it ended, and whether the
+        agent's action was legal."""
         gp, agent = params.game, state.agent
         opp = 1 - agent
         k_opp, k_loop = jax.random.split(key)
@@ -188,8 +195,7 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
             # the episode ends here: the battle is over, or the time limit is up (or the opponent's
             # budget spent) and the agent would act next
             stuck = lone >= self.max_opponent_actions
-            ends = ~starting & ~ended & (self.game.is_over(game, gp) | ((time_up | stuck) & ~opponent_alone(game))
-                                         | (stuck & opponent_alone(game)))
+            ends = ~starting & ~ended & (self.game.is_over(game, gp) | stuck | (time_up & ~opponent_alone(game)))
             final = jax.tree.map(lambda a, b: jnp.where(ends, a, b), game, final)
             ended = ended | ends
             if restart is not None:
@@ -198,7 +204,7 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
 
         init = (jnp.int32(0), state.game, jnp.float32(0.0), jnp.int32(0), state.game, jnp.asarray(False), k_loop)
         _, game, reward, _, final, ended, _ = jax.lax.while_loop(keep_going, one, init)
-        return game, reward, final, ended, legal, time_up
+        return game, reward, final, ended, legal
 
     @functools.partial(jax.jit, static_argnames=("self",))
     def step(self, key, state: SingleAgentState, action, params: SingleAgentParams | None = None):
@@ -208,7 +214,7 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
             params = self.default_params
         key_step, key_reset = jax.random.split(key)
         restart = self._new_episode(key_reset, params)
-        game, reward, final, ended, legal, _ = self._advance(key_step, state, action, params, restart)
+        game, reward, final, ended, legal = self._advance(key_step, state, action, params, restart)
         terminated = ended & self.game.is_terminated(final)
         truncated = ended & ~terminated
         last = jax.tree.map(lambda a, b: jnp.where(ended, a, b), final, game)   # the step's end, before any reset
@@ -223,7 +229,7 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
 
     def step_env(self, key, state: SingleAgentState, action, params: SingleAgentParams):
         """gymnax's ``step_env`` (no autoreset): the agent step's decisions, the episode left ended."""
-        game, reward, final, ended, legal, _ = self._advance(key, state, action, params, None)
+        game, reward, final, ended, legal = self._advance(key, state, action, params, None)
         terminated = ended & self.game.is_terminated(final)
         new_state = SingleAgentState(game=game, agent=state.agent, truncated=ended & ~terminated, time=state.time + 1)
         info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(game, state.agent, params.game)}

@@ -11,8 +11,8 @@ Per team slot, both sides (own first), then each side's active Pokémon, then th
   spent exactly when Showdown announces the move; its remaining PP is not shown). Ability and item
   stay hidden until the stages that add them reveal them;
 - each active's stat stages, whether it is confused (not for how long) and whether it has had a
-  move action since switching in (Fake Out's condition); each side's entry hazards; the request (move or switch), who must act, whether each side may
-  still Terastallize, the turn.
+  move action since switching in (Fake Out's condition); each side's entry hazards; the request
+  (move or switch), who must act, whether each side may still Terastallize, the turn.
 
 ``seen`` is not part of the engine's state (``pokejax.gen9.state``): the env keeps it beside the
 battle (``pokejax.gen9.env``), updated after every step from the actives.
@@ -28,6 +28,7 @@ import numpy as np
 from pokejax.gen9.data import tables
 from pokejax.gen9.masks import must_act
 from pokejax.gen9.state import (
+    HAZARD_LAYERS,
     HAZARDS,
     NUM_BOOSTS,
     REQUEST_MOVE,
@@ -47,8 +48,7 @@ MON_FIELDS = (
 MOVE_FIELDS = (("known", 1), ("move", 1), ("type", NUM_TYPES), ("category", 3), ("power", 1), ("accuracy", 1),
                ("pp_fraction", 1), ("priority", 1))
 ACTIVE_FIELDS = (("boosts", NUM_BOOSTS), ("confused", 1), ("moved", 1))
-SIDE_FIELDS = (("hazards", len(HAZARDS)),)   # layers on the side, over their most: Stealth Rock, Spikes, Toxic Spikes, Sticky Web
-_HAZARD_LAYERS = (1, 3, 2, 1)
+SIDE_FIELDS = (("hazards", len(HAZARDS)),)   # each hazard's layers on the side over its most (HAZARD_LAYERS)
 GLOBAL_FIELDS = (("move_request", 1), ("switch_request", 1), ("must_act", 1), ("opponent_must_act", 1),
                  ("can_tera", 1), ("opponent_can_tera", 1), ("turn", 1))
 MON_SIZE = sum(n for _, n in MON_FIELDS)
@@ -163,7 +163,7 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
         # then the side's entry hazards
         return jnp.concatenate([jnp.take(state.boosts, side, axis=0) / 6.0,
                                 jnp.stack([jnp.take(state.confusion, side) > 0, jnp.take(state.moved, side)]),
-                                jnp.take(state.hazards, side, axis=0) / jnp.asarray(_HAZARD_LAYERS, jnp.float32)])
+                                jnp.take(state.hazards, side, axis=0) / jnp.asarray(HAZARD_LAYERS, jnp.float32)])
     request = jnp.asarray(state.request)
     parts = [
         _team(state, player, seen, own=True).ravel(), _team(state, other, seen, own=False).ravel(),

@@ -38,7 +38,7 @@
 //             move + terastallize, 8-13 switch to team slot k; -1: the side does not act); `states` after
 //             the start and after each decision: {seed, turn, request ('move' | 'switch' | 'ended'),
 //             winner (0, 1, 2 tie, null), sides: [{active, pokemonLeft, speed (the active's cached
-//             Pokemon.speed), switchFlag, flinch, hazards (layers of Stealth Rock, Spikes, Toxic Spikes,
+//             Pokemon.speed), switchFlag, flinch, confusion (its turns left, 0: none), moved (activeMoveActions > 0), hazards (layers of Stealth Rock, Spikes, Toxic Spikes,
 //             Sticky Web), hazardOrder (each one's
 //             rank, 1-4, in the order they were set, 0: absent), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,

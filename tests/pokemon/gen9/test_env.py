@@ -12,7 +12,7 @@ import paritygym
 from paritygym.testing import check_env
 from pokejax.gen9 import observe as O
 from pokejax.gen9.env import PokemonGen9RandomEnv, restricted_pool
-from pokejax.gen9.state import REQUEST_MOVE
+from pokejax.gen9.state import HAZARD_LAYERS, REQUEST_MOVE
 
 
 def test_conformance():
@@ -86,7 +86,7 @@ def test_observation_shows_the_opponent_only_as_revealed(batched):
         for who, side in (("own", agent), ("opponent", other)):
             confused = _block(obs, f"{who}.active.confused")[:, 0]
             assert np.array_equal(confused, (np.asarray(battle.confusion)[b, side] > 0).astype(np.float32))
-            layers = _block(obs, f"{who}.side.hazards") * np.array([1, 3, 2, 1])
+            layers = _block(obs, f"{who}.side.hazards") * np.array(HAZARD_LAYERS)
             assert np.array_equal(np.rint(layers), np.asarray(battle.hazards)[b, side])
         actives = np.asarray(battle.active)[b, other]
         assert seen[b, other, actives].all()   # the opponent's active is on the field: seen
