@@ -6,10 +6,13 @@ tests/pokemon/gen9).
     python -m tests.pokemon.gen9.coverage           # print the figures, rewrite the table in docs/envs/pokemon-gen9.md
     python -m tests.pokemon.gen9.coverage --check   # exit 1 if the page's table is stale
 
-A move counts as **fully implemented** only when a battle engine runs all of it (none yet: stage 1
-has the damage formula and the turn order as functions, no battle). The partial columns say which
-stage-1 function covers it: ``damage`` (``pokejax.gen9.damage.kernel_moves()``), ``order``
-(``pokejax.gen9.order.order_moves()``) and ``accuracy`` (``pokejax.gen9.accuracy.accuracy_moves()``).
+A move counts as **fully implemented** only when the battle engine runs all of it in the full format,
+with every ability and item it meets (none yet: abilities and items come in stage 5). The column
+**restricted battles** says which moves ``pokejax.gen9.turn.step`` runs completely in the battles it
+plays today (``turn.restricted_moves()``: no abilities, no items), which the L3 suites play against
+Showdown. The partial columns say which function covers it: ``damage``
+(``pokejax.gen9.damage.kernel_moves()``), ``order`` (``pokejax.gen9.order.order_moves()``) and
+``accuracy`` (``pokejax.gen9.accuracy.accuracy_moves()``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import pathlib
 import re
 import sys
 
-from pokejax.gen9 import accuracy, damage, order, pool
+from pokejax.gen9 import accuracy, damage, order, pool, turn
 from pokejax.gen9.data import tables
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -99,10 +102,26 @@ def figures(names, found) -> dict[str, int]:
         "accuracy": len(accurate & set(names["move"])),
         "accuracy_l1": sum(1 for m in names["move"] if found[f"move:{m}"]["accuracy"]),
         "moves_full": sum(1 for m in names["move"] if f"move:{m}" in FULLY_IMPLEMENTED),
+        **restricted_figures(names),
         "abilities": len(names["ability"]),
         "abilities_full": sum(1 for a in names["ability"] if f"ability:{a}" in FULLY_IMPLEMENTED),
         "items": len(names["item"]), "items_full": sum(1 for i in names["item"] if f"item:{i}" in FULLY_IMPLEMENTED),
     }
+
+
+def restricted_figures(names) -> dict[str, int]:
+    """How far the restricted battles reach into the pool: moves of the format they run, and the
+    pool's move slots and Pokémon (all four moves) they cover."""
+    covered = set(turn.restricted_moves())
+    slots = covered_slots = mons = mons_covered = 0
+    for team in json.loads(pool.POOL_FILE.read_text())["teams"]:
+        for _species, _level, _gender, _item, _ability, moves, *_ in team:
+            mons += 1
+            mons_covered += all(m in covered for m in moves)
+            slots += len(moves)
+            covered_slots += sum(m in covered for m in moves)
+    return {"restricted": len(covered & set(names["move"])), "slots": slots, "slots_restricted": covered_slots,
+            "mons": mons, "mons_restricted": mons_covered}
 
 
 def summary(f: dict[str, int]) -> list[str]:
@@ -110,7 +129,9 @@ def summary(f: dict[str, int]) -> list[str]:
         f"- Moves: {f['moves']} ({f['damaging']} damaging); damage formula: {f['damage_kernel']} of the damaging moves, "
         f"{f['damage_l1']} L1-tested; turn order: {f['order']}, {f['order_l1']} L1-tested; accuracy check: "
         f"{f['accuracy']}, {f['accuracy_l1']} L1-tested; fully implemented in a battle: "
-        f"{f['moves_full']}.",
+        f"{f['moves_full']}; run completely in the restricted battles: {f['restricted']}, "
+        f"{100 * f['slots_restricted'] / f['slots']:.1f} % of the pool's move slots; Pokémon of the pool with all "
+        f"their moves run: {f['mons_restricted']} of {f['mons']} ({100 * f['mons_restricted'] / f['mons']:.1f} %).",
         f"- Abilities: {f['abilities']}; fully implemented: {f['abilities_full']} (abilities come in stage 5).",
         f"- Items: {f['items']}; fully implemented: {f['items_full']} (items come in stage 5).",
     ]
@@ -120,8 +141,9 @@ def tables_section(names, found) -> list[str]:
     t = tables.load()
     kernel, ordered, accurate = set(damage.kernel_moves()), set(order.order_moves()), set(accuracy.accuracy_moves())
     lines = ["### Moves", "", "Sorted by how many Pokémon of the committed pool (6,000) carry them.", "",
-             "| move | category | in pool | damage formula | turn order | accuracy | fully implemented | L1 tests |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| move | category | in pool | damage formula | turn order | accuracy | restricted battles | fully implemented | L1 tests |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    restricted = set(turn.restricted_moves())
     for m, count in names["move"].items():
         i = t.move_index[m]
         category = tables.CATEGORIES[t.move_category[i]]
@@ -129,7 +151,7 @@ def tables_section(names, found) -> list[str]:
         cell = found[f"move:{m}"]
         tests = cell["damage"] | cell["order"] | cell["accuracy"] | cell["whole"]
         lines.append(f"| {m} | {category} | {count} | {dmg} | {'yes' if m in ordered else 'no'} | "
-                     f"{'yes' if m in accurate else 'no'} | "
+                     f"{'yes' if m in accurate else 'no'} | {'yes' if m in restricted else 'no'} | "
                      f"{'yes' if f'move:{m}' in FULLY_IMPLEMENTED else 'no'} | {_tests(tests)} |")
     for kind, title in (("ability", "Abilities"), ("item", "Items")):
         lines += ["", f"### {title}", "", "Sorted by how many Pokémon of the committed pool carry them.", "",
