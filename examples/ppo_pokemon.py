@@ -50,9 +50,7 @@ def main(argv=None):
     # Reload the checkpoint and evaluate it, so what we report is what was saved.
     _, params, ppo = load_checkpoint(result.out_dir / "checkpoint.msgpack")
     ppo.metrics["win"] = win
-    opponents = [("random", OPPONENT_RANDOM)]
-    if config.env_id.startswith("PokemonGen1"):   # Gen 9 has no damage heuristic yet (its slot 1 is random)
-        opponents.append(("max-damage", OPPONENT_HEURISTIC))
+    opponents = [("random", OPPONENT_RANDOM), ("max-damage", OPPONENT_HEURISTIC)]
     for name, opponent in opponents:
         ppo.env_params = ppo.env_params.replace(opponent=opponent)
         scores = evaluate(ppo, params, num_episodes=args.eval_battles, seed=12345)

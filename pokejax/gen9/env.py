@@ -4,7 +4,7 @@
 ``step(key, state, actions[2])``, per-player observations (``pokejax.gen9.observe``), +1/-1/0
 rewards, legal-action masks (``pokejax.gen9.masks``: Discrete(14), moves 0-3, Terastallize + move
 4-7, switches 8-13). ``PokemonGen9RandomEnv`` is the single-agent gymnax env against a built-in
-opponent (uniform random legal), registered as ``PokemonGen9Random-v0``.
+opponent (uniform random legal, or the max-damage bot of ``pokejax.gen9.bots``), registered as ``PokemonGen9Random-v0``.
 
 While the engine covers part of the format, battles are between teams of Showdown's own
 ``gen9randombattle`` generator (``pokejax/gen9/data/pool.json``) restricted to what the engine
@@ -31,7 +31,7 @@ from paritygym.twoplayer import (
     TwoPlayerGame,
     first_legal_action,
 )
-from pokejax.gen9 import masks, pool, turn
+from pokejax.gen9 import bots, masks, pool, turn
 from pokejax.gen9 import observe as obs_module
 from pokejax.gen9 import state as S
 
@@ -104,6 +104,10 @@ class PokemonGen9Random(TwoPlayerGame):
     def legal_action_mask(self, state: Gen9Battle, player, params: Gen9Params) -> jax.Array:
         return jnp.take(masks.legal_mask(state.battle), player, axis=0)
 
+    def heuristic_action(self, key, state: Gen9Battle, player, params: Gen9Params) -> jax.Array:
+        """The max-damage bot (``pokejax.gen9.bots``)."""
+        return bots.max_damage_action(key, state.battle, player, self.legal_action_mask(state, player, params))
+
     def observe(self, state: Gen9Battle, player, params: Gen9Params) -> jax.Array:
         return obs_module.observe(state.battle, state.seen, player)
 
@@ -123,7 +127,7 @@ class PokemonGen9Random(TwoPlayerGame):
 
 class PokemonGen9RandomEnv(SingleAgentEnv):
     """One player of ``PokemonGen9Random`` against a built-in opponent (``params.opponent``: 0 uniform
-    random legal; 1, the heuristic slot, is random legal too until Gen 9 has a damage heuristic).
+    random legal, 1 max damage, ``pokejax.gen9.bots``).
 
     ``step`` runs the battle's turn (``turn.step``, the large part of the program) once in its
     compiled program, in a loop over the decisions one agent step covers: the joint decision, the
