@@ -127,7 +127,7 @@ def test_episodes_end_with_a_winner_and_rewards(batched):
 
 def test_ppo_example_trains_on_gen9(tmp_path, capsys):
     """examples/ppo_pokemon.py --env-id PokemonGen9Random-v0: a few thousand steps end to end, the
-    checkpoint reloaded and evaluated against the random opponent (Gen 9 has no damage heuristic yet)."""
+    checkpoint reloaded and evaluated against the random and the max-damage opponent."""
     from ...examples import check_saved_run, load_example, quick_compiles
 
     with quick_compiles():
@@ -137,7 +137,8 @@ def test_ppo_example_trains_on_gen9(tmp_path, capsys):
             "--out-dir", str(tmp_path), "--eval-battles", "8"])
     check_saved_run(result, tmp_path, 2048)
     assert any(h["episodes"] > 0 for h in result.history), result.history
-    assert set(result.evaluation) == {"random"}
-    wins = result.evaluation["random"]["win"]
-    assert len(wins) == 8 and set(np.unique(wins)) <= {0.0, 1.0}
-    assert "vs the random opponent" in capsys.readouterr().out
+    assert set(result.evaluation) == {"random", "max-damage"}
+    for scores in result.evaluation.values():
+        assert len(scores["win"]) == 8 and set(np.unique(scores["win"])) <= {0.0, 1.0}
+    out = capsys.readouterr().out
+    assert "vs the random opponent" in out and "vs the max-damage opponent" in out
