@@ -102,7 +102,7 @@ class PokemonGen9Random(TwoPlayerGame):
         return masks.must_act(state.battle) & ~self.is_truncated(state, params)
 
     def legal_action_mask(self, state: Gen9Battle, player, params: Gen9Params) -> jax.Array:
-        return jnp.take(masks.legal_mask(state.battle), player, axis=0)
+        return S.select(masks.legal_mask(state.battle), player)
 
     def heuristic_action(self, key, state: Gen9Battle, player, params: Gen9Params) -> jax.Array:
         """The max-damage bot (``pokejax.gen9.bots``)."""
@@ -169,16 +169,16 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
         mask = self.game.legal_action_mask(state.game, agent, gp)
         action = check_discrete_action(action, NUM_ACTIONS)   # at trace time only
         in_range = (action >= 0) & (action < NUM_ACTIONS)
-        legal = in_range & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
+        legal = in_range & jnp.any(mask & (jnp.arange(NUM_ACTIONS) == action))
         action = jnp.where(legal, action, first_legal_action(mask))
         acting = self.game.acting(state.game, gp)
-        opp_action = jnp.where(acting[opp], self._opponent_action(k_opp, state.game, opp, params), 0)
-        joint = jnp.zeros(2, jnp.int32).at[agent].set(action).at[opp].set(opp_action)
+        opp_action = jnp.where(S.select(acting, opp), self._opponent_action(k_opp, state.game, opp, params), 0)
+        joint = jnp.where(jnp.arange(2) == agent, action, opp_action).astype(jnp.int32)
         time_up = state.time + 1 >= params.max_steps_in_episode
 
         def opponent_alone(game):
             acts = self.game.acting(game, gp)
-            return acts[opp] & ~acts[agent] & ~self.game.is_over(game, gp)
+            return S.select(acts, opp) & ~S.select(acts, agent) & ~self.game.is_over(game, gp)
 
         def unstarted(game):
             return game.battle.request == S.REQUEST_START
@@ -191,10 +191,10 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
             trip, game, reward, lone, final, ended, key = carry
             key, k_act, k_step = jax.random.split(key, 3)
             starting = unstarted(game)
-            alone = jnp.zeros(2, jnp.int32).at[opp].set(self._opponent_action(k_act, game, opp, params))
+            alone = jnp.where(jnp.arange(2) == opp, self._opponent_action(k_act, game, opp, params), 0).astype(jnp.int32)
             actions = jnp.where(trip == 0, joint, jnp.where(starting, 0, alone))
             game, rewards, _, _ = self.game.step(k_step, game, actions, gp)
-            reward = reward + jnp.where(starting, 0.0, rewards[agent])
+            reward = reward + jnp.where(starting, 0.0, S.select(rewards, agent))
             lone = lone + (~starting & (trip > 0)).astype(jnp.int32)
             # the episode ends here: the battle is over, or the time limit is up (or the opponent's
             # budget spent) and the agent would act next

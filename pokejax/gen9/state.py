@@ -164,7 +164,14 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
     if seed.shape != p1.shape + (2,) or seed.dtype != jnp.uint32:
         raise ValueError(f"seed must be uint32[B, 2] with B = {p1.shape[0]}, got {seed.dtype}{list(seed.shape)}")
     teams = jnp.stack([p1, p2], axis=-1)   # [B, 2]
-    rows = {k: jnp.asarray(v)[teams] for k, v in _pool_arrays(pool).items()}
+    # every field of a team side by side in one int32 row: one row gather per side, not one per field
+    # (an accelerator runs a gather at a per-battle index as one slow lookup per battle, whatever its width)
+    fields = _pool_arrays(pool)
+    packed = np.concatenate([v.reshape(len(v), -1) for v in fields.values()], axis=1)
+    gathered = jnp.asarray(packed)[teams]   # [B, 2, W]
+    ends = np.cumsum([0] + [int(np.prod(v.shape[1:])) for v in fields.values()])
+    rows = {k: gathered[..., a:b].reshape(teams.shape + v.shape[1:])
+            for (k, v), a, b in zip(fields.items(), ends[:-1], ends[1:])}
     size = rows.pop("team_size")
     shape = teams.shape + (TEAM_SIZE,)
     b = p1.shape[0]

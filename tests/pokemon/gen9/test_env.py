@@ -142,3 +142,32 @@ def test_ppo_example_trains_on_gen9(tmp_path, capsys):
         assert len(scores["win"]) == 8 and set(np.unique(scores["win"])) <= {0.0, 1.0}
     out = capsys.readouterr().out
     assert "vs the random opponent" in out and "vs the max-damage opponent" in out
+
+
+def test_observation_and_mask_are_the_same_in_both_forms(batched):
+    """The observation and the legal mask read a side at a traced index through ``state.select``
+    (a gather on the CPU, a select of the two rows in the accelerator form): both forms give the same
+    arrays, bit for bit, over states of random play, for both players."""
+    from paritygym.backend import forced_form
+
+    env, params, reset, step, mask = batched
+    game = env.game
+    obs, state = reset(jax.random.split(jax.random.key(21), BATCH), params)
+    rng = np.random.default_rng(21)
+    games = []
+    for t in range(24):
+        games.append(state.game)
+        obs, state, *_ = step(jax.random.split(jax.random.key(200 + t), BATCH), state,
+                              _random_legal(rng, mask(state, params)), params)
+    games = jax.tree.map(lambda *x: jnp.concatenate(x), *games)   # [24 * BATCH] battles
+
+    def view(g, player):
+        return game.observe(g, player, params.game), game.legal_action_mask(g, player, params.game)
+
+    out = {}
+    for form in ("cpu", "accelerator"):
+        with forced_form(form):
+            run = jax.jit(jax.vmap(view, (0, None)))
+            out[form] = [jax.device_get(run(games, p)) for p in (0, 1)]
+    jax.tree.map(np.testing.assert_array_equal, out["cpu"], out["accelerator"])
+    assert out["cpu"][0][1].any() and not np.array_equal(out["cpu"][0][0], out["cpu"][1][0])
