@@ -14,9 +14,27 @@ their user's, secondaries raising or lowering either side's), Terastallization
 ``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
 both switch at once), the major statuses (``status_moves()``, below), flinching (``flinch_moves()``,
-below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below) and the entry hazards with
-their removal (``hazard_moves()``, ``removal_moves()``, below). Not covered yet: other volatiles,
-everything of later stages.
+below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below), the entry hazards with
+their removal (``hazard_moves()``, ``removal_moves()``, below) and the moves moving HP besides their
+damage (``hp_moves()``, below). Not covered yet: other volatiles, everything of later stages.
+
+Recoil, drain and healing as ``battle-actions.js`` runs them (``_hp_tables``: per move, its recoil and
+its drain or heal as one ``floor((base * mul + add) / div)``). Drain heals in ``spreadDamage``, right
+after the damage (before the move's effects and secondaries): Math.round of the damage dealt's fraction
+(the HP the target lost, at most what it had), nothing at full HP. Recoil (``applyRecoilDamage``) comes
+after the hit loop's ``faintMessages`` (the target fainted first) and before the Update after the loop:
+Math.round of the damage dealt's fraction, at least 1 (Head Smash 1/2; Struggle's Math.round of the
+base max HP / 4 is a row of the same table); the user fainted by it goes at runMove's
+``faintMessages`` (both sides out: the user's side wins). A status move's ``heal`` (Recover, Slack Off,
+Soft-Boiled, Milk Drink, Roost) fails at full HP, its PP spent, ending its hit loop before its two
+``Update`` events; it heals Math.round of the base max HP's fraction. Roost then adds its ``roost``
+volatile (``_Turn.roosted``; not on a Terastallized user, whose ``onStart`` fails): until the residual
+its Flying type is gone for the foe's move (pure Flying is Normal), and its residual handler (order 25,
+after the statuses') ties with the other active's on speed (a draw) when both roosted. Synthesis,
+Moonlight, Morning Sun and Shore Up heal ``modify(maxhp, 0.5)`` (floored) at no weather, and at full
+HP fail with NOT_FAIL: their hit's Updates still run. Strength Sap fails at -6 Attack, else lowers the
+target's Attack and heals its user by the target's Attack before it (stat and stage; nothing at full
+HP, still a success). Pain Split sets both HPs to their floored mean (each at most its max HP).
 
 Entry hazards as Showdown's side conditions run them (``BattleState.hazards``: each side's layers;
 ``hazard_order``: the order they were set, Showdown's ``effectOrder``): a ``foeSide`` move goes through
@@ -1207,9 +1225,10 @@ def _residual_damage(st: BattleState, side, when):
 def _residual(st: BattleState, on):
     """The residual action's ``fieldEvent('Residual')``: the status handlers of the actives, sorted by
     their order (psn and tox 9, brn 10), then speed (``updateSpeed`` refreshed it; an active fainted
-    this turn still has its status, its handler is sorted by the speed cached before it fainted and
-    then skipped), a tie drawn once; each one's damage and faints before the next (a battle that ends
-    stops there)."""
+    this turn still has its status, its handler is sorted by its speed stat, what fainting's
+    ``clearVolatile`` left in ``Pokemon.speed``, and then skipped), a tie drawn once; then the ``roost``
+    volatiles' handlers (order 25: a tie of two drawn once, nothing else); each status's damage and
+    faints before the next (a battle that ends stops there)."""
     order_of = tables.small_lookup(_RESIDUAL_ORDER, st.active_of(st.status))                # [B, 2]
     up = st.active_of(st.hp) > 0
     sorted_ = on[..., None] & (order_of > 0)
@@ -1363,4 +1382,4 @@ def step(state: BattleState, actions) -> BattleState:
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
