@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pokejax.gen9 import turn
+from pokejax.gen9 import masks, turn
 from pokejax.gen9 import state as S
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
@@ -118,11 +118,12 @@ def _led(leads1: list[list], leads2: list[list] | None, count: int, seed: int, s
 
 
 def test_l2_roost_loses_flying_for_the_turn(showdown9):
-    """Fast Flying types (Talonflame, Braviary, Noivern, Zapdos) use Brave Bird (its recoil), then Roost
-    each turn; slow Ground types use Earthquake: immune on turn 1, hit after each successful Roost
-    (Fire/Flying Talonflame then weak to it; Normal/Flying Braviary neutral)."""
+    """Fast Flying types (Talonflame, Braviary, Noivern, Zapdos, Tornadus) use Brave Bird (its recoil),
+    then Roost each turn; slow Ground types use Earthquake: immune on turn 1, hit after each successful
+    Roost (Fire/Flying Talonflame then weak to it; Normal/Flying Braviary neutral; pure Flying Tornadus
+    Normal)."""
     count = 24
-    flyers = [_row(s, ["roost", "bravebird"]) for s in ("talonflame", "braviary", "noivern", "zapdos")]
+    flyers = [_row(s, ["roost", "bravebird"]) for s in ("talonflame", "braviary", "noivern", "zapdos", "tornadus")]
     ground = [_row(s, ["earthquake"]) for s in ("hippowdon", "quagsire", "clodsire", "mudsdale", "rhyperior")]
     states, actions, sets, seeds = _led(flyers, ground, count, 64, [[1, 0]] + [[0, 0]] * 4)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
@@ -136,6 +137,20 @@ def test_l2_roost_loses_flying_for_the_turn(showdown9):
             healed = min(int(a.max_hp[i, 0, 0]) - int(a.hp[i, 0, 0]), (int(a.max_hp[i, 0, 0]) + 1) // 2)
             grounded += int(a.hp[i, 0, 0] < a.max_hp[i, 0, 0] and b.hp[i, 0, 0] < a.hp[i, 0, 0] + healed)
     assert immune >= 10 and grounded >= 20, (immune, grounded)
+
+
+def test_l2_terastallized_roost_keeps_no_volatile(showdown9):
+    """Mirror matches: both leads use Brave Bird, then both Terastallize and Roost (the ``roost`` volatile's
+    ``onStart`` fails on a Terastallized user: no residual handlers, no tie draw), then Brave Bird and
+    Roost again."""
+    count = 24
+    tera = masks.ACTION_TERA_BASE
+    leads = [_row(s, ["roost", "bravebird"]) for s in ("talonflame", "braviary", "noivern", "zapdos", "corviknight",
+                                                      "skarmory")]
+    states, actions, sets, seeds = _led(leads, None, count, 69, [[1, 1], [tera, tera], [1, 1], [0, 0]])
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    assert sum(int(states[2].terastallized[i, :, 0].all()) for i in range(count)) >= 12
 
 
 def test_l2_heal_at_full_hp_in_a_speed_tie_mirror(showdown9):
