@@ -417,8 +417,9 @@ def _hp_tables() -> dict:
     """Per move index, for ``hp_moves()``: its recoil and its drain or heal as ``floor((base * mul + add) /
     div)`` (``recoil_*`` of the damage dealt, ``hp_*`` of the damage dealt or the user's max HP: Math.round
     of a fraction ``n / d`` is ``(2n, d, 2d)``, ``modify(maxhp, n / d)`` is ``(trunc(4096 n / d), 2047,
-    4096)``; none: ``(0, 0, 1)``) [M] each, and its ``heal_kind`` [M]. Struggle's recoil is Math.round of
-    its user's base max HP / 4."""
+    4096)``; none: ``(0, 0, 1)``) [M] each, its ``heal_kind`` [M], and ``target_drop`` [M, 7], the stages
+    a status move's ``onHit`` lowers on its target (Defog's evasion, Strength Sap's Attack). Struggle's
+    recoil is Math.round of its user's base max HP / 4."""
     t = tables.load()
     n = len(t.move_ids)
     cols = {name: np.zeros(n, np.int32) for name in ("recoil_mul", "recoil_add", "hp_mul", "hp_add", "heal_kind")}
@@ -964,8 +965,8 @@ def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, 
     target's Attack by 1 and heals its user by the target's Attack before (its stat and stage); Pain
     Split sets both HPs to their mean, floored (at least 1, at most each one's max HP), target first.
     ``hp``, ``max_hp``: the user's; ``theirs``, ``their_max``, ``their_atk``, ``stages``: the target's HP,
-    max HP, Attack stat and stages; ``tera``: the user's Tera type (``TYPE_NONE``: none). Returns the state
-    and where the move succeeded."""
+    max HP, Attack stat and stages; ``tera``: the user's Tera type (``TYPE_NONE``: none). Returns the state,
+    where the move succeeded, and where Strength Sap lowers the target's Attack (with Defog's ``_boost``)."""
     kind = x.heal_kind
     full = hp >= max_hp
     field = lands & ((kind == HEAL_FIELD) | (kind == HEAL_ROOST)) & ~full
