@@ -85,8 +85,9 @@ class BattleState:
     hazard_order: jnp.ndarray   # int32 [.., 4] each hazard's rank (1-4) in the order they were set on the side
                                 # (Showdown's effectOrder, the order their SwitchIn handlers run), 0: absent
     faint_speed: jnp.ndarray    # int32 the speed Showdown keeps cached (``Pokemon.speed``) for the side's
-                                # active that fainted last: its speed before fainting (the residual's sort
-                                # of the turn it fainted in still counts its status handler)
+                                # active that fainted last: its speed stat (fainting's clearVolatile calls
+                                # setSpecies; the residual's sort of the turn it fainted in still counts
+                                # its status handler)
     # ---- per battle [B, ...]
     rng: jnp.ndarray            # uint32 [.., 2] Showdown's battle PRNG (Gen 5 LCG, ``pokejax.prng``)
     turn: jnp.ndarray           # int32 Showdown's ``battle.turn`` (0 before the start)

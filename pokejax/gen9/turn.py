@@ -14,9 +14,27 @@ their user's, secondaries raising or lowering either side's), Terastallization
 ``restricted_species_ok``), switching, fainting, forced switches, the end of the battle, and
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
 both switch at once), the major statuses (``status_moves()``, below), flinching (``flinch_moves()``,
-below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below) and the entry hazards with
-their removal (``hazard_moves()``, ``removal_moves()``, below). Not covered yet: other volatiles,
-everything of later stages.
+below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below), the entry hazards with
+their removal (``hazard_moves()``, ``removal_moves()``, below) and the moves moving HP besides their
+damage (``hp_moves()``, below). Not covered yet: other volatiles, everything of later stages.
+
+Recoil, drain and healing as ``battle-actions.js`` runs them (``_hp_tables``: per move, its recoil and
+its drain or heal as one ``floor((base * mul + add) / div)``). Drain heals in ``spreadDamage``, right
+after the damage (before the move's effects and secondaries): Math.round of the damage dealt's fraction
+(the HP the target lost, at most what it had), nothing at full HP. Recoil (``applyRecoilDamage``) comes
+after the hit loop's ``faintMessages`` (the target fainted first) and before the Update after the loop:
+Math.round of the damage dealt's fraction, at least 1 (Head Smash 1/2; Struggle's Math.round of the
+base max HP / 4 is a row of the same table); the user fainted by it goes at runMove's
+``faintMessages`` (both sides out: the user's side wins). A status move's ``heal`` (Recover, Slack Off,
+Soft-Boiled, Milk Drink, Roost) fails at full HP, its PP spent, ending its hit loop before its two
+``Update`` events; it heals Math.round of the base max HP's fraction. Roost then adds its ``roost``
+volatile (``_Turn.roosted``; not on a Terastallized user, whose ``onStart`` fails): until the residual
+its Flying type is gone for the foe's move (pure Flying is Normal), and its residual handler (order 25,
+after the statuses') ties with the other active's on speed (a draw) when both roosted. Synthesis,
+Moonlight, Morning Sun and Shore Up heal ``modify(maxhp, 0.5)`` (floored) at no weather, and at full
+HP fail with NOT_FAIL: their hit's Updates still run. Strength Sap fails at -6 Attack, else lowers the
+target's Attack and heals its user by the target's Attack before it (stat and stage; nothing at full
+HP, still a success). Pain Split sets both HPs to their floored mean (each at most its max HP).
 
 Entry hazards as Showdown's side conditions run them (``BattleState.hazards``: each side's layers;
 ``hazard_order``: the order they were set, Showdown's ``effectOrder``): a ``foeSide`` move goes through
@@ -324,6 +342,114 @@ def hazard_moves() -> list[str]:
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in covered and _hazard_effect(m) is not None)
 
 
+# ---------------------------------------------------------------------------------------------
+# HP moved besides the damage: recoil, drain, healing (``hp_moves()``)
+
+# How a move moves its user's HP (``_hp_tables``' ``heal_kind``): a damaging move's ``drain`` (Math.round
+# of the damage dealt's fraction), a status move's ``heal`` field (Math.round of the base max HP's
+# fraction; fails at full HP), Roost (the same, then its ``roost`` volatile), the weather moves'
+# ``onHit`` at no weather (``modify(maxhp, 0.5)``: floored; at full HP NOT_FAIL), Strength Sap, Pain Split.
+HEAL_DRAIN, HEAL_FIELD, HEAL_ROOST, HEAL_MODIFY, HEAL_SAP, HEAL_SPLIT = 1, 2, 3, 4, 5, 6
+# Status moves whose one callback heals (or moves HP) as ``step`` runs it, by id like ``SPIN_MOVES``.
+WEATHER_HEAL_MOVES = ("synthesis", "moonlight", "morningsun", "shoreup")
+ROOST_MOVES = ("roost",)
+STRENGTH_SAP_MOVES = ("strengthsap",)
+PAIN_SPLIT_MOVES = ("painsplit",)
+
+
+def _strip_hp(m: dict) -> dict:
+    """``m`` without its ``recoil`` and ``drain`` (what is left for the other stages' tables)."""
+    return {k: v for k, v in m.items() if k not in ("recoil", "drain")}
+
+
+def _hp_effect(m: dict):
+    """``(recoil, drain, heal, heal_kind)`` of a move moving HP besides its damage (fractions as
+    ``(num, den)`` or None; ``heal_kind`` one of ``HEAL_*`` or 0), or None."""
+    keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
+    calls, target = m.get("callbacks") or [], m.get("target")
+    if m["category"] == "Status":
+        if target == "self" and keys == {"heal"} and not calls:
+            return None, None, tuple(m["heal"]), HEAL_FIELD
+        if (m["id"] in ROOST_MOVES and keys == {"heal", "self", "condition"}
+                and m["self"] == {"volatileStatus": "roost"}):
+            return None, None, tuple(m["heal"]), HEAL_ROOST
+        if not keys and calls == ["onHit"]:
+            if m["id"] in WEATHER_HEAL_MOVES and target == "self":
+                return None, None, (1, 2), HEAL_MODIFY
+            if m["id"] in STRENGTH_SAP_MOVES and target == "normal":
+                return None, None, None, HEAL_SAP
+            if m["id"] in PAIN_SPLIT_MOVES and target == "normal":
+                return None, None, None, HEAL_SPLIT
+        return None
+    if calls or not (m.get("recoil") or m.get("drain")):
+        return None
+    return (tuple(m["recoil"]) if m.get("recoil") else None, tuple(m["drain"]) if m.get("drain") else None, None,
+            HEAL_DRAIN if m.get("drain") else 0)
+
+
+def hp_moves() -> list[str]:
+    """The moves moving HP besides (or instead of) damage that ``step`` runs whole: damaging moves of
+    ``damage.kernel_moves()`` with ``recoil`` (Brave Bird, Double-Edge, Head Smash...) or ``drain``
+    (Drain Punch, Giga Drain, Draining Kiss...), alone or with one status secondary (Flare Blitz, Volt
+    Tackle, Matcha Gotcha); status moves healing their user (Recover, Slack Off, Soft-Boiled, Milk
+    Drink: ``heal``; Roost and its ``roost`` volatile; Synthesis, Moonlight, Morning Sun, Shore Up at no
+    weather), Strength Sap and Pain Split."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    out = []
+    for m in t.data["moves"]:
+        if _hp_effect(m) is None:
+            continue
+        if m["category"] == "Status":
+            ok = m["id"] in placed
+        else:
+            rest = _strip_hp(m)
+            plain = not any(rest.get(f) for f in _EFFECT_FIELDS)
+            status = _status_effect(rest)
+            ok = _covered(m) and (plain or (status is not None and status[0] in COVERED_STATUSES))
+        if ok:
+            out.append(m["id"])
+    return sorted(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _hp_tables() -> dict:
+    """Per move index, for ``hp_moves()``: its recoil and its drain or heal as ``floor((base * mul + add) /
+    div)`` (``recoil_*`` of the damage dealt, ``hp_*`` of the damage dealt or the user's max HP: Math.round
+    of a fraction ``n / d`` is ``(2n, d, 2d)``, ``modify(maxhp, n / d)`` is ``(trunc(4096 n / d), 2047,
+    4096)``; none: ``(0, 0, 1)``) [M] each, its ``heal_kind`` [M], and ``target_drop`` [M, 7], the stages
+    a status move's ``onHit`` lowers on its target (Defog's evasion, Strength Sap's Attack). Struggle's
+    recoil is Math.round of its user's base max HP / 4."""
+    t = tables.load()
+    n = len(t.move_ids)
+    cols = {name: np.zeros(n, np.int32) for name in ("recoil_mul", "recoil_add", "hp_mul", "hp_add", "heal_kind")}
+    cols.update({name: np.ones(n, np.int32) for name in ("recoil_div", "hp_div")})
+    rounded = lambda frac: (2 * frac[0], frac[1], 2 * frac[1])
+    allowed = set(hp_moves())
+    for i, m in enumerate(t.data["moves"], start=1):
+        if m["id"] not in allowed:
+            continue
+        recoil, drain, heal, kind = _hp_effect(m)
+        if recoil is not None:
+            cols["recoil_mul"][i], cols["recoil_add"][i], cols["recoil_div"][i] = rounded(recoil)
+        if drain is not None or kind in (HEAL_FIELD, HEAL_ROOST):
+            cols["hp_mul"][i], cols["hp_add"][i], cols["hp_div"][i] = rounded(drain or heal)
+        elif kind == HEAL_MODIFY:
+            cols["hp_mul"][i], cols["hp_add"][i], cols["hp_div"][i] = 4096 * heal[0] // heal[1], 2047, 4096
+        cols["heal_kind"][i] = kind
+    i = t.move_index["struggle"]
+    cols["recoil_mul"][i], cols["recoil_add"][i], cols["recoil_div"][i] = rounded((1, 4))
+    # the stages a status move's onHit lowers on its target [M, 7]: Defog's evasion, Strength Sap's Attack
+    drop = np.zeros((n, NUM_BOOSTS), np.int32)
+    for m in removal_moves():
+        if m in DEFOG_MOVES:
+            drop[t.move_index[m], tables.BOOSTS.index("evasion")] = -1
+    for m in allowed & set(STRENGTH_SAP_MOVES):
+        drop[t.move_index[m], tables.BOOSTS.index("atk")] = -1
+    return {**{k: cols[k] for k in ("recoil_mul", "recoil_add", "recoil_div", "hp_mul", "hp_add", "hp_div",
+                                    "heal_kind")}, "target_drop": drop}
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -331,14 +457,14 @@ def restricted_moves() -> list[str]:
     ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
     ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
-    and their removal, ``removal_moves()``."""
+    and their removal, ``removal_moves()``, and the moves moving HP of ``hp_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
     return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
-                  | set(hazard_moves()) | set(removal_moves()))
+                  | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()))
 
 
 @functools.lru_cache(maxsize=1)
@@ -355,7 +481,7 @@ def _status_tables():
     powder, defrost, thaws = (np.zeros(n, bool) for _ in range(3))
     flinch, confuse = np.zeros(n, np.int32), np.zeros(n, np.int32)
     flinch_second, first_turn = np.zeros(n, bool), np.zeros(n, bool)
-    allowed = set(status_moves())
+    allowed = set(status_moves()) | set(hp_moves())     # Flare Blitz...: a status secondary besides the recoil
     flinchers, confusers = set(flinch_moves()), set(confusion_moves())
     lay = np.zeros((n, len(HAZARDS)), bool)
     spin, defog = np.zeros(n, bool), np.zeros(n, bool)
@@ -379,9 +505,10 @@ def _status_tables():
             lay[i, _hazard_effect(m)] = True
         spin[i] = m["id"] in removers and m["id"] in SPIN_MOVES
         defog[i] = m["id"] in removers and m["id"] in DEFOG_MOVES
-        if m["id"] not in allowed:
+        effect = _status_effect(_strip_hp(m)) if m["id"] in allowed else None
+        if effect is None:
             continue
-        status, c = _status_effect(m)
+        status, c = effect
         if m["category"] == "Status":
             primary[i] = STATUSES.index(status)
         else:
@@ -424,10 +551,10 @@ def _boost_tables():
 
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
-    """The per-move columns of ``_status_tables`` as one ``tables.MoveTable``."""
+    """The per-move columns of ``_status_tables`` and ``_hp_tables`` as one ``tables.MoveTable``."""
     names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
-    return tables.MoveTable(dict(zip(names, _status_tables()[:13])))
+    return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -526,9 +653,11 @@ class _Turn(BattleState):
     ``skipped`` (the draws counted since the last jump) that sets the jump's width. ``kept``: the
     fields ``_keep`` made and nothing wrote since (it skips them). ``webbed`` bool[B, 2]: the active's
     cached ``Pokemon.speed`` is from before a Sticky Web drop on switching in (until the next refresh:
-    before a move, at the residual, at its side's next switch-in)."""
+    before a move, at the residual, at its side's next switch-in). ``roosted`` bool[B, 2]: the active has
+    Roost's ``roost`` volatile (its Flying type gone until the residual ends it)."""
     skipped: jnp.ndarray
     webbed: jnp.ndarray
+    roosted: jnp.ndarray
     bound: int = struct.field(pytree_node=False, default=0)
     kept: frozenset = struct.field(pytree_node=False, default=frozenset())
 
@@ -556,7 +685,7 @@ def _drawing(st: _Turn) -> _Turn:
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
-             "hazards", "hazard_order", "webbed")
+             "hazards", "hazard_order", "webbed", "roosted")
 
 
 def _keep(tree):
@@ -810,6 +939,59 @@ def _boost(boosts, delta, when):
     return jnp.where(when[..., None], new, boosts), moved
 
 
+def _fraction(value, mul, add, div):
+    """``floor((value * mul + add) / div)`` of non-negative integers (``_hp_tables``)."""
+    return jax.lax.div(value * mul + add, div)
+
+
+def _unroosted(types, roosted):
+    """Original types ``[B, 2]`` with the ``roost`` volatile's ``onType`` where ``roosted``: Flying removed
+    (``TYPE_NONE`` in its place), a pure Flying type left with none is Normal (``getTypes``). A
+    Terastallized Pokémon never has the volatile."""
+    t = tables.load()
+    drop = roosted[..., None] & (types == t.type_index["Flying"])
+    return jnp.where(drop, jnp.where(types[..., 1:] == tables.TYPE_NONE, t.type_index["Normal"], tables.TYPE_NONE), types)
+
+
+def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, theirs, their_max, their_atk, stages,
+             tera):
+    """A damaging move's drain where it ``dealt`` damage (spreadDamage: Math.round of the damage ``lost``'s
+    fraction healed to its user, nothing at full HP), or a status move of ``hp_moves()`` where it
+    ``lands`` (runMoveEffects, its ``onHit``), by ``heal_kind``:
+    ``heal`` (and Roost) fails at full HP (the move fails: no Update), else heals Math.round of the
+    base max HP's fraction; Roost then adds its ``roost`` volatile (``self``, no draw; its ``onStart``
+    fails on a Terastallized user); the weather moves heal ``modify(maxhp, 1/2)`` and at full HP fail
+    with NOT_FAIL (the hit's Updates still run); Strength Sap fails at -6 Attack, else lowers the
+    target's Attack by 1 and heals its user by the target's Attack before (its stat and stage); Pain
+    Split sets both HPs to their mean, floored (at least 1, at most each one's max HP), target first.
+    ``hp``, ``max_hp``: the user's; ``theirs``, ``their_max``, ``their_atk``, ``stages``: the target's HP,
+    max HP, Attack stat and stages; ``tera``: the user's Tera type (``TYPE_NONE``: none). Returns the state,
+    where the move succeeded, and where Strength Sap lowers the target's Attack (with Defog's ``_boost``)."""
+    kind = x.heal_kind
+    full = hp >= max_hp
+    field = lands & ((kind == HEAL_FIELD) | (kind == HEAL_ROOST)) & ~full
+    modify = lands & (kind == HEAL_MODIFY)
+    drain = dealt & (kind == HEAL_DRAIN)
+    amount = _fraction(jnp.where(drain, lost, max_hp), x.hp_mul, x.hp_add, x.hp_div)
+    # Strength Sap: the target's Attack with its stage (its -1 is Defog's ``_boost`` in ``_use_move``)
+    sap = lands & (kind == HEAL_SAP) & (stages[..., 0] > -6)
+    stage = stages[..., 0]                                    # getStat: floor(stat * (2 + b) / 2) or stat * 2 / (2 - b)
+    attack = jax.lax.div(their_atk * (2 + jnp.maximum(stage, 0)), 2 - jnp.minimum(stage, 0))
+    amount = jnp.where(sap, attack, amount)
+    # Battle.heal: nothing at full HP; at most up to the max HP (the user is up; no amount is 0 below
+    # full HP: a max HP of 1 is always full)
+    healed = (drain | field | modify | sap) & ~full
+    roost = field & (kind == HEAL_ROOST) & (tera == tables.TYPE_NONE)
+    # Pain Split: the mean of the two HPs
+    split = lands & (kind == HEAL_SPLIT)
+    mean = (theirs + hp) >> 1                                  # at least 1 (``|| 1``): both are up
+    mine = jnp.minimum(jnp.where(split, mean, hp + amount), max_hp)
+    st = st.replace(hp=_set_mon(_set_mon(st.hp, foe, them, jnp.minimum(mean, their_max), split), side, me, mine,
+                                healed | split),
+                    roosted=_set_side(st.roosted, side, True, roost))
+    return _keep((st, field | modify | sap | split, sap))
+
+
 def _use_move(st: BattleState, side, slot, on):
     """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: its status
     first (``BeforeMove``: sleep's turns, the thaw draw, full paralysis), then PP, type and powder
@@ -864,7 +1046,7 @@ def _use_move(st: BattleState, side, slot, on):
     rng, r = prng.random_int(rng, 100, when=rolls)
     self_hit = rolls & (r < 33)
     rng, roll = prng.random_int(rng, 16, when=self_hit)
-    stats, stages = _mon(st.stats, side, me), _side(st.boosts, side)
+    stats, stages, user_hp = _mon(st.stats, side, me), _side(st.boosts, side), _mon(st.hp, side, me)
     attack = damage.boosted_stat(stats[..., 0], stages[..., 0])
     defense = damage.boosted_stat(stats[..., 1], stages[..., 1])
     lvl = (2 * _mon(st.level, side, me) // 5 + 2).astype(attack.dtype)
@@ -874,12 +1056,12 @@ def _use_move(st: BattleState, side, slot, on):
     cant = held | self_hit | (paralysed & (para == 0))
     st = st.replace(rng=rng, status_count=_set_mon(st.status_count, side, me, count - 1, asleep),
                     confusion=_set_side(st.confusion, side, time - 1, confused),
-                    hp=_set_mon(st.hp, side, me, jnp.maximum(_mon(st.hp, side, me) - hurt, 0), self_hit))
+                    hp=_set_mon(st.hp, side, me, jnp.maximum(user_hp - hurt, 0), self_hit))
     st = _cure(st, side, me, wakes | thaws)
     # the action's faintMessages: the user fainted by its own confusion; its side out: the foe wins
     ko = self_hit & (_mon(st.hp, side, me) == 0)
     lost = ko & (_left(st, side) == 0)
-    st = st.replace(faint_speed=_set_side(st.faint_speed, side, _side(cache, side), ko),
+    st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], ko),
                     terastallized=_set_mon(st.terastallized, side, me, False, ko),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), ko),
                     confusion=_set_side(st.confusion, side, 0, ko),
@@ -897,7 +1079,7 @@ def _use_move(st: BattleState, side, slot, on):
     # before the hit steps (no draw)
     on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move) & ~too_late
 
-    a_types, d_types = _mon(st.types, side, me), _mon(st.types, foe, them)
+    a_types, d_types = _mon(st.types, side, me), _unroosted(_mon(st.types, foe, them), _side(st.roosted, foe))
     a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
     move_type = jnp.where(struggle, tables.TYPE_NONE, m.type)   # Struggle: "???"
     immune, _ = damage.effectiveness(move_type, d_types, d_tera)
@@ -911,15 +1093,21 @@ def _use_move(st: BattleState, side, slot, on):
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
     rng, lands = _keep((rng, lands))
-    rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), _mon(st.stats, side, me), a_boosts[..., :5],
-                              a_types, a_tera, _mon(st.status, side, me) == BRN, _mon(st.stats, foe, them),
+    d_stats = _mon(st.stats, foe, them)
+    rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), stats, a_boosts[..., :5],
+                              a_types, a_tera, _mon(st.status, side, me) == BRN, d_stats,
                               d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me), typeless=struggle)
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
     dealt = lands & (dmg.kind == damage.KIND_DAMAGE)
     hp = _mon(st.hp, foe, them)
+    lost = jnp.minimum(dmg.damage, hp)                         # Pokemon.damage: at most the HP it had
     st = st.replace(hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - dmg.damage, 0), dealt))
+    # drain (spreadDamage, before the move's effects and secondaries) and the healing status moves
+    max_hp = _mon(st.max_hp, side, me)
+    st, healed, sap = _hp_move(st, side, me, foe, them, x, lands, dealt, lost, user_hp, max_hp, hp, _mon(st.max_hp, foe, them),
+                          d_stats[..., 0], d_boosts, a_tera)
 
     # a status move's boosts on its user, or its status on the target; when no stage moves or the
     # status is not set the move fails and its hit loop ends before its Updates
@@ -929,13 +1117,13 @@ def _use_move(st: BattleState, side, slot, on):
     # Defog's onHit: -1 evasion to the target (up: the move needs it), both sides' hazards cleared;
     # it fails when neither happens
     fog = lands & x.defog
-    evasion, lowered = _boost(_side(st.boosts, foe), jnp.asarray([0, 0, 0, 0, 0, 0, -1], jnp.int32), fog)
+    evasion, lowered = _boost(_side(st.boosts, foe), x.target_drop, fog | sap)     # Strength Sap's -1 Attack too
     cleared = fog & (st.hazards > 0).any((-2, -1))
     none = jnp.zeros_like(st.hazards)
-    st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),
+    st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),   # lowered: only where it moved
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
-    succeeded = raised | inflicted | lowered | cleared
+    succeeded = raised | inflicted | (lowered & fog) | cleared | healed
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -984,15 +1172,16 @@ def _use_move(st: BattleState, side, slot, on):
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)
     fainted = dealt & (_mon(st.hp, foe, them) == 0)
-    st = st.replace(faint_speed=_set_side(st.faint_speed, foe, _side(cache, foe), fainted),
+    st = st.replace(faint_speed=_set_side(st.faint_speed, foe, d_stats[..., 4], fainted),
                     confusion=_set_side(st.confusion, foe, 0, fainted),
                     terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
                     boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
     st, fainted = _keep((st, fainted))
-    # Struggle's recoil, Math.round(base max HP / 4) and at least 1, as direct damage
-    recoil = dealt & struggle
+    # the recoil (applyRecoilDamage, after the hit loop's faintMessages): Math.round of the damage
+    # dealt's fraction, at least 1; Struggle's Math.round(base max HP / 4), at least 1, as direct damage
+    recoil = dealt & (x.recoil_mul > 0)
     mine = _mon(st.hp, side, me)
-    cost = jnp.maximum((_mon(st.max_hp, side, me) + 2) // 4, 1)
+    cost = jnp.maximum(_fraction(jnp.where(struggle, max_hp, lost), x.recoil_mul, x.recoil_add, x.recoil_div), 1)
     st = st.replace(hp=_set_mon(st.hp, side, me, jnp.maximum(mine - cost, 0), recoil))
     st = _tie_draw(st, dealt & ~fainted, cache)                # the Update after the hit loop (user not fainted yet)
     # AfterMoveSecondary: thawsTarget (Scald...) thaws the frozen target
@@ -1000,7 +1189,7 @@ def _use_move(st: BattleState, side, slot, on):
     st = _cure(st, foe, them, thawed)
     # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
-    st = st.replace(faint_speed=_set_side(st.faint_speed, side, _side(cache, side), down),
+    st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down),
                     confusion=_set_side(st.confusion, side, 0, down),
                     terastallized=_set_mon(st.terastallized, side, me, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
@@ -1037,9 +1226,10 @@ def _residual_damage(st: BattleState, side, when):
 def _residual(st: BattleState, on):
     """The residual action's ``fieldEvent('Residual')``: the status handlers of the actives, sorted by
     their order (psn and tox 9, brn 10), then speed (``updateSpeed`` refreshed it; an active fainted
-    this turn still has its status, its handler is sorted by the speed cached before it fainted and
-    then skipped), a tie drawn once; each one's damage and faints before the next (a battle that ends
-    stops there)."""
+    this turn still has its status, its handler is sorted by its speed stat, what fainting's
+    ``clearVolatile`` left in ``Pokemon.speed``, and then skipped), a tie drawn once; then the ``roost``
+    volatiles' handlers (order 25: a tie of two drawn once, nothing else); each status's damage and
+    faints before the next (a battle that ends stops there)."""
     order_of = tables.small_lookup(_RESIDUAL_ORDER, st.active_of(st.status))                # [B, 2]
     up = st.active_of(st.hp) > 0
     sorted_ = on[..., None] & (order_of > 0)
@@ -1050,6 +1240,10 @@ def _residual(st: BattleState, on):
     st = _drawing(st)
     rng, swap = prng.random_range(st.rng, 0, 2, when=tie)
     st = st.replace(rng=rng)
+    # the roost volatiles' handlers (onResidualOrder 25: after the statuses'; the duration ends them):
+    # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
+    roosts = on & (st.roosted & up).all(-1)
+    st = _skip_draw(st, roosts & (speed[..., 0] == speed[..., 1]))
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
     first = jnp.where(tie, swap, later.astype(jnp.int32))
     first = jnp.where(both, first, jnp.where(sorted_[..., 0], 0, 1)).astype(jnp.int32)
@@ -1180,7 +1374,8 @@ def step(state: BattleState, actions) -> BattleState:
     the state at the next decision (see the module docstring for what is covered)."""
     request = state.request
     st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
-               skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag))
+               skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag),
+               roosted=jnp.zeros_like(state.switch_flag))
     st = _start(st, request == REQUEST_START)
     st = _turn(st, actions, request == REQUEST_MOVE)
     st = _forced_switch(st, actions, request == REQUEST_SWITCH)
@@ -1188,4 +1383,4 @@ def step(state: BattleState, actions) -> BattleState:
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
