@@ -324,6 +324,54 @@ def hazard_moves() -> list[str]:
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in covered and _hazard_effect(m) is not None)
 
 
+# Damaging moves whose power, type, category or success Showdown computes in code (``basePowerCallback``,
+# ``onBasePower``, ``damageCallback``, ``onModifyType``, ``onTry``...), by the rule ``step`` runs for them
+# in the restricted battles (no items, abilities, weather, terrain, screens or Dynamax):
+POWER_PLAIN = 0       # code that finds nothing to act on: Knock Off (no item to boost for or to remove),
+                      # Psychic Fangs (no screens to break), Ice Spinner (no terrain to end), Judgment
+                      # (no plate: Normal), Weather Ball (no weather: Normal 50)
+POWER_NO_ITEM = 1     # Acrobatics: doubled, its user holding no item
+POWER_FACADE = 2      # doubled (``BasePower``'s chainModify(2)) under a status other than sleep; no burn halving
+POWER_HEX = 3         # doubled against a target with a status
+POWER_STORED = 4      # Stored Power: 20 + 20 per positive stage of its user
+POWER_WEIGHT = 5      # Grass Knot, Low Kick: by the target's weight (Showdown's bands, in hectograms)
+POWER_HEAVY = 6       # Heavy Slam, Heat Crash: by the ratio of the user's weight to the target's
+POWER_HALF_HP = 7     # Super Fang: damageCallback, half the target's HP (at least 1), no crit or roll
+POWER_USER_HP = 8     # Eruption, Water Spout: 150 * hp / maxhp, floored, at least 1
+POWER_FAIL = 9        # Poltergeist: its onTry fails, the target holding no item
+POWER_SUCKER = 10     # Sucker Punch: its onTry fails unless the target's queued action is a damaging move
+POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
+                      # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
+                      # Stellar Tera type)
+POWER_RULES = {
+    "knockoff": POWER_PLAIN, "psychicfangs": POWER_PLAIN, "icespinner": POWER_PLAIN, "judgment": POWER_PLAIN,
+    "weatherball": POWER_PLAIN, "acrobatics": POWER_NO_ITEM, "facade": POWER_FACADE, "hex": POWER_HEX,
+    "storedpower": POWER_STORED, "grassknot": POWER_WEIGHT, "lowkick": POWER_WEIGHT, "heavyslam": POWER_HEAVY,
+    "heatcrash": POWER_HEAVY, "superfang": POWER_HALF_HP, "eruption": POWER_USER_HP, "waterspout": POWER_USER_HP,
+    "poltergeist": POWER_FAIL, "suckerpunch": POWER_SUCKER, "terablast": POWER_TERA_BLAST,
+}
+
+
+def power_moves() -> list[str]:
+    """The moves of ``POWER_RULES`` whose accuracy and priority ``accuracy`` and ``order`` cover (Tera
+    Blast's and Weather Ball's ``onModifyMove`` change no accuracy here: ``accuracy.accuracy_moves``) and
+    that have no other effect."""
+    t = tables.load()
+    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in POWER_RULES and m["id"] in covered
+                  and not any(m.get(f) for f in _EFFECT_FIELDS) and not m["flags"].get("cantusetwice"))
+
+
+@functools.lru_cache(maxsize=1)
+def _power_columns() -> dict:
+    """Per move index: its ``POWER_RULES`` rule [M] (-1: none) and whether it has one [M]."""
+    t = tables.load()
+    rule = np.full(len(t.move_ids), -1, np.int32)
+    for m in power_moves():
+        rule[t.move_index[m]] = POWER_RULES[m]
+    return {"power_rule": rule}
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -331,14 +379,14 @@ def restricted_moves() -> list[str]:
     ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
     ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
-    and their removal, ``removal_moves()``."""
+    and their removal, ``removal_moves()``, and the battle-dependent damaging moves of ``power_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
     return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
-                  | set(hazard_moves()) | set(removal_moves()))
+                  | set(hazard_moves()) | set(removal_moves()) | set(power_moves()))
 
 
 @functools.lru_cache(maxsize=1)
@@ -424,10 +472,10 @@ def _boost_tables():
 
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
-    """The per-move columns of ``_status_tables`` as one ``tables.MoveTable``."""
+    """The per-move columns of ``_status_tables`` and ``_power_columns`` as one ``tables.MoveTable``."""
     names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
-    return tables.MoveTable(dict(zip(names, _status_tables()[:13])))
+    return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_power_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -452,13 +500,15 @@ def restricted_team(rows: list, max_moves: int = 4) -> list:
     no ability (Showdown's "No Ability") or item; its moves filtered to ``restricted_moves()``, then
     completed up to four with the strongest restricted moves of its own types and ``_FILLER_MOVES``;
     then cut to ``max_moves`` (fewer moves: Struggle sooner).
+    Tera Blast is left out of a Pokémon whose Tera type is Stellar.
     Raises ValueError for a species ``restricted_species_ok`` refuses."""
     t = tables.load()
-    allowed = restricted_moves()
     out = []
     for species, level, gender, _item, _ability, moves, tera, evs, ivs in rows:
         if not restricted_species_ok(species):
             raise ValueError(f"{species} changes forme on Terastallizing or at the start: not covered yet")
+        # a Stellar Tera Blast (100 power, Stellar type, -1 Atk and SpA) is not covered
+        allowed = [m for m in restricted_moves() if tera != "Stellar" or m != "terablast"]
         kept = [m for m in moves if m in allowed]
         types = {int(x) for x in t.species_types[t.species_index[species]]}
         own = sorted((m for m in allowed if int(t.move_type[t.move_index[m]]) in types),
@@ -526,9 +576,12 @@ class _Turn(BattleState):
     ``skipped`` (the draws counted since the last jump) that sets the jump's width. ``kept``: the
     fields ``_keep`` made and nothing wrote since (it skips them). ``webbed`` bool[B, 2]: the active's
     cached ``Pokemon.speed`` is from before a Sticky Web drop on switching in (until the next refresh:
-    before a move, at the residual, at its side's next switch-in)."""
+    before a move, at the residual, at its side's next switch-in). ``weight`` int32[B, 2, 6]: each
+    Pokémon's ``getWeight()`` (its species' hectograms, at least 1; nothing here modifies it), read once
+    per step."""
     skipped: jnp.ndarray
     webbed: jnp.ndarray
+    weight: jnp.ndarray
     bound: int = struct.field(pytree_node=False, default=0)
     kept: frozenset = struct.field(pytree_node=False, default=frozenset())
 
@@ -810,11 +863,36 @@ def _boost(boosts, delta, when):
     return jnp.where(when[..., None], new, boosts), moved
 
 
-def _use_move(st: BattleState, side, slot, on):
+def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast):
+    """The base power, Physical category and fixed damage of ``POWER_RULES``'s moves (``rule``; -1:
+    none, the data's ``base`` power), read at the hit. Returns ``(power, physical, fixed, user stats)``."""
+    stats, stages = _mon(st.stats, side, me), _side(st.boosts, side)
+    user_status, foe_status = _mon(st.status, side, me), _mon(st.status, foe, them)
+    w_me, w_them = _mon(st.weight, side, me), _mon(st.weight, foe, them)
+    bands = sum((w_them >= w).astype(jnp.int32) for w in (100, 250, 500, 1000, 2000))
+    ratio = sum((w_me >= k * w_them).astype(jnp.int32) for k in (2, 3, 4, 5))
+    doubled = ((rule == POWER_NO_ITEM) | ((rule == POWER_FACADE) & (user_status != 0) & (user_status != SLP))
+               | ((rule == POWER_HEX) & (foe_status != 0)))
+    power = jnp.where(doubled, 2 * base, base)
+    power = jnp.where(rule == POWER_STORED, base + 20 * jnp.maximum(stages, 0).sum(-1), power)
+    power = jnp.where(rule == POWER_WEIGHT, 20 + 20 * bands, power)
+    power = jnp.where(rule == POWER_HEAVY, 40 + 20 * ratio, power)
+    hp = _mon(st.hp, side, me)
+    power = jnp.where(rule == POWER_USER_HP, jnp.maximum(base * hp // jnp.maximum(_mon(st.max_hp, side, me), 1), 1),
+                      power)
+    fixed = jnp.where(rule == POWER_HALF_HP, jnp.maximum(_mon(st.hp, foe, them) // 2, 1), 0)
+    # Tera Blast's onModifyMove: Physical when getStat('atk') > getStat('spa') with stages, no modifiers
+    physical = tera_blast & (damage.boosted_stat(stats[..., 0], stages[..., 0])
+                             > damage.boosted_stat(stats[..., 2], stages[..., 2]))
+    return _keep((power, physical, fixed, stats))
+
+
+def _use_move(st: BattleState, side, slot, on, foe_attacks):
     """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: its status
     first (``BeforeMove``: sleep's turns, the thaw draw, full paralysis), then PP, type and powder
     immunity, accuracy, crit and roll, HP, stat stages, statuses and their secondaries, thawing,
-    Struggle's recoil, fainting and the end of the battle, with the draws between."""
+    Struggle's recoil, fainting and the end of the battle, with the draws between. ``foe_attacks``: the
+    foe's action still queued this turn is a damaging move (Sucker Punch's ``onTry``)."""
     t = tables.load()
     # the speeds every eachEvent of this move sorts by: Showdown refreshed them before the move
     # (the commit or the Gen 8 re-sort) and not again until the move's action is over
@@ -835,6 +913,7 @@ def _use_move(st: BattleState, side, slot, on):
     powder, defrost, thaws_target, flinch_chance = x.powder, x.defrost, x.thaws_target, x.flinch_chance
     flinch_second, first_turn, confuse_chance = x.flinch_second, x.first_turn, x.confuse_chance
     self_move = m.self_status
+    rule = x.power_rule
     # runMove counts the move action (activeMoveActions) before BeforeMove; Fake Out's onTry fails
     # after a first one
     too_late = on & first_turn & _side(st.moved, side)
@@ -893,13 +972,16 @@ def _use_move(st: BattleState, side, slot, on):
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
     st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay))
     # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
-    # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's onTry fails
-    # before the hit steps (no draw)
-    on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move) & ~too_late
+    # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
+    # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
+    tried = too_late | (rule == POWER_FAIL) | ((rule == POWER_SUCKER) & ~foe_attacks)
+    on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move) & ~tried
 
     a_types, d_types = _mon(st.types, side, me), _mon(st.types, foe, them)
     a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
-    move_type = jnp.where(struggle, tables.TYPE_NONE, m.type)   # Struggle: "???"
+    # Tera Blast's onModifyType: its Terastallized user's Tera type
+    tera_blast = (rule == POWER_TERA_BLAST) & (a_tera != tables.TYPE_NONE)
+    move_type = jnp.where(struggle, tables.TYPE_NONE, jnp.where(tera_blast, a_tera, m.type))   # Struggle: "???"
     immune, _ = damage.effectiveness(move_type, d_types, d_tera)
     immune = immune & ~m.ignore_immunity
     # powder moves: Grass types are immune (hitStepTryImmunity, before the accuracy check)
@@ -911,9 +993,12 @@ def _use_move(st: BattleState, side, slot, on):
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
     rng, lands = _keep((rng, lands))
-    rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), _mon(st.stats, side, me), a_boosts[..., :5],
-                              a_types, a_tera, _mon(st.status, side, me) == BRN, _mon(st.stats, foe, them),
-                              d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me), typeless=struggle)
+    power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast)
+    user_status = _mon(st.status, side, me)
+    rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), a_stats, a_boosts[..., :5],
+                              a_types, a_tera, (user_status == BRN) & (rule != POWER_FACADE), _mon(st.stats, foe, them),
+                              d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me), typeless=struggle,
+                              power=power, move_type=move_type, physical=physical, fixed=fixed)
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
@@ -1069,7 +1154,8 @@ def _turn(st: BattleState, actions, on):
     slot = jnp.where(switching, 0, act % ACTION_TERA_BASE)
     move = S.select(st.active_of(st.moves), slot)
     move = jnp.where(_struggling(st), tables.load().move_index["struggle"], move)
-    priority = order.move_priority(move)
+    row = tables.move_table().at(move)                                          # both moves' rows, one gather
+    priority, attacks = row.priority, row.category != tables.STATUS
     speed = _speeds(st)
     same_speed = speed[..., 0] == speed[..., 1]
     move_tie = moving.all(-1) & (priority[..., 0] == priority[..., 1]) & same_speed
@@ -1123,7 +1209,9 @@ def _turn(st: BattleState, actions, on):
     mover = _keep(mover)
     for k in range(2):
         s = mover if k == 0 else 1 - mover
-        st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED))
+        # Sucker Punch's onTry: the foe's move action is still queued (it moves second) and damaging
+        foe_attacks = (_side(moving & attacks, 1 - s) if k == 0 else jnp.zeros_like(on))
+        st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED), foe_attacks)
 
     # the residual: status damage, then the Update after it; checkFainted (a fainted Pokémon's status
     # becomes fnt: none here); then the faint request or the next turn. The flinch volatile's handler
@@ -1180,7 +1268,8 @@ def step(state: BattleState, actions) -> BattleState:
     the state at the next decision (see the module docstring for what is covered)."""
     request = state.request
     st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
-               skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag))
+               skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag),
+               weight=jnp.maximum(jnp.asarray(tables.load().weight_hg)[state.species], 1))
     st = _start(st, request == REQUEST_START)
     st = _turn(st, actions, request == REQUEST_MOVE)
     st = _forced_switch(st, actions, request == REQUEST_SWITCH)
