@@ -340,6 +340,8 @@ POWER_HALF_HP = 7     # Super Fang: damageCallback, half the target's HP (at lea
 POWER_USER_HP = 8     # Eruption, Water Spout: 150 * hp / maxhp, floored, at least 1
 POWER_FAIL = 9        # Poltergeist: its onTry fails, the target holding no item
 POWER_SUCKER = 10     # Sucker Punch: its onTry fails unless the target's queued action is a damaging move
+POWER_PAYBACK = 12    # Payback: doubled when the target has moved this turn (not switched in, no move queued)
+POWER_AVALANCHE = 13  # Avalanche: doubled when the target's move damaged its user this turn
 POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
                       # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
                       # Stellar Tera type)
@@ -349,6 +351,7 @@ POWER_RULES = {
     "storedpower": POWER_STORED, "grassknot": POWER_WEIGHT, "lowkick": POWER_WEIGHT, "heavyslam": POWER_HEAVY,
     "heatcrash": POWER_HEAVY, "superfang": POWER_HALF_HP, "eruption": POWER_USER_HP, "waterspout": POWER_USER_HP,
     "poltergeist": POWER_FAIL, "suckerpunch": POWER_SUCKER, "terablast": POWER_TERA_BLAST,
+    "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE,
 }
 
 
@@ -863,16 +866,18 @@ def _boost(boosts, delta, when):
     return jnp.where(when[..., None], new, boosts), moved
 
 
-def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast):
+def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hit_by_foe):
     """The base power, Physical category and fixed damage of ``POWER_RULES``'s moves (``rule``; -1:
-    none, the data's ``base`` power), read at the hit. Returns ``(power, physical, fixed, user stats)``."""
+    none, the data's ``base`` power), read at the hit; ``foe_moved``: the foe's move action ran earlier
+    this turn (Payback), ``hit_by_foe``: it damaged this user (Avalanche). Returns ``(power, physical, fixed, user stats)``."""
     stats, stages = _mon(st.stats, side, me), _side(st.boosts, side)
     user_status, foe_status = _mon(st.status, side, me), _mon(st.status, foe, them)
     w_me, w_them = _mon(st.weight, side, me), _mon(st.weight, foe, them)
     bands = sum((w_them >= w).astype(jnp.int32) for w in (100, 250, 500, 1000, 2000))
     ratio = sum((w_me >= k * w_them).astype(jnp.int32) for k in (2, 3, 4, 5))
     doubled = ((rule == POWER_NO_ITEM) | ((rule == POWER_FACADE) & (user_status != 0) & (user_status != SLP))
-               | ((rule == POWER_HEX) & (foe_status != 0)))
+               | ((rule == POWER_HEX) & (foe_status != 0)) | ((rule == POWER_PAYBACK) & foe_moved)
+               | ((rule == POWER_AVALANCHE) & hit_by_foe))
     power = jnp.where(doubled, 2 * base, base)
     power = jnp.where(rule == POWER_STORED, base + 20 * jnp.maximum(stages, 0).sum(-1), power)
     power = jnp.where(rule == POWER_WEIGHT, 20 + 20 * bands, power)
@@ -887,12 +892,13 @@ def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast):
     return _keep((power, physical, fixed, stats))
 
 
-def _use_move(st: BattleState, side, slot, on, foe_attacks):
+def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_foe):
     """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: its status
     first (``BeforeMove``: sleep's turns, the thaw draw, full paralysis), then PP, type and powder
     immunity, accuracy, crit and roll, HP, stat stages, statuses and their secondaries, thawing,
     Struggle's recoil, fainting and the end of the battle, with the draws between. ``foe_attacks``: the
-    foe's action still queued this turn is a damaging move (Sucker Punch's ``onTry``)."""
+    foe's action still queued this turn is a damaging move (Sucker Punch's ``onTry``); ``foe_moved``: the
+    foe's move action ran earlier this turn (Payback); ``hit_by_foe``: and damaged this user (Avalanche)."""
     t = tables.load()
     # the speeds every eachEvent of this move sorts by: Showdown refreshed them before the move
     # (the commit or the Gen 8 re-sort) and not again until the move's action is over
@@ -993,7 +999,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks):
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
     rng, lands = _keep((rng, lands))
-    power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast)
+    power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast, foe_moved, hit_by_foe)
     user_status = _mon(st.status, side, me)
     rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), a_stats, a_boosts[..., :5],
                               a_types, a_tera, (user_status == BRN) & (rule != POWER_FACADE), _mon(st.stats, foe, them),
@@ -1207,11 +1213,18 @@ def _turn(st: BattleState, actions, on):
     mover = jnp.where(move_tie, swap, later.astype(jnp.int32))
     mover = jnp.where(moving[..., 0] & moving[..., 1], mover, jnp.where(moving[..., 0], 0, 1)).astype(jnp.int32)
     mover = _keep(mover)
+    second = 1 - mover
+    before = _mon(st.hp, second, _side(st.active, second))      # the second mover's HP before the first move
     for k in range(2):
-        s = mover if k == 0 else 1 - mover
-        # Sucker Punch's onTry: the foe's move action is still queued (it moves second) and damaging
+        s = mover if k == 0 else second
+        # Sucker Punch's onTry: the foe's move action is still queued (it moves second) and damaging;
+        # Payback: the foe's move action ran first (no switch: a newly switched target does not count);
+        # Avalanche: and its hit damaged this Pokémon (nothing else of that action lowers its HP)
         foe_attacks = (_side(moving & attacks, 1 - s) if k == 0 else jnp.zeros_like(on))
-        st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED), foe_attacks)
+        foe_moved = jnp.zeros_like(on) if k == 0 else _side(moving, mover)
+        hit_by_foe = jnp.zeros_like(on) if k == 0 else foe_moved & (_mon(st.hp, s, _side(st.active, s)) < before)
+        st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED), foe_attacks,
+                       foe_moved, hit_by_foe)
 
     # the residual: status damage, then the Update after it; checkFainted (a fainted Pokémon's status
     # becomes fnt: none here); then the faint request or the next turn. The flinch volatile's handler

@@ -236,6 +236,41 @@ def test_l2_hex_and_stored_power(showdown9):
     assert seen["hex_status"] >= 4 and seen["stored_boosted"] >= 8, seen
 
 
+def _second_hits(states, actions, move: str) -> int:
+    """Decisions where a side used ``move`` after the foe's damaging move hit it that turn (both up and
+    moving; the foe's HP fell after the user's own move too)."""
+    n_hits = 0
+    for n, (a, b) in enumerate(zip(states, states[1:])):
+        for i in range(len(a.turn)):
+            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE or min(actions[i][n]) < 0 or max(actions[i][n]) >= 8:
+                continue
+            for s in range(2):
+                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
+                if TABLES.move_ids[int(a.moves[i, s, k, actions[i][n][s] % 4])] != move:
+                    continue
+                foe_move = int(a.moves[i, 1 - s, f, actions[i][n][1 - s] % 4])
+                if TABLES.move_category[foe_move] == tables.STATUS:
+                    continue
+                n_hits += int(b.hp[i, s, k] < a.hp[i, s, k] and 0 < b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+    return n_hits
+
+
+def test_l2_payback_and_avalanche(showdown9):
+    """Payback and Avalanche leads use them three turns running against foes using their first move:
+    Payback doubled after the foe moved (not after a switch, not before the foe), Avalanche (priority
+    -4) doubled after the foe's move damaged its user."""
+    rng = np.random.default_rng(67)
+    leads = _led_by("payback", 24, rng) + _led_by("avalanche", 24, rng)
+    assert len(leads) >= 12, len(leads)
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 0]] * 3 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    assert _second_hits(states, actions, "payback") >= 1 and _second_hits(states, actions, "avalanche") >= 4
+
+
 def test_power_table():
     """Each power move's rule in the status table's column; none elsewhere."""
     rule = turn._power_columns()["power_rule"]
