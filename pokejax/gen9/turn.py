@@ -15,8 +15,27 @@ their user's, secondaries raising or lowering either side's), Terastallization
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
 both switch at once), the major statuses (``status_moves()``, below), flinching (``flinch_moves()``,
 below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below) and the entry hazards with
-their removal (``hazard_moves()``, ``removal_moves()``, below). Not covered yet: other volatiles,
-everything of later stages.
+their removal (``hazard_moves()``, ``removal_moves()``, below), and the damaging moves whose power,
+type, category or success depends on the battle (``power_moves()``, below). Not covered yet: other
+volatiles, everything of later stages.
+
+The battle-dependent damaging moves (``POWER_RULES``: a rule per move, a column of the status table,
+read at the hit by ``_power``) as Showdown runs them with no items, abilities, weather, terrain, screens
+or Dynamax: Knock Off, Psychic Fangs, Ice Spinner, Judgment and Weather Ball find nothing to act on;
+Acrobatics doubles (no item); Facade doubles under a status other than sleep (``BasePower``'s
+``chainModify(2)``) and escapes burn's halving (``modifyDamage``); Hex doubles against a status; Stored
+Power is 20 + 20 per positive stage; Grass Knot and Low Kick go by the target's weight, Heavy Slam and
+Heat Crash by the ratio of the weights (the species' ``weighthg``, at least 1); Eruption and Water Spout
+are ``floor(150 * hp / maxhp)``, at least 1; these weight and HP moves get no Tera floor (Showdown skips
+it for a data base power of 0 or 150 with a ``basePowerCallback``), Stored Power does. Super Fang's
+``damageCallback`` deals half the target's HP (at least 1), after the type immunity and accuracy, with no
+crit or roll draw. Poltergeist's ``onTry`` fails (no item) and Sucker Punch's unless the target's move
+action is still queued and damaging (``queue.willMove``): after the PP, before the hit steps, no draw.
+Payback doubles when its target's move action ran earlier in the turn (not ``newlySwitched``, no move
+queued), Avalanche when that move damaged its user (``attackedBy`` this turn). Tera Blast takes its
+Terastallized user's Tera type (``onModifyType``, before the immunity) and is Physical when its Atk with
+stages beats its SpA with stages (``onModifyMove``): Atk and Def, and burn halves it; a Stellar Tera
+Blast is not covered (``restricted_team`` keeps it from Stellar Tera types).
 
 Entry hazards as Showdown's side conditions run them (``BattleState.hazards``: each side's layers;
 ``hazard_order``: the order they were set, Showdown's ``effectOrder``): a ``foeSide`` move goes through

@@ -6,13 +6,13 @@ Teams are restricted pool teams (``turn.restricted_team``) holding a move of ``t
 the players pick one of them half the time: Knock Off with no item, Sucker Punch succeeding and failing
 (``onTry``: no draw), Poltergeist failing, Tera Blast's type and category once Terastallized, Facade
 under a status (and no burn halving), Hex against a status, Stored Power with raised stages, the weight
-moves, Super Fang, Eruption and Water Spout by their user's HP.
+moves, Super Fang, Eruption and Water Spout by their user's HP, Payback and Avalanche.
 
 L2 scenarios: Sucker Punch leads against a status move, an attack and a switch (failing, hitting,
 failing); Tera Blast leads Terastallizing on turn 1 (the Tera type, Physical for users whose Atk beats
 their SpA); Poltergeist leads (failing every turn, PP spent); Facade against leads inflicting a status
 (doubled, a burn not halving it); Hex after its user's status move; Stored Power after stage-raising
-moves.
+moves; Payback and Avalanche leads against foes using their first move.
 """
 
 from __future__ import annotations
