@@ -24,6 +24,7 @@ from pokejax.gen9 import state as S
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
 
+L2_DECISIONS = 10    # the scripted turns and a few after them (not the battles' ends)
 POWER_MOVES = np.zeros(len(TABLES.move_ids), bool)
 POWER_MOVES[[TABLES.move_index[m] for m in turn.power_moves()]] = True
 
@@ -125,7 +126,7 @@ def test_l2_sucker_punch(showdown9):
     scripted = [[[k, _lead_slot(DOCUMENT["teams"][f], "status")], [k, _lead_slot(DOCUMENT["teams"][f], "attack")],
                  [k, 9]] for (_, k), f in zip(leads, p2)]
     states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], [DOCUMENT["teams"][n] for n in p2],
-                                 seeds, rng, scripted)
+                                 seeds, rng, scripted, max_decisions=L2_DECISIONS)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, problems[:2]
     seen = _uses(states, actions)
@@ -141,7 +142,8 @@ def test_l2_tera_blast(showdown9):
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[4 + k, 0], [k, 0]] for _, k in leads]
-    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted)
+    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, problems[:2]
     physical = sum(int(st.stats[i, 0, 0, 0] > st.stats[i, 0, 0, 2]) for st in states[:1] for i in range(len(leads)))
@@ -156,7 +158,8 @@ def test_l2_poltergeist(showdown9):
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, 0]] * 3 for _, k in leads]
-    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted)
+    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, problems[:2]
     assert _uses(states, actions)["poltergeist_fail"] >= 8
@@ -198,7 +201,8 @@ def test_l2_facade_under_status(showdown9):
     p2 = [foes[int(k)] for k in rng.choice(len(foes), len(leads))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, _first(f, STATUSING)], [k, 0], [k, 0]] for (_, k), f in zip(leads, p2)]
-    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted)
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, problems[:2]
     seen = _uses(states, actions)
@@ -229,7 +233,7 @@ def test_l2_hex_and_stored_power(showdown9):
     p1 = [t for t, _ in hex_leads + stored_leads]
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(p1))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in p1]
-    states, actions, sets = play(p1, p2, seeds, rng, scripted)
+    states, actions, sets = play(p1, p2, seeds, rng, scripted, max_decisions=L2_DECISIONS)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, problems[:2]
     seen = _uses(states, actions)
@@ -265,7 +269,8 @@ def test_l2_payback_and_avalanche(showdown9):
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, 0]] * 3 for _, k in leads]
-    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted)
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, problems[:2]
     assert _second_hits(states, actions, "payback") >= 1 and _second_hits(states, actions, "avalanche") >= 4
