@@ -53,12 +53,18 @@ def hits(rng, move, atk_accuracy_boost, def_evasion_boost, atk_types, atk_tera):
     return rng, always | hit
 
 
+# Moves whose ``onModifyMove`` never touches the accuracy: Tera Blast's sets its category and a Stellar
+# self-drop, Weather Ball's its power in weather.
+MODIFY_MOVE_KEEPS_ACCURACY = ("terablast", "weatherball")
+
+
 def accuracy_moves() -> list[str]:
     """The moves of the format whose accuracy check this module computes: no code of their own in
     Showdown that can change it (``onModifyMove``, which sets Thunder's and Blizzard's accuracy in
-    weather, ``onModifyAccuracy``, ``onAccuracy``), no per-hit accuracy (``multiaccuracy``), no OHKO."""
+    weather, ``onModifyAccuracy``, ``onAccuracy``; ``MODIFY_MOVE_KEEPS_ACCURACY`` aside), no per-hit
+    accuracy (``multiaccuracy``), no OHKO."""
     t = tables.load()
     handlers = ("onModifyMove", "onModifyAccuracy", "onAccuracy")
     return [t.move_ids[i] for i in range(1, len(t.move_ids))
-            if not set(t.move_callbacks[i]) & set(handlers)
+            if (t.move_ids[i] in MODIFY_MOVE_KEEPS_ACCURACY or not set(t.move_callbacks[i]) & set(handlers))
             and not t.data["moves"][i - 1].get("multiaccuracy") and not t.data["moves"][i - 1].get("ohko")]

@@ -94,7 +94,8 @@ def effectiveness(move_type, def_types, def_tera):
 
 
 def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
-           def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar=0, typeless=False) -> Damage:
+           def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar=0, typeless=False,
+           power=None, move_type=None, physical=None, fixed=None) -> Damage:
     """One hit's damage (see the module docstring for the order and the scope).
 
     move: move index (``tables.load().move_index``); level: the user's level; ``*_stats``: stored
@@ -108,6 +109,12 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     typeless: the move's type is Showdown's ``???`` (Struggle's ``onModifyMove``): no immunity, no
     effectiveness, no STAB and no Stellar boost, but a Stellar user's Tera floor of 60 base power
     (Showdown's floor asks whether ``???`` was boosted already, which it never is).
+
+    The battle-dependent moves (``turn.power_moves()``) pass what their code computes: ``power``, the
+    base power after ``basePowerCallback`` and ``BasePower`` (by default the move's; a move whose data
+    base power is 0 or 150 gets no Tera floor: Showdown's check for variable-power moves); ``move_type``
+    (``onModifyType``: Tera Blast); ``physical`` (Tera Blast's ``onModifyMove``: Atk and Def, burn
+    counts); ``fixed`` (a ``damageCallback``'s damage, Super Fang's; > 0 where it applies).
     """
     for name, value, width in (("atk_stats", atk_stats, 5), ("atk_boosts", atk_boosts, 5), ("def_stats", def_stats, 5),
                                ("def_boosts", def_boosts, 5), ("atk_types", atk_types, 2), ("def_types", def_types, 2)):
@@ -116,16 +123,24 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     if not jnp.issubdtype(jnp.asarray(move).dtype, jnp.integer):
         raise TypeError(f"move must hold integer move indices, got {jnp.asarray(move).dtype}")
     m = tables.move_table().at(move)   # one row gather for every column below
-    power, move_type, category = m.power, m.type, m.category
+    # Showdown's exclusion of variable-power moves from the Tera floor: data base power 0 or 150 with a
+    # basePowerCallback (without one, such a move never reaches the floor: no power, or 150)
+    variable = (m.power == 0) | (m.power == 150)
+    power = m.power if power is None else jnp.asarray(power)
+    move_type = m.type if move_type is None else jnp.asarray(move_type)
+    category = m.category
     move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, move_type)
     off_stat, def_stat = m.offense_stat, m.defense_stat
+    if physical is not None:
+        category = jnp.where(physical, tables.PHYSICAL, category)
+        off_stat, def_stat = jnp.where(physical, 0, off_stat), jnp.where(physical, 1, def_stat)
     level = jnp.asarray(level)
     atk_tera, def_tera = jnp.asarray(atk_tera), jnp.asarray(def_tera)
 
     immune, type_mod = effectiveness(move_type, jnp.asarray(def_types), def_tera)
     immune = immune & ~m.ignore_immunity
 
-    fixed = m.fixed_damage
+    fixed = m.fixed_damage if fixed is None else jnp.where(jnp.asarray(fixed) > 0, fixed, m.fixed_damage)
     no_power = (fixed == 0) & (power == 0)   # Showdown returns undefined before any modifier
 
     # 2. the Tera floor of 60 base power (Showdown: the user "hasType" its Tera type only; Stellar: any
@@ -134,7 +149,7 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     mask = jnp.asarray(atk_stellar).astype(_U)
     fresh = ((mask >> move_type.astype(_U)) & 1) == 0
     tera_floor = ((atk_tera != tables.TYPE_NONE) & jnp.where(stellar, fresh, move_type == atk_tera) & (power < 60)
-                  & (m.priority <= 0) & ~m.multihit)
+                  & (m.priority <= 0) & ~m.multihit & ~variable)
     power = jnp.where(tera_floor, 60, power)
 
     # 3. stats and stages
@@ -183,25 +198,29 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
 
 
 def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
-        def_stats, def_boosts, def_types, def_tera, atk_stellar=0, typeless=False):
+        def_stats, def_boosts, def_types, def_tera, atk_stellar=0, typeless=False,
+        power=None, move_type=None, physical=None, fixed=None):
     """``damage`` with Showdown's own draws on its PRNG (``pokejax.prng`` state ``uint32[..., 2]``):
     where the hit reaches the formula (no immunity, base power, not fixed damage), first the critical
     hit, ``randomChance(1, CRIT_DENOMINATOR[crit ratio])`` unless the move always crits (``willCrit``),
     then the damage roll ``random(16)``; elsewhere no draw. Returns ``(rng, Damage, crit)``. The crit
-    ratio is the move's (Focus Energy, Scope Lens and the like come with volatiles and items)."""
+    ratio is the move's (Focus Energy, Scope Lens and the like come with volatiles and items).
+    ``power``, ``move_type``, ``physical``, ``fixed``: as ``damage``'s."""
     from pokejax import prng
     m = tables.move_table().at(move)   # one row gather for every column below
-    move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, m.type)
+    move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, m.type if move_type is None else move_type)
     immune, _ = effectiveness(move_type, jnp.asarray(def_types), jnp.asarray(def_tera))
     immune = immune & ~m.ignore_immunity
-    reaches = ~immune & (m.fixed_damage == 0) & (m.power > 0)
+    no_fixed = (m.fixed_damage == 0) if fixed is None else (m.fixed_damage == 0) & ~(jnp.asarray(fixed) > 0)
+    reaches = ~immune & no_fixed & ((m.power if power is None else jnp.asarray(power)) > 0)
     will_crit = m.will_crit
     ratio = jnp.clip(m.crit_ratio, 0, 4)
     rng, drawn = prng.random_chance(rng, 1, crit_denominator(ratio), when=reaches & ~will_crit & (ratio > 0))
     crit = reaches & (will_crit | ((ratio > 0) & drawn))
     rng, roll = prng.random_int(rng, 16, when=reaches)
     out = damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
-                 def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar, typeless)
+                 def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar, typeless,
+                 power, move_type, physical, fixed)
     return rng, out, crit
 
 

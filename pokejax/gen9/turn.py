@@ -15,8 +15,9 @@ their user's, secondaries raising or lowering either side's), Terastallization
 Struggle (a side with no PP left: typeless, no PP, recoil, so both actives can faint in one turn and
 both switch at once), the major statuses (``status_moves()``, below), flinching (``flinch_moves()``,
 below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below), the entry hazards with
-their removal (``hazard_moves()``, ``removal_moves()``, below) and the moves moving HP besides their
-damage (``hp_moves()``, below). Not covered yet: other volatiles, everything of later stages.
+their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving HP besides their
+damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
+on the battle (``power_moves()``, below). Not covered yet: other volatiles, everything of later stages.
 
 Recoil, drain and healing as ``battle-actions.js`` runs them (``_hp_tables``: per move, its recoil and
 its drain or heal as one ``floor((base * mul + add) / div)``). Drain heals in ``spreadDamage``, right
@@ -35,6 +36,24 @@ Moonlight, Morning Sun and Shore Up heal ``modify(maxhp, 0.5)`` (floored) at no 
 HP fail with NOT_FAIL: their hit's Updates still run. Strength Sap fails at -6 Attack, else lowers the
 target's Attack and heals its user by the target's Attack before it (stat and stage; nothing at full
 HP, still a success). Pain Split sets both HPs to their floored mean (each at most its max HP).
+
+The battle-dependent damaging moves (``POWER_RULES``: a rule per move, a column of the status table,
+read at the hit by ``_power``) as Showdown runs them with no items, abilities, weather, terrain, screens
+or Dynamax: Knock Off, Psychic Fangs, Ice Spinner, Judgment and Weather Ball find nothing to act on;
+Acrobatics doubles (no item); Facade doubles under a status other than sleep (``BasePower``'s
+``chainModify(2)``) and escapes burn's halving (``modifyDamage``); Hex doubles against a status; Stored
+Power is 20 + 20 per positive stage; Grass Knot and Low Kick go by the target's weight, Heavy Slam and
+Heat Crash by the ratio of the weights (the species' ``weighthg``, at least 1); Eruption and Water Spout
+are ``floor(150 * hp / maxhp)``, at least 1; these weight and HP moves get no Tera floor (Showdown skips
+it for a data base power of 0 or 150 with a ``basePowerCallback``), Stored Power does. Super Fang's
+``damageCallback`` deals half the target's HP (at least 1), after the type immunity and accuracy, with no
+crit or roll draw. Poltergeist's ``onTry`` fails (no item) and Sucker Punch's unless the target's move
+action is still queued and damaging (``queue.willMove``): after the PP, before the hit steps, no draw.
+Payback doubles when its target's move action ran earlier in the turn (not ``newlySwitched``, no move
+queued), Avalanche when that move damaged its user (``attackedBy`` this turn). Tera Blast takes its
+Terastallized user's Tera type (``onModifyType``, before the immunity) and is Physical when its Atk with
+stages beats its SpA with stages (``onModifyMove``): Atk and Def, and burn halves it; a Stellar Tera
+Blast is not covered (``restricted_team`` keeps it from Stellar Tera types).
 
 Entry hazards as Showdown's side conditions run them (``BattleState.hazards``: each side's layers;
 ``hazard_order``: the order they were set, Showdown's ``effectOrder``): a ``foeSide`` move goes through
@@ -450,6 +469,57 @@ def _hp_tables() -> dict:
                                     "heal_kind")}, "target_drop": drop}
 
 
+# Damaging moves whose power, type, category or success Showdown computes in code (``basePowerCallback``,
+# ``onBasePower``, ``damageCallback``, ``onModifyType``, ``onTry``...), by the rule ``step`` runs for them
+# in the restricted battles (no items, abilities, weather, terrain, screens or Dynamax):
+POWER_PLAIN = 0       # code that finds nothing to act on: Knock Off (no item to boost for or to remove),
+                      # Psychic Fangs (no screens to break), Ice Spinner (no terrain to end), Judgment
+                      # (no plate: Normal), Weather Ball (no weather: Normal 50)
+POWER_NO_ITEM = 1     # Acrobatics: doubled, its user holding no item
+POWER_FACADE = 2      # doubled (``BasePower``'s chainModify(2)) under a status other than sleep; no burn halving
+POWER_HEX = 3         # doubled against a target with a status
+POWER_STORED = 4      # Stored Power: 20 + 20 per positive stage of its user
+POWER_WEIGHT = 5      # Grass Knot, Low Kick: by the target's weight (Showdown's bands, in hectograms)
+POWER_HEAVY = 6       # Heavy Slam, Heat Crash: by the ratio of the user's weight to the target's
+POWER_HALF_HP = 7     # Super Fang: damageCallback, half the target's HP (at least 1), no crit or roll
+POWER_USER_HP = 8     # Eruption, Water Spout: 150 * hp / maxhp, floored, at least 1
+POWER_FAIL = 9        # Poltergeist: its onTry fails, the target holding no item
+POWER_SUCKER = 10     # Sucker Punch: its onTry fails unless the target's queued action is a damaging move
+POWER_PAYBACK = 12    # Payback: doubled when the target has moved this turn (not switched in, no move queued)
+POWER_AVALANCHE = 13  # Avalanche: doubled when the target's move damaged its user this turn
+POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
+                      # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
+                      # Stellar Tera type)
+POWER_RULES = {
+    "knockoff": POWER_PLAIN, "psychicfangs": POWER_PLAIN, "icespinner": POWER_PLAIN, "judgment": POWER_PLAIN,
+    "weatherball": POWER_PLAIN, "acrobatics": POWER_NO_ITEM, "facade": POWER_FACADE, "hex": POWER_HEX,
+    "storedpower": POWER_STORED, "grassknot": POWER_WEIGHT, "lowkick": POWER_WEIGHT, "heavyslam": POWER_HEAVY,
+    "heatcrash": POWER_HEAVY, "superfang": POWER_HALF_HP, "eruption": POWER_USER_HP, "waterspout": POWER_USER_HP,
+    "poltergeist": POWER_FAIL, "suckerpunch": POWER_SUCKER, "terablast": POWER_TERA_BLAST,
+    "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE,
+}
+
+
+def power_moves() -> list[str]:
+    """The moves of ``POWER_RULES`` whose accuracy and priority ``accuracy`` and ``order`` cover (Tera
+    Blast's and Weather Ball's ``onModifyMove`` change no accuracy here: ``accuracy.accuracy_moves``) and
+    that have no other effect."""
+    t = tables.load()
+    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in POWER_RULES and m["id"] in covered
+                  and not any(m.get(f) for f in _EFFECT_FIELDS) and not m["flags"].get("cantusetwice"))
+
+
+@functools.lru_cache(maxsize=1)
+def _power_columns() -> dict:
+    """Per move index: its ``POWER_RULES`` rule [M] (-1: none) and whether it has one [M]."""
+    t = tables.load()
+    rule = np.full(len(t.move_ids), -1, np.int32)
+    for m in power_moves():
+        rule[t.move_index[m]] = POWER_RULES[m]
+    return {"power_rule": rule}
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -457,14 +527,15 @@ def restricted_moves() -> list[str]:
     ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
     ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
-    and their removal, ``removal_moves()``, and the moves moving HP of ``hp_moves()``."""
+    and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()`` and the battle-dependent
+    damaging moves of ``power_moves()``."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
     return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
-                  | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()))
+                  | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves()))
 
 
 @functools.lru_cache(maxsize=1)
@@ -551,10 +622,10 @@ def _boost_tables():
 
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
-    """The per-move columns of ``_status_tables`` and ``_hp_tables`` as one ``tables.MoveTable``."""
+    """The per-move columns of ``_status_tables``, ``_hp_tables`` and ``_power_columns`` as one ``tables.MoveTable``."""
     names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
-    return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables()})
+    return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -579,13 +650,15 @@ def restricted_team(rows: list, max_moves: int = 4) -> list:
     no ability (Showdown's "No Ability") or item; its moves filtered to ``restricted_moves()``, then
     completed up to four with the strongest restricted moves of its own types and ``_FILLER_MOVES``;
     then cut to ``max_moves`` (fewer moves: Struggle sooner).
+    Tera Blast is left out of a Pokémon whose Tera type is Stellar.
     Raises ValueError for a species ``restricted_species_ok`` refuses."""
     t = tables.load()
-    allowed = restricted_moves()
     out = []
     for species, level, gender, _item, _ability, moves, tera, evs, ivs in rows:
         if not restricted_species_ok(species):
             raise ValueError(f"{species} changes forme on Terastallizing or at the start: not covered yet")
+        # a Stellar Tera Blast (100 power, Stellar type, -1 Atk and SpA) is not covered
+        allowed = [m for m in restricted_moves() if tera != "Stellar" or m != "terablast"]
         kept = [m for m in moves if m in allowed]
         types = {int(x) for x in t.species_types[t.species_index[species]]}
         own = sorted((m for m in allowed if int(t.move_type[t.move_index[m]]) in types),
@@ -654,10 +727,13 @@ class _Turn(BattleState):
     fields ``_keep`` made and nothing wrote since (it skips them). ``webbed`` bool[B, 2]: the active's
     cached ``Pokemon.speed`` is from before a Sticky Web drop on switching in (until the next refresh:
     before a move, at the residual, at its side's next switch-in). ``roosted`` bool[B, 2]: the active has
-    Roost's ``roost`` volatile (its Flying type gone until the residual ends it)."""
+    Roost's ``roost`` volatile (its Flying type gone until the residual ends it). ``weight`` int32[B, 2, 6]:
+    each Pokémon's ``getWeight()`` (its species' hectograms, at least 1; nothing here modifies it), read
+    once per step."""
     skipped: jnp.ndarray
     webbed: jnp.ndarray
     roosted: jnp.ndarray
+    weight: jnp.ndarray
     bound: int = struct.field(pytree_node=False, default=0)
     kept: frozenset = struct.field(pytree_node=False, default=frozenset())
 
@@ -992,11 +1068,39 @@ def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, 
     return _keep((st, field | modify | sap | split, sap))
 
 
-def _use_move(st: BattleState, side, slot, on):
+def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hit_by_foe):
+    """The base power, Physical category and fixed damage of ``POWER_RULES``'s moves (``rule``; -1:
+    none, the data's ``base`` power), read at the hit; ``foe_moved``: the foe's move action ran earlier
+    this turn (Payback), ``hit_by_foe``: it damaged this user (Avalanche). Returns ``(power, physical, fixed, user stats)``."""
+    stats, stages = _mon(st.stats, side, me), _side(st.boosts, side)
+    user_status, foe_status = _mon(st.status, side, me), _mon(st.status, foe, them)
+    w_me, w_them = _mon(st.weight, side, me), _mon(st.weight, foe, them)
+    bands = sum((w_them >= w).astype(jnp.int32) for w in (100, 250, 500, 1000, 2000))
+    ratio = sum((w_me >= k * w_them).astype(jnp.int32) for k in (2, 3, 4, 5))
+    doubled = ((rule == POWER_NO_ITEM) | ((rule == POWER_FACADE) & (user_status != 0) & (user_status != SLP))
+               | ((rule == POWER_HEX) & (foe_status != 0)) | ((rule == POWER_PAYBACK) & foe_moved)
+               | ((rule == POWER_AVALANCHE) & hit_by_foe))
+    power = jnp.where(doubled, 2 * base, base)
+    power = jnp.where(rule == POWER_STORED, base + 20 * jnp.maximum(stages, 0).sum(-1), power)
+    power = jnp.where(rule == POWER_WEIGHT, 20 + 20 * bands, power)
+    power = jnp.where(rule == POWER_HEAVY, 40 + 20 * ratio, power)
+    hp = _mon(st.hp, side, me)
+    power = jnp.where(rule == POWER_USER_HP, jnp.maximum(base * hp // jnp.maximum(_mon(st.max_hp, side, me), 1), 1),
+                      power)
+    fixed = jnp.where(rule == POWER_HALF_HP, jnp.maximum(_mon(st.hp, foe, them) // 2, 1), 0)
+    # Tera Blast's onModifyMove: Physical when getStat('atk') > getStat('spa') with stages, no modifiers
+    physical = tera_blast & (damage.boosted_stat(stats[..., 0], stages[..., 0])
+                             > damage.boosted_stat(stats[..., 2], stages[..., 2]))
+    return _keep((power, physical, fixed, stats))
+
+
+def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_foe):
     """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: its status
     first (``BeforeMove``: sleep's turns, the thaw draw, full paralysis), then PP, type and powder
     immunity, accuracy, crit and roll, HP, stat stages, statuses and their secondaries, thawing,
-    Struggle's recoil, fainting and the end of the battle, with the draws between."""
+    Struggle's recoil, fainting and the end of the battle, with the draws between. ``foe_attacks``: the
+    foe's action still queued this turn is a damaging move (Sucker Punch's ``onTry``); ``foe_moved``: the
+    foe's move action ran earlier this turn (Payback); ``hit_by_foe``: and damaged this user (Avalanche)."""
     t = tables.load()
     # the speeds every eachEvent of this move sorts by: Showdown refreshed them before the move
     # (the commit or the Gen 8 re-sort) and not again until the move's action is over
@@ -1017,6 +1121,7 @@ def _use_move(st: BattleState, side, slot, on):
     powder, defrost, thaws_target, flinch_chance = x.powder, x.defrost, x.thaws_target, x.flinch_chance
     flinch_second, first_turn, confuse_chance = x.flinch_second, x.first_turn, x.confuse_chance
     self_move = m.self_status
+    rule = x.power_rule
     # runMove counts the move action (activeMoveActions) before BeforeMove; Fake Out's onTry fails
     # after a first one
     too_late = on & first_turn & _side(st.moved, side)
@@ -1075,13 +1180,16 @@ def _use_move(st: BattleState, side, slot, on):
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
     st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay))
     # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
-    # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's onTry fails
-    # before the hit steps (no draw)
-    on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move) & ~too_late
+    # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
+    # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
+    tried = too_late | (rule == POWER_FAIL) | ((rule == POWER_SUCKER) & ~foe_attacks)
+    on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move) & ~tried
 
     a_types, d_types = _mon(st.types, side, me), _unroosted(_mon(st.types, foe, them), _side(st.roosted, foe))
     a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
-    move_type = jnp.where(struggle, tables.TYPE_NONE, m.type)   # Struggle: "???"
+    # Tera Blast's onModifyType: its Terastallized user's Tera type
+    tera_blast = (rule == POWER_TERA_BLAST) & (a_tera != tables.TYPE_NONE)
+    move_type = jnp.where(struggle, tables.TYPE_NONE, jnp.where(tera_blast, a_tera, m.type))   # Struggle: "???"
     immune, _ = damage.effectiveness(move_type, d_types, d_tera)
     immune = immune & ~m.ignore_immunity
     # powder moves: Grass types are immune (hitStepTryImmunity, before the accuracy check)
@@ -1094,9 +1202,12 @@ def _use_move(st: BattleState, side, slot, on):
     lands = on & ~immune & hit
     rng, lands = _keep((rng, lands))
     d_stats = _mon(st.stats, foe, them)
-    rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), stats, a_boosts[..., :5],
-                              a_types, a_tera, _mon(st.status, side, me) == BRN, d_stats,
-                              d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me), typeless=struggle)
+    power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast, foe_moved, hit_by_foe)
+    user_status = _mon(st.status, side, me)
+    rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), a_stats, a_boosts[..., :5],
+                              a_types, a_tera, (user_status == BRN) & (rule != POWER_FACADE), d_stats,
+                              d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me), typeless=struggle,
+                              power=power, move_type=move_type, physical=physical, fixed=fixed)
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
@@ -1263,7 +1374,8 @@ def _turn(st: BattleState, actions, on):
     slot = jnp.where(switching, 0, act % ACTION_TERA_BASE)
     move = S.select(st.active_of(st.moves), slot)
     move = jnp.where(_struggling(st), tables.load().move_index["struggle"], move)
-    priority = order.move_priority(move)
+    row = tables.move_table().at(move)                                          # both moves' rows, one gather
+    priority, attacks = row.priority, row.category != tables.STATUS
     speed = _speeds(st)
     same_speed = speed[..., 0] == speed[..., 1]
     move_tie = moving.all(-1) & (priority[..., 0] == priority[..., 1]) & same_speed
@@ -1315,9 +1427,18 @@ def _turn(st: BattleState, actions, on):
     mover = jnp.where(move_tie, swap, later.astype(jnp.int32))
     mover = jnp.where(moving[..., 0] & moving[..., 1], mover, jnp.where(moving[..., 0], 0, 1)).astype(jnp.int32)
     mover = _keep(mover)
+    second = 1 - mover
+    before = _mon(st.hp, second, _side(st.active, second))      # the second mover's HP before the first move
     for k in range(2):
-        s = mover if k == 0 else 1 - mover
-        st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED))
+        s = mover if k == 0 else second
+        # Sucker Punch's onTry: the foe's move action is still queued (it moves second) and damaging;
+        # Payback: the foe's move action ran first (no switch: a newly switched target does not count);
+        # Avalanche: and its hit damaged this Pokémon (nothing else of that action lowers its HP)
+        foe_attacks = (_side(moving & attacks, 1 - s) if k == 0 else jnp.zeros_like(on))
+        foe_moved = jnp.zeros_like(on) if k == 0 else _side(moving, mover)
+        hit_by_foe = jnp.zeros_like(on) if k == 0 else foe_moved & (_mon(st.hp, s, _side(st.active, s)) < before)
+        st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED), foe_attacks,
+                       foe_moved, hit_by_foe)
 
     # the residual: status damage, then the Update after it; checkFainted (a fainted Pokémon's status
     # becomes fnt: none here); then the faint request or the next turn. The flinch volatile's handler
@@ -1375,7 +1496,8 @@ def step(state: BattleState, actions) -> BattleState:
     request = state.request
     st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
                skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag),
-               roosted=jnp.zeros_like(state.switch_flag))
+               roosted=jnp.zeros_like(state.switch_flag),
+               weight=jnp.maximum(jnp.asarray(tables.load().weight_hg)[state.species], 1))
     st = _start(st, request == REQUEST_START)
     st = _turn(st, actions, request == REQUEST_MOVE)
     st = _forced_switch(st, actions, request == REQUEST_SWITCH)

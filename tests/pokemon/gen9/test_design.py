@@ -86,8 +86,9 @@ def _count(jaxpr, primitive: str) -> int:
 # and the type chart's row of the move's type, for each of the two moves; the priority row of both);
 # short constant tables (per type, per status) by ``tables.small_lookup``'s selects; and
 # everything per side, slot or type column by selects. A new per-move column belongs in a MoveTable,
-# not in a gather of its own; a new kind of lookup may raise this bound.
-MAX_STEP_GATHERS = 19
+# not in a gather of its own; a new kind of lookup may raise this bound (20: the species' weights, read
+# once per step for the weight moves).
+MAX_STEP_GATHERS = 20
 
 
 def test_the_step_reads_tables_by_rows_and_writes_by_selects():
@@ -121,8 +122,9 @@ def test_both_forms_play_the_same_battles():
 
 # XLA:CPU copies an elementwise producer into every fusion that reads it: without ``turn._keep``
 # (the CPU form's shared values computed once) the compiled step had ~180,000 HLO instructions, 1.6e8
-# flops at 1,024 battles and a minute's compile; with it ~20,000 and 1.5e7.
-MAX_CPU_STEP_HLO_INSTRUCTIONS = 40_000
+# flops at 1,024 battles and a minute's compile; with it ~20,000 and 1.5e7. 40,000 -> 42,000: the
+# battle-dependent power rules of ``turn.power_moves()`` (39,631 -> 41,572).
+MAX_CPU_STEP_HLO_INSTRUCTIONS = 42_000
 
 
 def test_the_cpu_form_computes_the_steps_shared_values_once():

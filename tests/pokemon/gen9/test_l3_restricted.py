@@ -59,10 +59,11 @@ BOOST_MOVES[[TABLES.move_index[m] for m in turn.boost_moves()]] = True
 
 def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: np.random.Generator,
          scripted: list[list[list[int]]] | None = None, max_moves: int = 4, attack: float = 0.0,
-         boost: float = 0.0, prefer: np.ndarray | None = None):
+         boost: float = 0.0, prefer: np.ndarray | None = None, max_decisions: int = MAX_DECISIONS):
     """Plays ``[B]`` battles with random legal actions (or ``scripted`` ones while they last; with
     probability ``attack`` the first move slot, or Struggle, where legal; with probability ``boost`` a
-    legal slot of a move of ``turn.boost_moves()``, or of the moves ``prefer`` marks, bool ``[M]``).
+    legal slot of a move of ``turn.boost_moves()``, or of the moves ``prefer`` marks, bool ``[M]``), for
+    at most ``max_decisions`` decisions.
     Returns the pokejax states after the start and each decision (host copies), the actions of each
     battle and the Showdown sets."""
     b = len(seeds)
@@ -76,7 +77,7 @@ def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: 
     cut = lambda x: jax.tree_util.tree_map(lambda a: a[:b], jax.device_get(x))
     st = _step(st, jnp.zeros((padded, 2), jnp.int32))
     states, actions = [cut(st)], [[] for _ in range(b)]
-    for n in range(MAX_DECISIONS):
+    for n in range(max_decisions):
         mask = np.asarray(_mask(st))[:b]
         stopped = states[-1].request == S.REQUEST_ENDED
         if stopped.all():

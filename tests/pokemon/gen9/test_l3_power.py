@@ -1,0 +1,285 @@
+"""L3 and L2 of the battle-dependent damaging moves (``turn.power_moves()``): Gen 9 battles of
+``turn.step`` against Showdown, state and PRNG after every decision (``test_l3_restricted.py``'s
+comparison).
+
+Teams are restricted pool teams (``turn.restricted_team``) holding a move of ``turn.power_moves()``;
+the players pick one of them half the time: Knock Off with no item, Sucker Punch succeeding and failing
+(``onTry``: no draw), Poltergeist failing, Tera Blast's type and category once Terastallized, Facade
+under a status (and no burn halving), Hex against a status, Stored Power with raised stages, the weight
+moves, Super Fang, Eruption and Water Spout by their user's HP, Payback and Avalanche.
+
+L2 scenarios: Sucker Punch leads against a status move, an attack and a switch (failing, hitting,
+failing); Tera Blast leads Terastallizing on turn 1 (the Tera type, Physical for users whose Atk beats
+their SpA); Poltergeist leads (failing every turn, PP spent); Facade against leads inflicting a status
+(doubled, a burn not halving it); Hex after its user's status move; Stored Power after stage-raising
+moves; Payback and Avalanche leads against foes using their first move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pokejax.gen9 import turn
+from pokejax.gen9 import state as S
+from pokejax.gen9.data import tables
+from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
+
+L2_DECISIONS = 10    # the scripted turns and a few after them (not the battles' ends)
+POWER_MOVES = np.zeros(len(TABLES.move_ids), bool)
+POWER_MOVES[[TABLES.move_index[m] for m in turn.power_moves()]] = True
+
+
+def _power_teams() -> list[int]:
+    """Usable teams with at least one move of ``turn.power_moves()`` once restricted."""
+    return [n for n in _usable_teams()
+            if any(POWER_MOVES[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
+
+
+def _uses(states, actions) -> dict:
+    """Per power move, the decisions where a side chose it (and the effect seen): ``hit`` where the foe
+    lost HP; Sucker Punch's and Poltergeist's failures (the foe's HP unchanged with its user moving and
+    the foe up); Facade under a status; Tera Blast by a Terastallized user; Hex against a status;
+    Stored Power with a raised stage."""
+    seen = {m: 0 for m in turn.power_moves()}
+    seen.update(hit=0, sucker_fail=0, sucker_hit=0, poltergeist_fail=0, facade_status=0, facade_burned=0,
+                terablast_tera=0, hex_status=0, stored_boosted=0)
+    for n, (a, b) in enumerate(zip(states, states[1:])):
+        for i in range(len(a.turn)):
+            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE:
+                continue
+            for s in range(2):
+                act = actions[i][n][s]
+                if not 0 <= act < 8:
+                    continue
+                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
+                move = TABLES.move_ids[int(a.moves[i, s, k, act % 4])]
+                if move not in seen:
+                    continue
+                seen[move] += 1
+                lost = b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
+                spent = b.pp[i, s, k, act % 4] < a.pp[i, s, k, act % 4]
+                seen["hit"] += int(lost)
+                up = b.hp[i, 1 - s, f] > 0 and b.active[i, 1 - s] == f and a.active[i, 1 - s] == f
+                if move == "suckerpunch" and spent:
+                    seen["sucker_hit" if lost else "sucker_fail"] += int(lost or up)
+                if move == "poltergeist" and spent and up:
+                    seen["poltergeist_fail"] += int(not lost)
+                seen["facade_status"] += int(move == "facade" and a.status[i, s, k] not in (0, S.SLP) and bool(lost))
+                seen["facade_burned"] += int(move == "facade" and a.status[i, s, k] == S.BRN and bool(lost))
+                seen["terablast_tera"] += int(move == "terablast" and (b.terastallized[i, s, k] or act >= 4) and bool(lost))
+                seen["hex_status"] += int(move == "hex" and a.status[i, 1 - s, f] != 0 and bool(lost))
+                seen["stored_boosted"] += int(move == "storedpower" and (a.boosts[i, s] > 0).any() and bool(lost))
+    return seen
+
+
+def test_power_battles_match_showdown(showdown9):
+    """64 battles of teams with power moves, chosen half the time."""
+    rng = np.random.default_rng(61)
+    usable = _power_teams()
+    assert len(usable) >= 200, len(usable)
+    count = 64
+    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=POWER_MOVES)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    seen = _uses(states, actions)
+    assert seen["knockoff"] >= 50 and seen["hit"] >= 150, seen
+    assert seen["sucker_fail"] >= 1 and seen["sucker_hit"] >= 1, seen
+    used = [m for m in turn.power_moves() if seen[m]]
+    assert len(used) >= 10, seen
+
+
+def _leads_with(move: str, count: int, where=lambda lead: True) -> list[tuple[int, int]]:
+    """(team, move slot) of usable teams whose restricted lead has ``move``."""
+    found = []
+    for n in _usable_teams():
+        lead = turn.restricted_team(DOCUMENT["teams"][n])[0]
+        if move in lead[5] and where(lead):
+            found.append((n, lead[5].index(move)))
+        if len(found) == count:
+            break
+    return found
+
+
+def _lead_slot(team: list, kind: str) -> int:
+    """The slot of the restricted lead's first status move (``kind`` "status") or damaging move, or -1."""
+    for k, m in enumerate(turn.restricted_team(team)[0][5]):
+        status = TABLES.move_category[TABLES.move_index[m]] == tables.STATUS
+        if status == (kind == "status") and (kind == "status" or m not in ("suckerpunch", "poltergeist")):
+            return k
+    return -1
+
+
+def test_l2_sucker_punch(showdown9):
+    """p1's lead uses Sucker Punch three turns running; p2's lead uses a status move on turn 1 (Sucker
+    Punch fails: PP spent, no hit, no draw), a damaging move on turn 2 (it hits first), then switches
+    (it fails)."""
+    leads = _leads_with("suckerpunch", 24)
+    assert len(leads) >= 12, leads
+    rng = np.random.default_rng(62)
+    foes = [n for n in _usable_teams() if _lead_slot(DOCUMENT["teams"][n], "status") >= 0
+            and _lead_slot(DOCUMENT["teams"][n], "attack") >= 0]
+    p2 = [int(n) for n in rng.choice(foes, len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, _lead_slot(DOCUMENT["teams"][f], "status")], [k, _lead_slot(DOCUMENT["teams"][f], "attack")],
+                 [k, 9]] for (_, k), f in zip(leads, p2)]
+    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], [DOCUMENT["teams"][n] for n in p2],
+                                 seeds, rng, scripted, max_decisions=L2_DECISIONS)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    seen = _uses(states, actions)
+    assert seen["sucker_fail"] >= 10 and seen["sucker_hit"] >= 5, seen
+
+
+def test_l2_tera_blast(showdown9):
+    """p1's lead Terastallizes and uses Tera Blast on turn 1 and again on turn 2: its Tera type (immunities
+    included), Physical for a lead whose Atk beats its SpA."""
+    leads = _leads_with("terablast", 24)
+    assert len(leads) >= 12, leads
+    rng = np.random.default_rng(63)
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[4 + k, 0], [k, 0]] for _, k in leads]
+    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    physical = sum(int(st.stats[i, 0, 0, 0] > st.stats[i, 0, 0, 2]) for st in states[:1] for i in range(len(leads)))
+    assert physical >= 3 and _uses(states, actions)["terablast_tera"] >= 10
+
+
+def test_l2_poltergeist(showdown9):
+    """p1's lead uses Poltergeist three turns running: it fails every time (no item), its PP spent."""
+    leads = _leads_with("poltergeist", 16)
+    assert len(leads) >= 8, leads
+    rng = np.random.default_rng(64)
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 0]] * 3 for _, k in leads]
+    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    assert _uses(states, actions)["poltergeist_fail"] >= 8
+
+
+def _led_by(move: str, count: int, rng) -> list[tuple[list, int]]:
+    """(team, move slot): usable teams reordered so that their first Pokémon holding ``move`` once
+    restricted leads."""
+    found = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        rows = turn.restricted_team(team)
+        for j, r in enumerate(rows):
+            if move in r[5]:
+                found.append(([team[j]] + team[:j] + team[j + 1:], r[5].index(move)))
+                break
+    picked = rng.choice(len(found), min(count, len(found)), replace=False)
+    return [found[int(k)] for k in picked]
+
+
+STATUSING = [m for m in turn.status_moves() if TABLES.move_category[TABLES.move_index[m]] == tables.STATUS
+             and m not in ("hypnosis", "sleeppowder", "spore")]
+RAISING = [m for m in turn.boost_moves() if TABLES.move_category[TABLES.move_index[m]] == tables.STATUS]
+
+
+def _first(team: list, moves) -> int:
+    """The slot of the restricted lead's first move among ``moves``, or -1."""
+    lead = turn.restricted_team(team)[0][5]
+    return next((k for k, m in enumerate(lead) if m in moves), -1)
+
+
+def test_l2_facade_under_status(showdown9):
+    """p1's lead uses Facade three turns running while p2's lead uses Will-O-Wisp, Thunder Wave, Toxic,
+    Glare or Stun Spore on turn 1, then attacks: Facade doubled under the status, burned or not halved."""
+    rng = np.random.default_rng(65)
+    leads = _led_by("facade", 32, rng)
+    foes = [f for f, _ in _led_by_any(STATUSING, 64, rng)]
+    assert len(leads) >= 24 and len(foes) >= 32, (len(leads), len(foes))
+    p2 = [foes[int(k)] for k in rng.choice(len(foes), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, _first(f, STATUSING)], [k, 0], [k, 0]] for (_, k), f in zip(leads, p2)]
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    seen = _uses(states, actions)
+    assert seen["facade_status"] >= 8 and seen["facade_burned"] >= 2, seen
+
+
+def _led_by_any(moves, count: int, rng) -> list[tuple[list, int]]:
+    """``_led_by`` for any of ``moves``."""
+    found = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        for j, r in enumerate(turn.restricted_team(team)):
+            if any(m in moves for m in r[5]):
+                found.append(([team[j]] + team[:j] + team[j + 1:], -1))
+                break
+    picked = rng.choice(len(found), min(count, len(found)), replace=False)
+    return [found[int(k)] for k in picked]
+
+
+def test_l2_hex_and_stored_power(showdown9):
+    """Hex leads use their status move on turn 1, then Hex twice (doubled against the status); Stored
+    Power leads use their stage-raising move twice, then Stored Power twice (20 more per stage)."""
+    rng = np.random.default_rng(66)
+    hex_leads, stored_leads = _led_by("hex", 16, rng), _led_by("storedpower", 24, rng)
+    assert len(hex_leads) >= 12 and len(stored_leads) >= 20, (len(hex_leads), len(stored_leads))
+    scripted = ([[[_first(t, STATUSING), 0], [k, 0], [k, 0]] for t, k in hex_leads]
+                + [[[_first(t, RAISING), 0]] * 2 + [[k, 0]] * 2 for t, k in stored_leads])
+    p1 = [t for t, _ in hex_leads + stored_leads]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(p1))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in p1]
+    states, actions, sets = play(p1, p2, seeds, rng, scripted, max_decisions=L2_DECISIONS)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    seen = _uses(states, actions)
+    assert seen["hex_status"] >= 4 and seen["stored_boosted"] >= 8, seen
+
+
+def _second_hits(states, actions, move: str) -> int:
+    """Decisions where a side used ``move`` after the foe's damaging move hit it that turn (both up and
+    moving; the foe's HP fell after the user's own move too)."""
+    n_hits = 0
+    for n, (a, b) in enumerate(zip(states, states[1:])):
+        for i in range(len(a.turn)):
+            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE or min(actions[i][n]) < 0 or max(actions[i][n]) >= 8:
+                continue
+            for s in range(2):
+                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
+                if TABLES.move_ids[int(a.moves[i, s, k, actions[i][n][s] % 4])] != move:
+                    continue
+                foe_move = int(a.moves[i, 1 - s, f, actions[i][n][1 - s] % 4])
+                if TABLES.move_category[foe_move] == tables.STATUS:
+                    continue
+                n_hits += int(b.hp[i, s, k] < a.hp[i, s, k] and 0 < b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+    return n_hits
+
+
+def test_l2_payback_and_avalanche(showdown9):
+    """Payback and Avalanche leads use them three turns running against foes using their first move:
+    Payback doubled after the foe moved (not after a switch, not before the foe), Avalanche (priority
+    -4) doubled after the foe's move damaged its user."""
+    rng = np.random.default_rng(67)
+    leads = _led_by("payback", 24, rng) + _led_by("avalanche", 24, rng)
+    assert len(leads) >= 12, len(leads)
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 0]] * 3 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    assert _second_hits(states, actions, "payback") >= 1 and _second_hits(states, actions, "avalanche") >= 4
+
+
+def test_power_table():
+    """Each power move's rule in the status table's column; none elsewhere."""
+    rule = turn._power_columns()["power_rule"]
+    for m in turn.power_moves():
+        assert rule[TABLES.move_index[m]] == turn.POWER_RULES[m]
+    assert (rule >= 0).sum() == len(turn.power_moves())
+    assert set(turn.power_moves()) <= set(turn.restricted_moves())
