@@ -24,7 +24,13 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from pokejax.gen9.state import REQUEST_MOVE, REQUEST_SWITCH, TEAM_SIZE, BattleState, select
+from pokejax.gen9.state import (
+    REQUEST_MOVE,
+    REQUEST_SWITCH,
+    TEAM_SIZE,
+    BattleState,
+    select,
+)
 
 NUM_ACTIONS = 14
 ACTION_TERA_BASE = 4

@@ -149,12 +149,26 @@ from flax import struct
 from paritygym.backend import accelerator_form
 from pokejax import prng
 from pokejax.gen9 import accuracy, damage, order
-from pokejax.gen9.data import tables
 from pokejax.gen9 import state as S
+from pokejax.gen9.data import tables
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
 from pokejax.gen9.state import (
-    BRN, FRZ, HAZARD_LAYERS, HAZARDS, NUM_BOOSTS, PAR, PSN, REQUEST_ENDED, REQUEST_MOVE, REQUEST_START,
-    REQUEST_SWITCH, SLP, STATUSES, TEAM_SIZE, TOX, BattleState,
+    BRN,
+    FRZ,
+    HAZARD_LAYERS,
+    HAZARDS,
+    NUM_BOOSTS,
+    PAR,
+    PSN,
+    REQUEST_ENDED,
+    REQUEST_MOVE,
+    REQUEST_START,
+    REQUEST_SWITCH,
+    SLP,
+    STATUSES,
+    TEAM_SIZE,
+    TOX,
+    BattleState,
 )
 
 # Move fields whose effect goes beyond the damage (read from gen9.json's Showdown data).
