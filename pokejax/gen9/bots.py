@@ -28,11 +28,12 @@ def expected_damage(battle: S.BattleState, player) -> jax.Array:
     player = jnp.asarray(player, jnp.int32)
     foe = 1 - player
 
-    def active(field, side):
-        return jnp.take(battle.active_of(field), side, axis=0)
-
+    # a side at a traced index through ``state.select`` (selects on an accelerator), as the observation reads it
     def side(field, s):
-        return jnp.take(field, s, axis=0)
+        return S.select(field, s)
+
+    def active(field, s):
+        return side(battle.active_of(field), s)
 
     def tera(s):
         return jnp.where(active(battle.terastallized, s), active(battle.tera_type, s), tables.TYPE_NONE)

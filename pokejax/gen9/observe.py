@@ -101,13 +101,6 @@ def _species_rows() -> np.ndarray:
     return np.concatenate([(np.arange(n) / max(n - 1, 1))[:, None], t.base_stats / 255.0], axis=1).astype(np.float32)
 
 
-def pick(x, side):
-    """``x[side]`` of one battle's per-side field at a traced side: ``state.select``, the gather on
-    the CPU and a select of the two rows on an accelerator, which runs a gather at a per-battle index
-    as one slow lookup per battle."""
-    return select(x, side)
-
-
 def _one_hot(index, n: int, when=True):
     return ((jnp.asarray(index)[..., None] == jnp.arange(n)) & jnp.asarray(when)[..., None]).astype(jnp.float32)
 
@@ -123,7 +116,9 @@ def shown_hp_percent(hp, max_hp):
 def _team(state: BattleState, side, seen, own: bool):
     """float32[6, SLOT_SIZE] of ``side``'s team as its own player (``own``) or the other sees it."""
     t = tables.load()
-    take = lambda x: pick(x, side)   # the side's row: x[side]; one battle (no batch axis)
+    # the side's row x[side] (one battle, no batch axis) through ``state.select``: selects of the two rows on an
+    # accelerator, which runs a gather at a per-battle index as one slow lookup per battle
+    take = lambda x: select(x, side)
     slots = jnp.arange(TEAM_SIZE)
     present = slots < take(state.team_size)
     visible = present if own else present & take(seen)
@@ -169,15 +164,15 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
     acting = must_act(state)
     def active(side):   # stages, confused (announced; its turns left are not), a move action since switching in;
         # then the side's entry hazards
-        return jnp.concatenate([pick(state.boosts, side) / 6.0,
-                                jnp.stack([pick(state.confusion, side) > 0, pick(state.moved, side)]),
-                                pick(state.hazards, side) / jnp.asarray(HAZARD_LAYERS, jnp.float32)])
+        return jnp.concatenate([select(state.boosts, side) / 6.0,
+                                jnp.stack([select(state.confusion, side) > 0, select(state.moved, side)]),
+                                select(state.hazards, side) / jnp.asarray(HAZARD_LAYERS, jnp.float32)])
     request = jnp.asarray(state.request)
     parts = [
         _team(state, player, seen, own=True).ravel(), _team(state, other, seen, own=False).ravel(),
         active(player), active(other),
-        jnp.stack([request == REQUEST_MOVE, request == REQUEST_SWITCH, pick(acting, player), pick(acting, other),
-                   pick(state.can_tera, player), pick(state.can_tera, other)]).astype(jnp.float32),
+        jnp.stack([request == REQUEST_MOVE, request == REQUEST_SWITCH, select(acting, player), select(acting, other),
+                   select(state.can_tera, player), select(state.can_tera, other)]).astype(jnp.float32),
         jnp.minimum(state.turn * _TURN_SCALE, 1.0)[None].astype(jnp.float32),
     ]
     return jnp.concatenate(parts).astype(jnp.float32)
