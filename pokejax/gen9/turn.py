@@ -543,13 +543,19 @@ def restricted_moves() -> list[str]:
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()`` and the battle-dependent
     damaging moves of ``power_moves()``."""
+    return list(_restricted_moves())
+
+
+@functools.lru_cache(maxsize=1)
+def _restricted_moves() -> tuple[str, ...]:
+    """``restricted_moves()``, computed once (the tests restrict thousands of teams)."""
     t = tables.load()
     covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
-    return sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
-                  | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves()))
+    return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
+                        | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -667,12 +673,13 @@ def restricted_team(rows: list, max_moves: int = 4) -> list:
     Tera Blast is left out of a Pokémon whose Tera type is Stellar.
     Raises ValueError for a species ``restricted_species_ok`` refuses."""
     t = tables.load()
+    restricted = _restricted_moves()
     out = []
     for species, level, gender, _item, _ability, moves, tera, evs, ivs in rows:
         if not restricted_species_ok(species):
             raise ValueError(f"{species} changes forme on Terastallizing or at the start: not covered yet")
         # a Stellar Tera Blast (100 power, Stellar type, -1 Atk and SpA) is not covered
-        allowed = [m for m in restricted_moves() if tera != "Stellar" or m != "terablast"]
+        allowed = [m for m in restricted if tera != "Stellar" or m != "terablast"]
         kept = [m for m in moves if m in allowed]
         types = {int(x) for x in t.species_types[t.species_index[species]]}
         own = sorted((m for m in allowed if int(t.move_type[t.move_index[m]]) in types),

@@ -87,7 +87,6 @@ def test_choices_are_legal_moves_of_the_highest_expected_damage():
     assert checked > 500
 
 
-@pytest.mark.slow   # a minute of battles; test_choices_... checks the choice itself
 def test_beats_the_random_opponent():
     """The max-damage bot as the env's opponent wins most battles against a random agent (the env's
     reward is the agent's: its mean is well below 0)."""

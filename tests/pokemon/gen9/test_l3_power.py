@@ -18,7 +18,6 @@ moves; Payback and Avalanche leads against foes using their first move.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from pokejax.gen9 import turn
 from pokejax.gen9 import state as S
@@ -192,7 +191,6 @@ def _first(team: list, moves) -> int:
     return next((k for k, m in enumerate(lead) if m in moves), -1)
 
 
-@pytest.mark.slow   # ~80 s each on 2 cores; the L3 battles above use these moves too
 def test_l2_facade_under_status(showdown9):
     """p1's lead uses Facade three turns running while p2's lead uses Will-O-Wisp, Thunder Wave, Toxic,
     Glare or Stun Spore on turn 1, then attacks: Facade doubled under the status, burned or not halved."""
@@ -224,7 +222,6 @@ def _led_by_any(moves, count: int, rng) -> list[tuple[list, int]]:
     return [found[int(k)] for k in picked]
 
 
-@pytest.mark.slow   # ~80 s each on 2 cores; the L3 battles above use these moves too
 def test_l2_hex_and_stored_power(showdown9):
     """Hex leads use their status move on turn 1, then Hex twice (doubled against the status); Stored
     Power leads use their stage-raising move twice, then Stored Power twice (20 more per stage)."""
@@ -262,7 +259,6 @@ def _second_hits(states, actions, move: str) -> int:
     return n_hits
 
 
-@pytest.mark.slow   # ~80 s each on 2 cores; the L3 battles above use these moves too
 def test_l2_payback_and_avalanche(showdown9):
     """Payback and Avalanche leads use them three turns running against foes using their first move:
     Payback doubled after the foe moved (not after a switch, not before the foe), Avalanche (priority
