@@ -46,7 +46,7 @@ from pokejax.game import batched, engine, setup, teams
 from pokejax.game.bots import expected_damage, max_damage_action
 from pokejax.game.masks import NUM_ACTIONS, legal_mask, legal_masks, legal_or_first, must_act
 from pokejax.game.observe import OBS_SIZE, obs_layout, observe
-from pokejax.game.state import REQUEST_ENDED, WINNER_TIE, BattleState
+from pokejax.game.state import REQUEST_ENDED, WINNER_TIE, BattleState, entry
 
 # the envs, and the game functions this module has always offered (now in pokejax.game)
 __all__ = ["NUM_ACTIONS", "OBS_SIZE", "PokemonGen1Random", "PokemonGen1RandomEnv", "PokemonParams",
@@ -298,4 +298,4 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         ]
         index = jnp.clip(jnp.asarray(params.opponent, jnp.int32), 0, len(branches) - 1)
         action = jax.lax.switch(index, branches, key)
-        return jnp.where(mask[action], action, first_legal_action(mask)).astype(jnp.int32)
+        return jnp.where(entry(mask, action), action, first_legal_action(mask)).astype(jnp.int32)

@@ -33,7 +33,7 @@ from paritygym.checks import check_discrete_action
 from paritygym.random import batch_keys
 from paritygym.twoplayer import SingleAgentParams, SingleAgentState, first_legal_action
 from pokejax.game.masks import NUM_ACTIONS, legal_masks
-from pokejax.game.state import REQUEST_START, REQUEST_SWITCH, BattleState
+from pokejax.game.state import REQUEST_START, REQUEST_SWITCH, BattleState, entry, with_entry
 
 
 # Whether a form (``paritygym.backend``) runs the switch-only steps as batched code
@@ -92,15 +92,15 @@ def choose(env, key, state: SingleAgentState, action, params: SingleAgentParams)
     agent, opp = state.agent, 1 - state.agent
     # both players' masks, once per state: the step's start, its end, the switch step's input
     masks = legal_masks(state.game)
-    mask = masks[agent]
+    mask = entry(masks, agent)
     action = check_discrete_action(action, NUM_ACTIONS)  # at trace time only
-    legal = (action >= 0) & (action < NUM_ACTIONS) & mask[jnp.clip(action, 0, NUM_ACTIONS - 1)]
+    legal = (action >= 0) & (action < NUM_ACTIONS) & entry(mask, jnp.clip(action, 0, NUM_ACTIONS - 1))
     action = jnp.where(legal, action, first_legal_action(mask))
     k_opp, k_step, k_replace, k_switch = batch_keys(key, 4)
 
     acting = env.game.acting(state.game, params.game)
-    opp_action = jnp.where(acting[opp], env._opponent_action(k_opp, state.game, opp, params, masks[opp]), 0)
-    actions = jnp.zeros(2, jnp.int32).at[agent].set(action).at[opp].set(opp_action)
+    opp_action = jnp.where(entry(acting, opp), env._opponent_action(k_opp, state.game, opp, params, entry(masks, opp)), 0)
+    actions = with_entry(with_entry(jnp.zeros(2, jnp.int32), agent, action), opp, opp_action)
     return Choices(actions=actions, masks=masks, legal=legal, k_step=k_step, k_replace=k_replace,
                    k_switch=k_switch)
 
@@ -113,15 +113,15 @@ def joint_outcome(env, state: SingleAgentState, choices: Choices, final: BattleS
     over = env.game.is_over(final, params.game)
     restarted = (over | (state.time + 1 >= params.max_steps_in_episode)) if autoreset else jnp.asarray(False)
     # the step limit ends the episode before a pending replacement
-    lone = ~over & ~acting[agent] & acting[opp] & ~restarted
-    return JointStep(final=final, final_masks=legal_masks(final), reward=rewards[agent], legal=choices.legal,
+    lone = ~over & ~entry(acting, agent) & entry(acting, opp) & ~restarted
+    return JointStep(final=final, final_masks=legal_masks(final), reward=entry(rewards, agent), legal=choices.legal,
                      lone=lone, restarted=restarted, k_replace=choices.k_replace, k_switch=choices.k_switch)
 
 
 def nothing_after(joint: JointStep, agent) -> AfterJoint:
     """``switch_after``'s result for an env with neither a lone replacement nor a restart due."""
     return AfterJoint(final=joint.final, game=joint.final, reward=jnp.zeros_like(joint.reward),
-                      next_agent=agent, agent_mask=joint.final_masks[agent])
+                      next_agent=agent, agent_mask=entry(joint.final_masks, agent))
 
 
 def switch_after(env, joint: JointStep, agent, fresh: SingleAgentState, params: SingleAgentParams) -> AfterJoint:
@@ -140,10 +140,10 @@ def settle_input(env, joint: JointStep, agent, fresh: SingleAgentState, params: 
     opp = 1 - agent
     second = jax.tree_util.tree_map(lambda a, b: jnp.where(joint.restarted, a, b), fresh.game, joint.final)
     replacement = jnp.where(joint.lone, env._replacement_action(joint.k_replace, joint.final, opp, params,
-                                                                joint.final_masks[opp]), 0)
+                                                                entry(joint.final_masks, opp)), 0)
     # a new battle (REQUEST_START) has no legal action, so its masks are all False
     masks = jnp.where(joint.restarted, False, joint.final_masks)
-    return second, jnp.zeros(2, jnp.int32).at[opp].set(replacement), masks
+    return second, with_entry(jnp.zeros(2, jnp.int32), opp, replacement), masks
 
 
 def settle_result(joint: JointStep, agent, fresh_agent, game: BattleState, rewards) -> AfterJoint:
@@ -151,9 +151,9 @@ def settle_result(joint: JointStep, agent, fresh_agent, game: BattleState, rewar
     stay = nothing_after(joint, agent)
     # a lone replacement is part of this step's transition; a restart is not
     return AfterJoint(final=jax.tree_util.tree_map(lambda a, b: jnp.where(joint.lone, a, b), game, stay.final),
-                      game=game, reward=jnp.where(joint.lone, rewards[agent], stay.reward),
+                      game=game, reward=jnp.where(joint.lone, entry(rewards, agent), stay.reward),
                       next_agent=jnp.where(joint.restarted, fresh_agent, stay.next_agent),
-                      agent_mask=jnp.where(joint.lone, legal_masks(game)[agent], stay.agent_mask))
+                      agent_mask=jnp.where(joint.lone, entry(legal_masks(game), agent), stay.agent_mask))
 
 
 def finish(env, state: SingleAgentState, joint: JointStep, after: AfterJoint, params,

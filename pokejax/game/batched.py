@@ -40,6 +40,7 @@ from pokejax import prng
 from pokejax.data import tables
 from pokejax.data.tables import Effect
 from pokejax.game import engine, mechanics
+from pokejax.rows import MoveTable, small_lookup
 from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, STORE, VOLATILE_START,
                                 WINNER_NONE, WINNER_P1, WINNER_P2, WINNER_TIE, Active, BattleState, Side)
 
@@ -70,6 +71,44 @@ QUEUED_OK = jnp.asarray(_queued)
 _callable = _common.copy()
 _callable[0] = True
 CALLABLE_OK = jnp.asarray(_callable)
+
+
+# the columns of a move: the accelerator form reads all of them as one row (``pokejax.rows``: a TPU
+# gathers a row at a batch of indices about as fast as one column), the CPU form a gather per column
+# read (its program as before); the row also holds the move type's line of the type chart
+_MOVE_COLUMNS = ("type", "category", "power", "accuracy", "high_crit", "self", "ignore_immunity", "multihit",
+                 "recoil_num", "recoil_den", "drain", "fixed", "selfdestruct", "status", "confuses", "boosts",
+                 "sec_chance", "sec_kind", "sec_status", "sec_boosts", "effect", "two_turn", "keeps_last_damage",
+                 "is_reflect", "self_flag")
+_MOVE_ROWS = MoveTable({**{name: np.asarray(getattr(engine, "MOVE_" + name.upper())) for name in _MOVE_COLUMNS},
+                        "chart": np.asarray(mechanics.TYPE_CHART)[np.asarray(engine.MOVE_TYPE)]})
+
+
+class _Columns:
+    """``engine.MOVE_<NAME>[move]`` as ``.name``: one gather per column read (the CPU form)."""
+
+    def __init__(self, move):
+        self._move = move
+
+    def __getattr__(self, name: str):
+        return getattr(engine, "MOVE_" + name.upper())[self._move]
+
+
+def _move_columns(move):
+    """The columns of ``move`` ([B] move indices) by name: ``.type``, ``.power``, ``.boosts`` ([B, 7])..."""
+    return _MOVE_ROWS.at(move) if accelerator_form() else _Columns(move)
+
+
+def _effectiveness(mv, defender_types):
+    """``mechanics.effectiveness`` of the move of ``mv`` (``_move_columns``) on ``defender_types`` [B, 2],
+    from the row's type-chart line by selects (the accelerator form)."""
+    chart = [mv.chart[:, t] for t in range(mv.chart.shape[-1])]
+    return jnp.stack([_at(chart, defender_types[:, k]) for k in range(defender_types.shape[-1])], -1)
+
+
+def _lookup(values, index):
+    """``values[index]`` for a short constant table: a gather in the CPU form, selects in the accelerator form."""
+    return small_lookup(np.asarray(values), index) if accelerator_form() else values[index]
 
 
 def unbatched_moves(moves) -> list[str]:
@@ -468,10 +507,11 @@ def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
     """``engine.get_damage`` for the moves of the common turn (no trapping moves), where ``on``: the
     caller (``_hit_foe``) has already stopped a move the defender is immune to, so no immunity here.
     ``sd``: the defender's side fields (Counter reads them). Returns (kind, damage)."""
-    mtype = engine.MOVE_TYPE[move]
-    effect = engine.MOVE_EFFECT[move]
-    fixed = engine.MOVE_FIXED[move]
-    power = engine.MOVE_POWER[move]
+    mv = _move_columns(move)
+    mtype = mv.type
+    effect = mv.effect
+    fixed = mv.fixed
+    power = mv.power
     level = ta["level"]
     psywave = effect == Effect.PSYWAVE
     psywave_softlock = ((level + (level >> 1)) & 255) < 2
@@ -490,17 +530,18 @@ def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
     decided = decided | (power == 0)
     formula = on & ~decided
     threshold = mechanics.crit_threshold(mechanics.SPECIES_BASE[ta["species"], 5], a["focus_energy"],
-                                         engine.MOVE_HIGH_CRIT[move])
+                                         mv.high_crit)
     crit = turn.chance(threshold, 256, formula & (threshold > 0)) & formula & (threshold > 0)
-    special = engine.MOVE_CATEGORY[move] == tables.CATEGORY_SPECIAL
+    special = mv.category == tables.CATEGORY_SPECIAL
     attack = jnp.where(special, a["modified"][tables.SPA], a["modified"][tables.ATK])
     defense = jnp.where(special, d["modified"][tables.SPD], d["modified"][tables.DEF])
     screened = jnp.where(special, d["light_screen"], d["reflect"])
     defense = jnp.where(screened, defense * 2, defense)
     attack = jnp.where(crit, jnp.where(special, ta["own"][tables.SPA], ta["own"][tables.ATK]), attack)
     defense = jnp.where(crit, jnp.where(special, td["own"][tables.SPD], td["own"][tables.DEF]), defense)
-    dmg = mechanics.base_damage(level, power, attack, defense, crit, engine.MOVE_SELFDESTRUCT[move] & ~special)
-    dmg = mechanics.modify_by_type(dmg, mtype, jnp.stack(a["types"], -1), jnp.stack(d["types"], -1))
+    dmg = mechanics.base_damage(level, power, attack, defense, crit, mv.selfdestruct & ~special)
+    eff = _effectiveness(mv, jnp.stack(d["types"], -1)) if accelerator_form() else None
+    dmg = mechanics.modify_by_type(dmg, mtype, jnp.stack(a["types"], -1), jnp.stack(d["types"], -1), eff)
     roll = turn.draw(217, 256, formula & mechanics.needs_roll(dmg))
     dmg = mechanics.apply_roll(dmg, roll)
     # materialised: the damage chain (stats, crit, type chart, roll) feeds many consumers (-8% move turn)
@@ -511,42 +552,44 @@ def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
 def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     """``engine.hit_foe`` + ``primary_hit`` + ``extra_hit`` + ``foe_effects`` for a foe-aimed move of
     the common turn. Returns move_failed."""
+    mv = _move_columns(move)
     act_a, act_d = dict(a), dict(d)   # the values at the start of the hit (the engine's ``act``)
-    effect = engine.MOVE_EFFECT[move]
+    effect = mv.effect
     # a foe in the air / underground (Fly, Dig): every move but Swift and Transform misses
     invulnerable_miss = on & d["invulnerable"] & (move != engine.MV_SWIFT) & (move != engine.MV_TRANSFORM)
     on_target = on & ~invulnerable_miss
-    immune = (on_target & ~engine.MOVE_IGNORE_IMMUNITY[move]
-              & mechanics.is_immune(engine.MOVE_TYPE[move], jnp.stack(d["types"], -1)))
+    immune = (on_target & ~mv.ignore_immunity
+              & (jnp.any(_effectiveness(mv, jnp.stack(d["types"], -1)) == 3, axis=-1) if accelerator_form()
+                 else mechanics.is_immune(mv.type, jnp.stack(d["types"], -1))))
     # TryImmunity: Dream Eater needs a sleeping foe without a substitute
     try_immunity_fail = (on_target & ~immune & (effect == Effect.DREAM_EATER)
                          & ((d["status"] != tables.SLP) | (d["sub_hp"] > 0)))
-    selfdestruct = engine.MOVE_SELFDESTRUCT[move]
+    selfdestruct = mv.selfdestruct
     _set(a, (invulnerable_miss | immune) & selfdestruct, hp=0)   # faint_now
     live = on_target & ~immune & ~try_immunity_fail
     ohko_fail = live & (effect == Effect.OHKO) & (act_d["modified"][tables.SPE] > act_a["modified"][tables.SPE])
     live = live & ~ohko_fail
     # accuracy (a sleep move never misses a Pokémon that must recharge)
-    never_miss = (engine.MOVE_ACCURACY[move] < 0) | ((engine.MOVE_STATUS[move] == tables.SLP) & act_d["must_recharge"])
-    acc = engine.MOVE_ACCURACY[move]
-    acc = acc * mechanics.ACCURACY_TABLE[act_a["boosts"][tables.ACC] + 6] // 100
-    acc = acc * mechanics.ACCURACY_TABLE[-act_d["boosts"][tables.EVA] + 6] // 100
+    never_miss = (mv.accuracy < 0) | ((mv.status == tables.SLP) & act_d["must_recharge"])
+    acc = mv.accuracy
+    acc = acc * _lookup(mechanics.ACCURACY_TABLE, act_a["boosts"][tables.ACC] + 6) // 100
+    acc = acc * _lookup(mechanics.ACCURACY_TABLE, -act_d["boosts"][tables.EVA] + 6) // 100
     acc = jnp.clip(acc, 1, 255)
     hit = turn.chance(acc, 256, live & ~never_miss)
     miss = live & ~never_miss & ~hit
     turn.last_damage = jnp.where(miss, 0, turn.last_damage)
     live = live & ~miss
     # the hit count: 2, or 2-5 from the multi-hit table
-    multihit = engine.MOVE_MULTIHIT[move]
+    multihit = mv.multihit
     k = turn.draw(0, 8, live & (multihit == 5))
-    hits = jnp.where(multihit == 5, engine.MULTIHIT_TABLE[k], jnp.where(multihit == 2, 2, 1))
+    hits = jnp.where(multihit == 5, _lookup(engine.MULTIHIT_TABLE, k), jnp.where(multihit == 2, 2, 1))
     # primary hit (primary_hit): the substitute blocks poison, stage-changing and confusing status
     # moves; a damaging move hits the substitute instead of the Pokémon
-    is_status = engine.MOVE_CATEGORY[move] == tables.CATEGORY_STATUS
+    is_status = mv.category == tables.CATEGORY_STATUS
     had_sub = d["sub_hp"] > 0
-    mstatus = engine.MOVE_STATUS[move]
+    mstatus = mv.status
     blocked_status = is_status & ((mstatus == tables.PSN) | (mstatus == tables.TOX)
-                                  | jnp.any(engine.MOVE_BOOSTS[move] != 0, axis=-1) | engine.MOVE_CONFUSES[move])
+                                  | jnp.any(mv.boosts != 0, axis=-1) | mv.confuses)
     sub_block = live & had_sub & blocked_status
     via_sub = live & had_sub & ~is_status
     kind, dmg = _get_damage(turn, a, d, ta, td, sd, move, live & ~sub_block)
@@ -565,10 +608,10 @@ def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     # drain and recoil of the damage to a substitute that survived or to the Pokémon (a drain into
     # a substitute heals even for 0 damage; a hit that broke the substitute has neither)
     landed = jnp.where(survived, dmg, dealt)
-    drain = (survived | (number & (dealt > 0))) & engine.MOVE_DRAIN[move]
+    drain = (survived | (number & (dealt > 0))) & mv.drain
     turn.last_damage = jnp.where(drain, jnp.maximum(landed // 2, 1), turn.last_damage)
     _heal(a, ta["max_hp"], jnp.maximum(landed // 2, 1), drain)
-    num, den = engine.MOVE_RECOIL_NUM[move], engine.MOVE_RECOIL_DEN[move]
+    num, den = mv.recoil_num, mv.recoil_den
     _damage_hp(turn, a, jnp.maximum(landed * num // jnp.maximum(den, 1), 1),
                (survived | number) & (num > 0) & (landed > 0), sets_last_damage=False)
     go = direct & (kind != engine.DMG_FALSE)
@@ -611,22 +654,22 @@ def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
         keep_going = keep_going & ~broke_n
         last_landed = last_landed | (direct_n & (n == hits))
     # a confusing secondary still rolls on a substitute that survived
-    sub_confusion_roll = survived & (engine.MOVE_SEC_KIND[move] == tables.SECONDARY_CONFUSION)
+    sub_confusion_roll = survived & (mv.sec_kind == tables.SECONDARY_CONFUSION)
     go, first_failed, last_landed, sub_confusion_roll = turn.checkpoint((a, d), go, first_failed, last_landed,
                                                                         sub_confusion_roll)
     # foe_effects: a status move's primary effects, or a damaging move's secondary
-    sec = engine.MOVE_SEC_KIND[move]
-    sstatus = engine.MOVE_SEC_STATUS[move]
-    mtype = engine.MOVE_TYPE[move]
+    sec = mv.sec_kind
+    sstatus = mv.sec_status
+    mtype = mv.type
     same_type_skip = ((sec == tables.SECONDARY_STATUS)
                       & ((sstatus == tables.PAR) | (sstatus == tables.BRN) | (sstatus == tables.FRZ))
                       & ((d["types"][0] == mtype) | (d["types"][1] == mtype)))
     roll = (last_landed & (sec != tables.SECONDARY_NONE) & (d["hp"] > 0) & ~same_type_skip) | sub_confusion_roll
-    secondary_on = roll & turn.chance(engine.MOVE_SEC_CHANCE[move], 256, roll)
-    primary_boosts = engine.MOVE_BOOSTS[move]
+    secondary_on = roll & turn.chance(mv.sec_chance, 256, roll)
+    primary_boosts = mv.boosts
     boost_primary = go & jnp.any(primary_boosts != 0, axis=-1)
     boost_on = (boost_primary | (secondary_on & (sec == tables.SECONDARY_BOOST))) & (d["hp"] > 0)
-    deltas = jnp.where(boost_primary[:, None], primary_boosts, engine.MOVE_SEC_BOOSTS[move])
+    deltas = jnp.where(boost_primary[:, None], primary_boosts, mv.sec_boosts)
     boosted = _boost_stats(turn, d, [deltas[:, j] for j in range(7)], boost_on, is_status)
     boost_fail = boost_on & boost_primary & ~boosted
     _stat_modification_error(d, boost_on & boosted)   # the engine's stat_modification_error(st, 0, ...): side 1
@@ -642,7 +685,7 @@ def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     _set(d, plain & ok, modified=_penalised(d["modified"], status))
     flinch = secondary_on & (sec == tables.SECONDARY_FLINCH) & (d["hp"] > 0) & (d["flinch"] == 0)
     _set(d, flinch, flinch=1, must_recharge=False)
-    confuse = (go & engine.MOVE_CONFUSES[move]) | (secondary_on & (sec == tables.SECONDARY_CONFUSION))
+    confuse = (go & mv.confuses) | (secondary_on & (sec == tables.SECONDARY_CONFUSION))
     _add_confusion(turn, d, confuse)
     _set(a, on & selfdestruct & ~d["sub_fainted"] & ~immune & ~invulnerable_miss, hp=0)   # faint_now
     move_failed = on & (invulnerable_miss | immune | try_immunity_fail | ohko_fail | miss | (~multi & first_failed)
@@ -683,18 +726,19 @@ def _haze(a, d, sd, on):
 def _hit_self(turn: _Turn, a, d, sa, sd, ta, move, on):
     """``engine.hit_self`` for the common self-targeting moves (``sa`` / ``sd``: the user's / foe's
     side fields). Returns the move Mirror Move calls (0: none)."""
-    effect = engine.MOVE_EFFECT[move]
+    mv = _move_columns(move)
+    effect = mv.effect
     sub_fail = (effect == Effect.SUBSTITUTE) & ((a["sub_hp"] > 0) | (a["hp"] * 4 < ta["max_hp"]))
-    screen_fail = (effect == Effect.SCREEN) & jnp.where(engine.MOVE_IS_REFLECT[move], a["reflect"], a["light_screen"])
+    screen_fail = (effect == Effect.SCREEN) & jnp.where(mv.is_reflect, a["reflect"], a["light_screen"])
     live = on & ~sub_fail & ~screen_fail
-    boosts = engine.MOVE_BOOSTS[move]
+    boosts = mv.boosts
     boost_on = live & jnp.any(boosts != 0, axis=-1) & (a["hp"] > 0)
     boosted = _boost_stats(turn, a, [boosts[:, j] for j in range(7)], boost_on, jnp.zeros_like(on))
     _stat_modification_error(d, boost_on & boosted)
     live = live & ~(boost_on & ~boosted)
     new_sub = live & (effect == Effect.SUBSTITUTE) & (a["hp"] > 0)
     _set(a, new_sub, sub_hp=ta["max_hp"] // 4 + 1, trapped=0)
-    column = engine.MOVE_SELF_FLAG[move]
+    column = mv.self_flag
     flag_on = live & (a["hp"] > 0)
     for name in ("reflect", "light_screen", "mist", "focus_energy", "minimize", "defense_curl"):
         a[name] = a[name] | (flag_on & (column == Active.indices(name)[0]))
@@ -739,6 +783,7 @@ def _after_move_self(turn: _Turn, a, ta, on):
 
 def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     """``engine.run_move`` of the common turn."""
+    mv = _move_columns(move)
     cannot = move == tables.CANNOTMOVE
     _set(d, on & ~cannot, sub_fainted=False)
     live = on & ~cannot
@@ -772,7 +817,7 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     charged = a["two_turn_move"] != 0
     locked = a["must_recharge"] | charged
     deduct = (live & (move != tables.STRUGGLE) & (_at(a["moves"], slot) != 0)
-              & ((~locked & ~engine.MOVE_TWO_TURN[move]) | charged))
+              & ((~locked & ~mv.two_turn) | charged))
     pp = [jnp.where(deduct & (slot == j), (a["pp"][j] - 1) % 64, a["pp"][j]) for j in range(4)]
     # a slot that is not a Transform copy is the base slot (a Mimic slot writes through to it)
     base_pp = [jnp.where(deduct & (slot == j) & ~(a["virtual"][j] & a["transformed"]), (a["pp"][j] - 1) % 64,
@@ -796,10 +841,11 @@ def _run_move(turn: _Turn, a, d, sa, sd, ta, td, move, on):
 def _use_move(turn: _Turn, a, d, sa, sd, ta, td, move, on, called):
     """``engine.use_move_once`` (``called``: a scalar, the move Mirror Move called). Returns Mirror
     Move's call."""
+    mv = _move_columns(move)
     slot = sa["last_selected_slot"]
     # a called two-turn move gives the calling slot its PP back; a transformed user's base slot gets
     # one back for any called move (Showdown's corner cases)
-    refund = on & called & engine.MOVE_TWO_TURN[move] & (_at(a["moves"], slot) != 0)
+    refund = on & called & mv.two_turn & (_at(a["moves"], slot) != 0)
     pp_back = (_at(a["pp"], slot) + 1) % 64
     here = [slot == j for j in range(4)]
     a["base_pp"] = [jnp.where(refund & h & ~(v & a["transformed"]), pp_back, p)
@@ -812,17 +858,17 @@ def _use_move(turn: _Turn, a, d, sa, sd, ta, td, move, on, called):
     a["base_revealed"] = [r | (on & ~called & ~a["transformed"] & (m == move))
                           for r, m in zip(a["base_revealed"], a["base_moves"])]
     charged = a["two_turn_move"] != 0
-    _set(a, on & (~engine.MOVE_TWO_TURN[move] | charged), last_move=move)
+    _set(a, on & (~mv.two_turn | charged), last_move=move)
     # TryMove: the charging turn of a two-turn move (Dig / Fly: invulnerable meanwhile)
-    effect = engine.MOVE_EFFECT[move]
+    effect = mv.effect
     charge_move = on & ((effect == Effect.CHARGE) | (effect == Effect.CHARGE_INVULNERABLE))
     releasing = charge_move & charged
     _set(a, releasing, two_turn_move=0, invulnerable=False)
     charging = charge_move & ~releasing
     _set(a, charging, two_turn_move=move, invulnerable=(effect == Effect.CHARGE_INVULNERABLE) | a["invulnerable"])
     go = on & ~charging
-    turn.last_damage = jnp.where(go & ~engine.MOVE_KEEPS_LAST_DAMAGE[move], 0, turn.last_damage)
-    targets_self = engine.MOVE_SELF[move]
+    turn.last_damage = jnp.where(go & ~mv.keeps_last_damage, 0, turn.last_damage)
+    targets_self = mv.self
     call = _hit_self(turn, a, d, sa, sd, ta, move, go & targets_self)
     failed = _hit_foe(turn, a, d, sa, sd, ta, td, move, go & ~targets_self)
     # Jump Kick / Hi Jump Kick that failed: 1 HP of crash damage
@@ -833,7 +879,8 @@ def _use_move(turn: _Turn, a, d, sa, sd, ta, td, move, on, called):
 def _after_move(turn: _Turn, a, d, ta, move, on, aborted):
     """``engine.after_move`` of the common turn (a KO drops the recharge), then ``after_move_self``
     (also after an aborted move)."""
-    targets_self = engine.MOVE_SELF[move]
+    mv = _move_columns(move)
+    targets_self = mv.self
     _set(a, on & a["must_recharge"] & (jnp.where(targets_self, a["hp"], d["hp"]) <= 0), must_recharge=False)
     target_alive = jnp.where(targets_self, a["hp"], d["hp"]) > 0
     _after_move_self(turn, a, ta, (on & target_alive) | aborted)

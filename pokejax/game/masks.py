@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 
 from pokejax.game import engine
-from pokejax.game.state import REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, BattleState
+from pokejax.game.state import REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, BattleState, entry
 
 NUM_ACTIONS = engine.NUM_ACTIONS
 
@@ -28,7 +28,7 @@ def legal_masks(st: BattleState) -> jax.Array:
 
 def legal_mask(st: BattleState, player) -> jax.Array:
     """bool[NUM_ACTIONS]: ``player``'s legal actions (all False when it does not act this step)."""
-    return legal_masks(st)[player]
+    return entry(legal_masks(st), player)
 
 
 def legal_or_first(st: BattleState, actions, masks: jax.Array | None = None) -> jax.Array:

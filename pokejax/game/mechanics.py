@@ -9,7 +9,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.backend import accelerator_form
 from pokejax.data import tables
+from pokejax.rows import small_lookup
 
 _TABLES = tables.load()
 TYPE_CHART = jnp.asarray(_TABLES.type_chart)          # [16,16] 0 neutral 1 super 2 resisted 3 immune
@@ -32,10 +34,15 @@ def calc_stats(base: jnp.ndarray, ivs: jnp.ndarray, evs: jnp.ndarray, level: jnp
     return others.at[..., 0].set(hp)
 
 
+def _stage_lookup(values, index):
+    """``values[index]`` for a stage table: selects in the accelerator form (no per-battle gather)."""
+    return small_lookup(np.asarray(values), index) if accelerator_form() else values[index]
+
+
 def staged_stat(stored: jnp.ndarray, stage: jnp.ndarray) -> jnp.ndarray:
     """modifiedStats after a stage change: the stored stat scaled, floor, at least 1 (cap elsewhere)."""
-    up = stored * _POS_NUM[jnp.clip(stage, 0, 6)] // 2
-    down = stored * _NEG_NUM[jnp.clip(-stage, 0, 6)] // 100
+    up = stored * _stage_lookup(_POS_NUM, jnp.clip(stage, 0, 6)) // 2
+    down = stored * _stage_lookup(_NEG_NUM, jnp.clip(-stage, 0, 6)) // 100
     return jnp.maximum(jnp.where(stage >= 0, up, down), 1)
 
 
@@ -80,11 +87,12 @@ def base_damage(level, power, attack, defense, crit, selfdestruct_physical):
     return jnp.clip(d // 50, 0, 997) + 2
 
 
-def modify_by_type(damage, move_type, attacker_types, defender_types):
-    """STAB then each defending type in order (x20/10 or x5/10 with floors)."""
+def modify_by_type(damage, move_type, attacker_types, defender_types, eff=None):
+    """STAB then each defending type in order (x20/10 or x5/10 with floors); ``eff``: the move's
+    ``effectiveness`` on ``defender_types`` when the caller has it."""
     stab = (move_type != tables.TYPE_NONE) & jnp.any(attacker_types == move_type[..., None], axis=-1)
     damage = jnp.where(stab, damage + damage // 2, damage)
-    eff = effectiveness(move_type, defender_types)
+    eff = effectiveness(move_type, defender_types) if eff is None else eff
     for k in range(2):
         damage = jnp.where(eff[..., k] == 1, damage * 20 // 10, damage)
         damage = jnp.where(eff[..., k] == 2, damage * 5 // 10, damage)

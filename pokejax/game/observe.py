@@ -10,7 +10,7 @@ import numpy as np
 from pokejax.data import tables
 from pokejax.game import engine
 from pokejax.game.masks import must_act
-from pokejax.game.state import REQUEST_MOVE, REQUEST_SWITCH, BattleState
+from pokejax.game.state import REQUEST_MOVE, REQUEST_SWITCH, BattleState, entry
 from pokejax.layout import layout
 
 _TABLES = tables.load()
@@ -112,12 +112,12 @@ def _move_features(moves, pp, known, show_pp):
 def _team_features(st: BattleState, side, visible_all):
     """[6, SLOT_SIZE] for ``side`` (traced index); ``visible_all``: own side or full observation."""
     team = engine.synced_team(st)
-    pick = lambda x: x[side]
+    pick = lambda x: entry(x, side)
     species, level, hp, status = pick(team.species), pick(team.level), pick(team.hp), pick(team.status)
     stats, fainted = pick(team.stats), pick(team.fainted)
     exists = jnp.arange(6) < pick(team.size)
     seen = exists & (visible_all | pick(team.revealed))
-    is_active = jnp.arange(6) == st.active.slot[side]
+    is_active = jnp.arange(6) == entry(st.active.slot, side)
     max_hp = jnp.maximum(stats[:, 0], 1)
     exact = hp / max_hp
     percent = jnp.ceil(100.0 * hp / max_hp)   # HP Percentage Mod: what the opponent sees
@@ -161,7 +161,7 @@ def observe(st: BattleState, player, full: bool | jax.Array = False) -> jax.Arra
     own_team = _team_features(st, player, jnp.asarray(True))
     foe_team = _team_features(st, foe, full)
     acting = must_act(st)
-    glob = jnp.stack([st.request == REQUEST_MOVE, st.request == REQUEST_SWITCH, acting[player], acting[foe],
+    glob = jnp.stack([st.request == REQUEST_MOVE, st.request == REQUEST_SWITCH, entry(acting, player), entry(acting, foe),
                       jnp.asarray(False)]).astype(F32).at[4].set(_unit(st.turn / 1000.0))
     return jnp.concatenate([own_team.reshape(-1), foe_team.reshape(-1),
                             _active_features(st, player, jnp.asarray(True)), _active_features(st, foe, full), glob])

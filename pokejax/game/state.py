@@ -38,6 +38,30 @@ WINNER_NONE, WINNER_P1, WINNER_P2, WINNER_TIE = -1, 0, 1, 2
 STORE = jnp.int16
 
 
+def entry(x, index) -> jnp.ndarray:
+    """``x[index]`` for a per-battle array whose first axis has a few entries (the two sides, the
+    action slots) and a scalar ``index`` that may be traced (under ``vmap``: one index per battle).
+    The CPU form indexes (a gather, the program as before); the accelerator form selects among the
+    entries: a TPU runs a batch-indexed gather as one slow lookup per battle."""
+    x = jnp.asarray(x)
+    if not accelerator_form():
+        return x[index]
+    index = jnp.asarray(index)
+    out = x[0]
+    for k in range(1, x.shape[0]):
+        out = jnp.where(index == k, x[k], out)
+    return out
+
+
+def with_entry(x, index, value) -> jnp.ndarray:
+    """``x.at[index].set(value)`` (``entry``'s write: a select in the accelerator form)."""
+    x = jnp.asarray(x)
+    if not accelerator_form():
+        return x.at[index].set(value)
+    here = (jnp.arange(x.shape[0]) == index).reshape((-1,) + (1,) * (x.ndim - 1))
+    return jnp.where(here, jnp.asarray(value, x.dtype), x)
+
+
 @struct.dataclass
 class Team:
     """Both teams, [2, 6, ...]. For an active Pokémon, hp/status/pp here are stale (see Active).
