@@ -153,8 +153,8 @@ def remove_from_hand(state: GameState, p, h) -> tuple[GameState, jnp.ndarray]:
 
 def append_to_hand(state: GameState, p, card, gate=TRUE) -> GameState:
     hs = state.hand_size[p]
-    new = state.replace(hand=state.hand.at[p, jnp.minimum(hs, spec.HAND_CAPACITY - 1)].set(card),
-                        hand_size=state.hand_size.at[p].add(1))
+    new = state.replace(hand=indexing.write(state.hand, (p, jnp.minimum(hs, spec.HAND_CAPACITY - 1)), card),
+                        hand_size=indexing.add(state.hand_size, (p,), 1))
     return merge(gate & (card >= 0), new, state)
 
 
@@ -191,8 +191,8 @@ def is_turn(state: GameState, turn_field):
 
 def new_slot_row(card, turn):
     """The slot of a card put into play on `turn` (BENCH-1/2), [15]."""
-    row = jnp.asarray(EMPTY_SLOT).at[SLOT_INDEX["stack"].start].set(card).at[SLOT_INDEX["card"]].set(card)
-    return row.at[SLOT_INDEX["turn_played"]].set(turn)
+    row = indexing.write(indexing.write(jnp.asarray(EMPTY_SLOT), (SLOT_INDEX["stack"].start,), card), (SLOT_INDEX["card"],), card)
+    return indexing.write(row, (SLOT_INDEX["turn_played"],), turn)
 
 
 def put_into_play(state: GameState, p, slot, card, gate=TRUE) -> GameState:
@@ -203,7 +203,7 @@ def put_into_play(state: GameState, p, slot, card, gate=TRUE) -> GameState:
 
 def clear_active_effects(state: GameState, p, gate=TRUE) -> GameState:
     """STATUS-3, DMG-7."""
-    return state.replace(active=state.active.at[p].set(jnp.where(gate, 0, state.active[p])))
+    return state.replace(active=indexing.write(state.active, (p,), jnp.where(gate, 0, state.active[p])))
 
 
 def clear_slot(state: GameState, p, slot) -> GameState:
@@ -212,7 +212,7 @@ def clear_slot(state: GameState, p, slot) -> GameState:
 
 def permute_slots(state: GameState, p, order) -> GameState:
     """Player p's slots rearranged: new slot s holds old slot order[s]."""
-    return state.replace(slots=state.slots.at[p].set(indexing.lookup(state.slots[p], order)))
+    return state.replace(slots=indexing.write(state.slots, (p,), indexing.lookup(state.slots[p], order)))
 
 
 def move_slot(state: GameState, p, source, target) -> GameState:
@@ -235,8 +235,8 @@ def discard_from_play(state: GameState, p: int, slot, gate=TRUE) -> GameState:
     count = jnp.sum(cards >= 0)
     block = jnp.where(gate & (jnp.arange(spec.NUM_SLOTS) == slot)[:, None], jnp.asarray(EMPTY_SLOT), state.slots[p])
     discard = jnp.where(gate, append_row(state.discard[p], state.discard_size[p], cards, count), state.discard[p])
-    state = state.replace(slots=state.slots.at[p].set(block), discard=state.discard.at[p].set(discard),
-                          discard_size=state.discard_size.at[p].add(jnp.where(gate, count, 0)))
+    state = state.replace(slots=indexing.write(state.slots, (p,), block), discard=indexing.write(state.discard, (p,), discard),
+                          discard_size=indexing.add(state.discard_size, (p,), jnp.where(gate, count, 0)))
     return clear_active_effects(state, p, gate & (slot == 0))
 
 
@@ -283,13 +283,13 @@ def attack_damage_to_bench(tables: CardTables, state: GameState, target_p, slot,
 
 
 def add_damage(state: GameState, p, slot, amount, gate=TRUE) -> GameState:
-    return state.replace(damage=state.damage.at[p, slot].add(jnp.where(gate, amount, 0)))
+    return state.replace(damage=indexing.add(state.damage, (p, slot), jnp.where(gate, amount, 0)))
 
 
 def heal(state: GameState, p, slot, amount, gate=TRUE) -> GameState:
     """DMG-6."""
     current = state.damage[p, slot]
-    return state.replace(damage=state.damage.at[p, slot].set(jnp.where(gate, jnp.maximum(current - amount, 0), current)))
+    return state.replace(damage=indexing.write(state.damage, (p, slot), jnp.where(gate, jnp.maximum(current - amount, 0), current)))
 
 
 # ---------------------------------------------------------------------------- Knock Outs, winning
@@ -361,7 +361,7 @@ def start_turn(state: GameState, gate=TRUE) -> GameState:
 def end_turn(state: GameState, gate=TRUE) -> GameState:
     """TURN-4, TURN-5. In the turn player's frame (seat 0)."""
     p = 0
-    new = state.replace(energy_current=state.energy_current.at[p].set(-1), turn_ending=jnp.bool_(True))
+    new = state.replace(energy_current=indexing.write(state.energy_current, (p,), -1), turn_ending=jnp.bool_(True))
     return merge(gate, new, state)
 
 
@@ -371,23 +371,23 @@ def checkup(state: GameState, gate=TRUE) -> GameState:
     damage = state.damage
     for p in order:
         has = gate & (state.card[p, 0] >= 0)
-        damage = damage.at[p, 0].add(jnp.where(has & state.poisoned[p], spec.POISON_DAMAGE, 0))
+        damage = indexing.add(damage, (p, 0), jnp.where(has & state.poisoned[p], spec.POISON_DAMAGE, 0))
     burned = state.burned
     used = jnp.int32(0)
     for p in order:
         hit = gate & (state.card[p, 0] >= 0) & burned[p]
-        damage = damage.at[p, 0].add(jnp.where(hit, spec.BURN_DAMAGE, 0))
+        damage = indexing.add(damage, (p, 0), jnp.where(hit, spec.BURN_DAMAGE, 0))
         heads = (value_at(state, used) & 1) == 1
-        burned = burned.at[p].set(jnp.where(hit & heads, False, burned[p]))
+        burned = indexing.write(burned, (p,), jnp.where(hit & heads, False, burned[p]))
         used = used + hit.astype(I32)
     special = state.special
     for p in order:
         asleep = gate & (state.card[p, 0] >= 0) & (special[p] == spec.ASLEEP)
         heads = (value_at(state, used) & 1) == 1
-        special = special.at[p].set(jnp.where(asleep & heads, spec.NO_SPECIAL, special[p]))
+        special = indexing.write(special, (p,), jnp.where(asleep & heads, spec.NO_SPECIAL, special[p]))
         used = used + asleep.astype(I32)
     paralyzed = gate & (state.card[0, 0] >= 0) & (special[0] == spec.PARALYZED)
-    special = special.at[0].set(jnp.where(paralyzed, spec.NO_SPECIAL, special[0]))
+    special = indexing.write(special, (0,), jnp.where(paralyzed, spec.NO_SPECIAL, special[0]))
     return advance(state.replace(damage=damage, burned=burned, special=special), used)
 
 

@@ -12,7 +12,7 @@ from tcgjax import spec
 from tcgjax.game import core, indexing
 from tcgjax.game.core import TRUE, merge
 from tcgjax.game.state import ACTIVE_INDEX as ACTIVE
-from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState, materialize
+from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState, materialize, write_static
 from tcgjax.game.tables import ABILITY_KIND, ATTACK_KIND, STATUS_CODE, TRAINER_KIND, CardTables
 
 I32 = jnp.int32
@@ -40,13 +40,13 @@ def _status_values(poisoned, burned, special, status, gate):
 def apply_status(state: GameState, p, status, gate) -> GameState:
     """STATUS-2; status is a STATUS_CODE."""
     poisoned, burned, special = _status_values(state.poisoned[p], state.burned[p], state.special[p], status, gate)
-    return state.replace(poisoned=state.poisoned.at[p].set(poisoned), burned=state.burned.at[p].set(burned),
-                         special=state.special.at[p].set(special))
+    return state.replace(poisoned=indexing.write(state.poisoned, (p,), poisoned), burned=indexing.write(state.burned, (p,), burned),
+                         special=indexing.write(state.special, (p,), special))
 
 
 def _with_columns(block, damage, energy):
     """One seat's slots [4, 15] with the damage and Energy columns replaced."""
-    return block.at[:, SLOT_INDEX["damage"]].set(damage).at[:, SLOT_INDEX["energy"]].set(energy)
+    return write_static(write_static(block, (SLOT_INDEX["damage"],), damage), (SLOT_INDEX["energy"],), energy)
 
 
 def _shuffle_into_deck(state: GameState, deck, deck_size, cards, count, offset):
@@ -60,7 +60,7 @@ def _shuffle_into_deck(state: GameState, deck, deck_size, cards, count, offset):
 def _append_cards_to_deck_and_shuffle(state: GameState, p, cards, count, offset, gate):
     """`_shuffle_into_deck` on p's deck, gated. Returns (state, values used)."""
     row, size, used = _shuffle_into_deck(state, state.deck[p], state.deck_size[p], cards, count, offset)
-    new = state.replace(deck=state.deck.at[p].set(row), deck_size=state.deck_size.at[p].set(size))
+    new = state.replace(deck=indexing.write(state.deck, (p,), row), deck_size=indexing.write(state.deck_size, (p,), size))
     return merge(gate, new, state), jnp.where(gate, used, 0)
 
 
@@ -150,23 +150,23 @@ def play_trainer(tables: CardTables, state: GameState, p: int, card, gate) -> Ga
     if p == 1:
         zones = zones[::-1]
     seat = state.replace(
-        deck_size=state.deck_size.at[p].add(-deck_taken).at[o].set(jnp.where(red, shuffled_size - opp_drawn, state.deck_size[o])),
-        hand_size=state.hand_size.at[p].add(joining_count).at[o].set(jnp.where(red, opp_drawn, state.hand_size[o])),
-        discard_size=state.discard_size.at[p].add((~fossil).astype(I32)),
-        supporter_played=state.supporter_played.at[p].set(state.supporter_played[p] | (tables.trainer_kind[card] == 2)),
-        retreat_reduction=state.retreat_reduction.at[p].add(jnp.where(is_("retreat_reduction"), tables.t_amount[card], 0)),
-        named_attack_bonus=state.named_attack_bonus.at[p].set(
+        deck_size=indexing.write(indexing.add(state.deck_size, (p,), -deck_taken), (o,), jnp.where(red, shuffled_size - opp_drawn, state.deck_size[o])),
+        hand_size=indexing.write(indexing.add(state.hand_size, (p,), joining_count), (o,), jnp.where(red, opp_drawn, state.hand_size[o])),
+        discard_size=indexing.add(state.discard_size, (p,), (~fossil).astype(I32)),
+        supporter_played=indexing.write(state.supporter_played, (p,), state.supporter_played[p] | (tables.trainer_kind[card] == 2)),
+        retreat_reduction=indexing.add(state.retreat_reduction, (p,), jnp.where(is_("retreat_reduction"), tables.t_amount[card], 0)),
+        named_attack_bonus=indexing.write(state.named_attack_bonus, (p,), 
             jnp.where(is_("named_attack_bonus"), tables.t_amount[card], state.named_attack_bonus[p])),
-        attack_bonus=state.attack_bonus.at[p].set(
+        attack_bonus=indexing.write(state.attack_bonus, (p,), 
             jnp.where(is_("attack_bonus"), tables.t_amount[card], state.attack_bonus[p]))).seat
     flow = state.replace(
         phase=jnp.where(targeted, spec.TRAINER_TARGET, jnp.where(switch, spec.SWITCH_OUT, state.phase)),
         decider=jnp.where(targeted, p, jnp.where(switch, o, state.decider)),
         aux_card=jnp.where(targeted, card, state.aux_card),
         rng_counter=state.rng_counter + found.astype(I32) + jnp.where(red, used, 0)).flow
-    active = state.active.at[p].set(jnp.where(koga, 0, state.active[p]))
+    active = indexing.write(state.active, (p,), jnp.where(koga, 0, state.active[p]))
     return state.replace(zones=zones, seat=keep(seat, state.seat), flow=keep(flow, state.flow),
-                         slots=state.slots.at[p].set(keep(slots, state.slots[p])), active=keep(active, state.active))
+                         slots=indexing.write(state.slots, (p,), keep(slots, state.slots[p])), active=keep(active, state.active))
 
 
 def answer_trainer_target(tables: CardTables, state: GameState, p: int, slot, gate) -> GameState:
@@ -182,7 +182,7 @@ def answer_trainer_target(tables: CardTables, state: GameState, p: int, slot, ga
     brock = gate & (kind == TRAINER_KIND["zone_energy_to_named"])
     gained = jnp.where(misty, heads, 0) + brock.astype(I32)
     energy = state.energy[p] + jnp.where(chosen[:, None] & (jnp.arange(spec.NUM_ENERGY) == t), gained, 0)
-    return state.replace(slots=state.slots.at[p].set(_with_columns(state.slots[p], damage, energy)),
+    return state.replace(slots=indexing.write(state.slots, (p,), _with_columns(state.slots[p], damage, energy)),
                          aux_card=jnp.where(gate, -1, state.aux_card),
                          rng_counter=state.rng_counter + jnp.where(misty, used, 0))
 
@@ -239,22 +239,22 @@ def use_ability(tables: CardTables, state: GameState, p: int, slot, gate) -> Gam
     energy = (state.energy[p] + jnp.where((SLOTS == slot)[:, None] & typed, is_("zone_energy_to_self").astype(I32), 0)
               + jnp.where((SLOTS == 0)[:, None] & typed, is_("zone_energy_to_active_of_type").astype(I32), 0))
     block = _with_columns(state.slots[p], damage, energy)
-    block = block.at[:, SLOT_INDEX["ability_used"]].set(jnp.where(SLOTS == slot, 1, block[:, SLOT_INDEX["ability_used"]]))
+    block = write_static(block, (SLOT_INDEX["ability_used"],), jnp.where(SLOTS == slot, 1, block[:, SLOT_INDEX["ability_used"]]))
     targeted = is_("pull_opponent_bench_basic") | is_("damage_opponent_any")
     switch = is_("switch_out_opponent_active")
     sleep = is_("coin_opponent_asleep")
     heads = (core.value_at(state, 0) & 1) == 1
     status = _status_values(state.poisoned[o], state.burned[o], state.special[o], STATUS_CODE["asleep"], sleep & heads)
     status = _status_values(*status, STATUS_CODE["poisoned"], is_("poison_opponent_active"))
-    active_o = state.active[o].at[ACTIVE["poisoned"]].set(status[0].astype(I32))
-    active_o = active_o.at[ACTIVE["burned"]].set(status[1].astype(I32)).at[ACTIVE["special"]].set(status[2])
+    active_o = indexing.write(state.active[o], (ACTIVE["poisoned"],), status[0].astype(I32))
+    active_o = indexing.write(indexing.write(active_o, (ACTIVE["burned"],), status[1].astype(I32)), (ACTIVE["special"],), status[2])
     flow = state.replace(
         phase=jnp.where(targeted, spec.ABILITY_TARGET, jnp.where(switch, spec.SWITCH_OUT, state.phase)),
         decider=jnp.where(targeted, p, jnp.where(switch, o, state.decider)),
         aux_index=jnp.where(targeted, slot, state.aux_index), rng_counter=state.rng_counter + sleep.astype(I32)).flow
     keep = lambda new, old: jnp.where(gate, new, old)  # noqa: E731
-    return state.replace(slots=state.slots.at[p].set(keep(block, state.slots[p])),
-                         active=state.active.at[o].set(keep(active_o, state.active[o])), flow=keep(flow, state.flow))
+    return state.replace(slots=indexing.write(state.slots, (p,), keep(block, state.slots[p])),
+                         active=indexing.write(state.active, (o,), keep(active_o, state.active[o])), flow=keep(flow, state.flow))
 
 
 def answer_ability_target(tables: CardTables, state: GameState, p: int, opp_slot, gate) -> GameState:
@@ -267,8 +267,8 @@ def answer_ability_target(tables: CardTables, state: GameState, p: int, opp_slot
     order = jnp.where(pull & (SLOTS == 0), opp_slot, jnp.where(pull & (SLOTS == opp_slot), 0, SLOTS))
     block = indexing.lookup(state.slots[o], order)
     damage = block[:, SLOT_INDEX["damage"]] + jnp.where(hit & (SLOTS == opp_slot), tables.ab_amount[c], 0)
-    block = block.at[:, SLOT_INDEX["damage"]].set(damage)
-    return state.replace(slots=state.slots.at[o].set(block), active=state.active.at[o].set(jnp.where(pull, 0, state.active[o])),
+    block = write_static(block, (SLOT_INDEX["damage"],), damage)
+    return state.replace(slots=indexing.write(state.slots, (o,), block), active=indexing.write(state.active, (o,), jnp.where(pull, 0, state.active[o])),
                          aux_index=jnp.where(gate, -1, state.aux_index))
 
 
@@ -429,14 +429,14 @@ def resolve_attack(tables: CardTables, state: GameState, p: int, card, a, target
     # Raging Thunder: one own Benched Pokémon
     own_slot = jnp.maximum(target, 0)
     own_hit = core.attack_damage_to_bench(tables, state, p, own_slot, amount)
-    damage_p = damage_p.at[0].set(active_damage)
+    damage_p = indexing.write(damage_p, (0,), active_damage)
     damage_p = indexing.add(damage_p, own_slot, jnp.where(go & is_("damage_own_bench_one") & (target >= 0), own_hit, 0))
     status = _status_values(state.poisoned[o], state.burned[o], state.special[o], tables.atk_status[card, a],
                             go & ~protected & (is_("inflict") | (is_("coin_inflict") & (heads > 0))))
     energy_p = state.energy[p]
     own_discard = jnp.where(is_("discard_own_energy"), jnp.minimum(tables.atk_count[card, a], indexing.read(energy_p, (0, etype))), 0)
     energy_p = indexing.add(energy_p, (0, etype), -jnp.where(go, own_discard, 0))
-    energy_p = energy_p.at[0].set(jnp.where(go & is_("discard_all_own_energy"), 0, energy_p[0]))
+    energy_p = indexing.write(energy_p, (0,), jnp.where(go & is_("discard_all_own_energy"), 0, energy_p[0]))
     energy_p = indexing.add(energy_p, (own_slot, etype), (go & is_("zone_energy_to_own_bench") & (target >= 0)).astype(I32))
     energy_p = indexing.add(energy_p, (0, etype), (go & is_("zone_energy_to_self")).astype(I32))
     moltres = go & is_("coins_zone_energy_to_own_bench") & (heads > 0) & jnp.any(
@@ -494,22 +494,22 @@ def resolve_attack(tables: CardTables, state: GameState, p: int, card, a, target
                         core.new_slot_row(indexing.read(deck, position), state.turn), block_p)
     order = jnp.where(slots == 0, own_slot, jnp.where(slots == own_slot, 0, slots))
     block_p = jnp.where(teleport, indexing.lookup(block_p, order), block_p)
-    block_o = _with_columns(state.slots[o], damage_o, state.energy[o].at[0].set(energy_o))
+    block_o = _with_columns(state.slots[o], damage_o, indexing.write(state.energy[o], (0,), energy_o))
     block_o = jnp.where(wing & (slots == 0)[:, None], jnp.asarray(EMPTY_SLOT), block_o)
     slots_new = jnp.stack([block_p, block_o][:: 1 if p == 0 else -1])
     active_o = state.active[o]
-    active_o = active_o.at[ACTIVE["poisoned"]].set(status[0].astype(I32)).at[ACTIVE["burned"]].set(status[1].astype(I32))
-    active_o = active_o.at[ACTIVE["special"]].set(status[2])
-    active_o = active_o.at[ACTIVE["cant_attack_turn"]].set(jnp.where(cant_attack, next_turn, active_o[ACTIVE["cant_attack_turn"]]))
-    active_o = active_o.at[ACTIVE["cant_retreat_turn"]].set(
+    active_o = indexing.write(indexing.write(active_o, (ACTIVE["poisoned"],), status[0].astype(I32)), (ACTIVE["burned"],), status[1].astype(I32))
+    active_o = indexing.write(active_o, (ACTIVE["special"],), status[2])
+    active_o = indexing.write(active_o, (ACTIVE["cant_attack_turn"],), jnp.where(cant_attack, next_turn, active_o[ACTIVE["cant_attack_turn"]]))
+    active_o = indexing.write(active_o, (ACTIVE["cant_retreat_turn"],), 
         jnp.where(on_defender & is_("defender_cant_retreat"), next_turn, active_o[ACTIVE["cant_retreat_turn"]]))
-    active_o = active_o.at[ACTIVE["attack_minus_turn"]].set(jnp.where(weaker, next_turn, active_o[ACTIVE["attack_minus_turn"]]))
-    active_o = active_o.at[ACTIVE["attack_minus_amount"]].set(jnp.where(weaker, amount, active_o[ACTIVE["attack_minus_amount"]]))
+    active_o = indexing.write(active_o, (ACTIVE["attack_minus_turn"],), jnp.where(weaker, next_turn, active_o[ACTIVE["attack_minus_turn"]]))
+    active_o = indexing.write(active_o, (ACTIVE["attack_minus_amount"],), jnp.where(weaker, amount, active_o[ACTIVE["attack_minus_amount"]]))
     active_o = jnp.where(wing, 0, active_o)
     active_p = state.active[p]
-    active_p = active_p.at[ACTIVE["reduce_damage_turn"]].set(jnp.where(barrier, next_turn, active_p[ACTIVE["reduce_damage_turn"]]))
-    active_p = active_p.at[ACTIVE["reduce_damage_amount"]].set(jnp.where(barrier, amount, active_p[ACTIVE["reduce_damage_amount"]]))
-    active_p = active_p.at[ACTIVE["protected_turn"]].set(jnp.where(protect, next_turn, active_p[ACTIVE["protected_turn"]]))
+    active_p = indexing.write(active_p, (ACTIVE["reduce_damage_turn"],), jnp.where(barrier, next_turn, active_p[ACTIVE["reduce_damage_turn"]]))
+    active_p = indexing.write(active_p, (ACTIVE["reduce_damage_amount"],), jnp.where(barrier, amount, active_p[ACTIVE["reduce_damage_amount"]]))
+    active_p = indexing.write(active_p, (ACTIVE["protected_turn"],), jnp.where(protect, next_turn, active_p[ACTIVE["protected_turn"]]))
     active_p = jnp.where(teleport, 0, active_p)
     active_new = jnp.stack([active_p, active_o][:: 1 if p == 0 else -1])
     deck_o = jnp.where(wing, shuffled, state.deck[o])
@@ -520,10 +520,10 @@ def resolve_attack(tables: CardTables, state: GameState, p: int, card, a, target
                          core.append_row(hand, state.hand_size[p], core.drop_row(deck, 0, deck_first), to_hand), state.discard[p]])
     zones_new = jnp.stack([zones_p, jnp.stack([deck_o, hand_o, discard_o])][:: 1 if p == 0 else -1])
     seat = state.replace(
-        deck_size=state.deck_size.at[p].add(-deck_taken).at[o].set(jnp.where(wing, shuffled_size, state.deck_size[o])),
-        hand_size=state.hand_size.at[p].add(to_hand).at[o].add(-claw.astype(I32)),
-        discard_size=state.discard_size.at[o].add((claw & (lost >= 0)).astype(I32)),
-        supporter_blocked_turn=state.supporter_blocked_turn.at[o].set(
+        deck_size=indexing.write(indexing.add(state.deck_size, (p,), -deck_taken), (o,), jnp.where(wing, shuffled_size, state.deck_size[o])),
+        hand_size=indexing.add(indexing.add(state.hand_size, (p,), to_hand), (o,), -claw.astype(I32)),
+        discard_size=indexing.add(state.discard_size, (o,), (claw & (lost >= 0)).astype(I32)),
+        supporter_blocked_turn=indexing.write(state.supporter_blocked_turn, (o,), 
             jnp.where(go & is_("opponent_no_supporter_next_turn"), next_turn, state.supporter_blocked_turn[o]))).seat
     flow = state.replace(
         counter_damage=counter_damage,

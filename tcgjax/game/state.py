@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from paritygym.backend import accelerator_form as accelerated
 from tcgjax import spec
 
 I32 = jnp.int32
@@ -102,8 +103,28 @@ def _replace(self: GameState, **updates) -> GameState:
             raise TypeError(f"GameState has no field {name!r}")
         array, index = _LAYOUT[name]
         current = packed.get(array, getattr(self, array))
-        packed[array] = current.at[(Ellipsis,) + index].set(jnp.asarray(value).astype(jnp.int32))
+        packed[array] = write_static(current, index, value)
     return dataclasses.replace(self, **packed)
+
+
+def write_static(x, index: tuple, value):
+    """``x.at[(..., *index)].set(value)`` for a static index (ints, contiguous slices) into the trailing
+    axes of ``x`` (a packed array's field, a column of slot rows). In the accelerator form a select against a constant mask (the value padded into place): under
+    ``vmap`` the update is a scatter, which the TPU may run row by row; the CPU form keeps the update."""
+    value = jnp.asarray(value).astype(jnp.int32)
+    if not accelerated():
+        return x.at[(Ellipsis,) + index].set(value)
+    value = jnp.broadcast_to(value, jax.eval_shape(lambda a: a[(Ellipsis,) + index], x).shape)
+    lead = x.ndim - len(index)
+    mask = np.zeros(x.shape[lead:], bool)
+    mask[index] = True
+    for axis, i in enumerate(index, start=lead):
+        if isinstance(i, slice):
+            start, stop, _ = i.indices(x.shape[axis])
+            value = jnp.pad(value, [(0, 0)] * axis + [(start, x.shape[axis] - stop)] + [(0, 0)] * (value.ndim - axis - 1))
+        else:
+            value = jnp.expand_dims(value, axis)
+    return jnp.where(mask, value, x)
 
 
 GameState.replace = _replace

@@ -55,8 +55,8 @@ def _deal_opening_hand(tables: CardTables, state: GameState, p, rule: int) -> Ga
     pad_hand = jnp.full(spec.HAND_CAPACITY - spec.OPENING_HAND, -1, I32)
     pad_deck = jnp.full(spec.OPENING_HAND, -1, I32)
     return state.replace(
-        deck=state.deck.at[p].set(jnp.concatenate([rest, pad_deck])), deck_size=state.deck_size.at[p].set(spec.DECK_SIZE - spec.OPENING_HAND),
-        hand=state.hand.at[p].set(jnp.concatenate([hand, pad_hand])), hand_size=state.hand_size.at[p].set(spec.OPENING_HAND),
+        deck=indexing.write(state.deck, (p,), jnp.concatenate([rest, pad_deck])), deck_size=indexing.write(state.deck_size, (p,), spec.DECK_SIZE - spec.OPENING_HAND),
+        hand=indexing.write(state.hand, (p,), jnp.concatenate([hand, pad_hand])), hand_size=indexing.write(state.hand_size, (p,), spec.OPENING_HAND),
         rng_counter=counter)
 
 
@@ -71,7 +71,7 @@ def new_game(tables: CardTables, seed, deck_cards, energy_types, opening_hand_ru
         state = _deal_opening_hand(tables, state, seat, opening_hand_rule)
     for order in (0, 1):
         p = jnp.where(order == 0, first, 1 - first)
-        state = state.replace(energy_next=state.energy_next.at[p].set(core.roll_energy(state, p, 0)))
+        state = state.replace(energy_next=indexing.write(state.energy_next, (p,), core.roll_energy(state, p, 0)))
         state = core.advance(state, 1)
     return state.replace(phase=jnp.int32(spec.SETUP), decider=first)
 
@@ -182,7 +182,7 @@ def _continue_retreat_payment(tables: CardTables, state: GameState, p) -> GameSt
     new_energy = jnp.where(pay & one_type, energy - jnp.where(present, state.aux_count, 0),
                            jnp.where(pay & exact, 0, energy))
     done = ~pay | one_type | exact
-    state = state.replace(energy=state.energy.at[p, 0].set(new_energy), aux_count=jnp.where(done, 0, state.aux_count))
+    state = state.replace(energy=indexing.write(state.energy, (p, 0), new_energy), aux_count=jnp.where(done, 0, state.aux_count))
     state = core.swap_active_with_bench(state, p, jnp.maximum(state.aux_index, 1), done)
     return state.replace(phase=jnp.where(done, spec.MAIN, state.phase), aux_index=jnp.where(done, -1, state.aux_index))
 
@@ -416,14 +416,14 @@ def _apply_turn_action(tables: CardTables, state: GameState, action, legal) -> t
     attach_slot = jnp.clip(action - spec.ATTACH, 0, spec.NUM_SLOTS - 1)
     current = jnp.maximum(state.energy_current[p], 0)
     state = merge(main & is_attach, state.replace(energy=indexing.add(state.energy, (p, attach_slot, current), 1),
-                                                  energy_current=state.energy_current.at[p].set(-1)), state)
+                                                  energy_current=indexing.write(state.energy_current, (p,), -1)), state)
     ability_slot = jnp.clip(action - spec.ABILITY, 0, spec.NUM_SLOTS - 1)
     fossil = tables.is_fossil[jnp.maximum(indexing.read(state.card, (p, ability_slot)), 0)] == 1
     state = core.discard_from_play(state, p, ability_slot, main & is_ability & fossil)
     ability = main & is_ability & ~fossil
     bench_slot = jnp.clip(action - spec.RETREAT + 1, 1, 3)
     retreat = main & is_retreat
-    paying = state.replace(retreated=state.retreated.at[p].set(True), phase=jnp.int32(spec.RETREAT_PAY), decider=p,
+    paying = state.replace(retreated=indexing.write(state.retreated, (p,), True), phase=jnp.int32(spec.RETREAT_PAY), decider=p,
                            aux_index=bench_slot, aux_count=retreat_cost(tables, state, p))
     state = merge(retreat, _continue_retreat_payment(tables, paying, p), state)
 
