@@ -88,7 +88,11 @@ class BattleState:
                                 # active that fainted last: its speed stat (fainting's clearVolatile calls
                                 # setSpecies; the residual's sort of the turn it fainted in still counts
                                 # its status handler)
+    queued: jnp.ndarray         # int32 at a self-switch's mid-turn request (``mid_turn``): the move slot of the side's
+                                # move action still queued this turn (Showdown's ``queue``; 0 for Struggle), -1: none
     # ---- per battle [B, ...]
+    mid_turn: jnp.ndarray       # bool: this REQUEST_SWITCH is a self-switch's (U-turn...) in the middle of a turn: the
+                                # rest of the turn (``queued``, the residual) runs after the switch-in
     rng: jnp.ndarray            # uint32 [.., 2] Showdown's battle PRNG (Gen 5 LCG, ``pokejax.prng``)
     turn: jnp.ndarray           # int32 Showdown's ``battle.turn`` (0 before the start)
     request: jnp.ndarray        # int32 REQUEST_*
@@ -195,6 +199,8 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),
+        queued=jnp.full(teams.shape, -1, jnp.int32),
+        mid_turn=jnp.zeros(b, bool),
         rng=seed,
         turn=jnp.zeros(b, jnp.int32),
         request=jnp.full(b, REQUEST_START, jnp.int32),

@@ -17,7 +17,24 @@ both switch at once), the major statuses (``status_moves()``, below), flinching 
 below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below), the entry hazards with
 their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving HP besides their
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
-on the battle (``power_moves()``, below). Not covered yet: other volatiles, everything of later stages.
+on the battle (``power_moves()``, below) and the self-switch moves (``switch_moves()``, below). Not covered
+yet: other volatiles, everything of later stages.
+
+Self-switch moves as ``battle-actions.js`` and ``battle.js`` run them: U-turn, Volt Switch and Flip Turn set
+their user's ``switchFlag`` after a hit that dealt damage (``moveHit``: not on a miss or an immunity),
+Parting Shot after its ``onHit`` lowered the target's Atk or SpA (at -6 both it deletes its
+``selfSwitch``; the move never fails: its two ``Update`` events run). At the end of the move action
+(after its ``Update``) ``runAction`` clears the flag where the side has no other Pokémon (``canSwitch``),
+else asks that side for a switch in the middle of the turn (``REQUEST_SWITCH`` with
+``BattleState.mid_turn``; the other side does not act; nothing drawn: ``BeforeSwitchOut`` is a
+``runEvent``). The rest of the queue waits: the other side's move action if it has not run (its Pokémon
+up: ``BattleState.queued``, the slot) and the residual. The next ``step`` answers it as the forced
+switches' ``instaswitch`` (no ``BeforeSwitchOut`` again: the ``Update`` after the switch, runSwitch's sort
+of all actives, a fainted foe's too, the entry hazards, the ``Update``; the commit's ``updateSpeed``
+refreshes the cached speeds), then runs that queued move action against the Pokémon that came in (a
+newly switched target: Payback not doubled, nothing for Avalanche or Sucker Punch to read) and the
+residual; the queued move may be a self-switch itself, stopping the turn again. A foe fainted by the
+self-switch hit switches at the end of the turn (``checkFainted``), after the residual.
 
 Recoil, drain and healing as ``battle-actions.js`` runs them (``_hp_tables``: per move, its recoil and
 its drain or heal as one ``floor((base * mul + add) / div)``). Drain heals in ``spreadDamage``, right
@@ -451,7 +468,7 @@ def _hp_tables() -> dict:
     div)`` (``recoil_*`` of the damage dealt, ``hp_*`` of the damage dealt or the user's max HP: Math.round
     of a fraction ``n / d`` is ``(2n, d, 2d)``, ``modify(maxhp, n / d)`` is ``(trunc(4096 n / d), 2047,
     4096)``; none: ``(0, 0, 1)``) [M] each, its ``heal_kind`` [M], and ``target_drop`` [M, 7], the stages
-    a status move's ``onHit`` lowers on its target (Defog's evasion, Strength Sap's Attack). Struggle's
+    a status move's ``onHit`` lowers on its target (Defog's evasion, Strength Sap's Attack, Parting Shot's Atk and SpA). Struggle's
     recoil is Math.round of its user's base max HP / 4."""
     t = tables.load()
     n = len(t.move_ids)
@@ -479,6 +496,9 @@ def _hp_tables() -> dict:
             drop[t.move_index[m], tables.BOOSTS.index("evasion")] = -1
     for m in allowed & set(STRENGTH_SAP_MOVES):
         drop[t.move_index[m], tables.BOOSTS.index("atk")] = -1
+    for m in set(switch_moves()) & set(SWITCH_DROP_MOVES):     # Parting Shot's onHit
+        drop[t.move_index[m], tables.BOOSTS.index("atk")] = -1
+        drop[t.move_index[m], tables.BOOSTS.index("spa")] = -1
     return {**{k: cols[k] for k in ("recoil_mul", "recoil_add", "recoil_div", "hp_mul", "hp_add", "hp_div",
                                     "heal_kind")}, "target_drop": drop}
 
@@ -534,6 +554,49 @@ def _power_columns() -> dict:
     return {"power_rule": rule}
 
 
+# Status moves whose ``selfSwitch`` comes after their one ``onHit`` lowering the target's stages (Parting
+# Shot: -1 Atk and SpA; when neither stage moves it deletes its ``selfSwitch``), by id like ``SPIN_MOVES``.
+SWITCH_DROP_MOVES = ("partingshot",)
+
+
+def _switch_effect(m: dict) -> bool:
+    """A move whose only effect besides its damage is ``selfSwitch: true`` (U-turn, Volt Switch, Flip
+    Turn), or Parting Shot (``SWITCH_DROP_MOVES``)."""
+    if m.get("selfSwitch") is not True:
+        return False
+    rest = {**m, "selfSwitch": None}
+    if m["category"] == "Status":
+        keys = {k for k, v in rest.items() if v} - _PLAIN_FIELDS
+        return m["id"] in SWITCH_DROP_MOVES and not keys and m.get("callbacks") == ["onHit"] and m["target"] == "normal"
+    return not any(rest.get(f) for f in _EFFECT_FIELDS) and not m.get("callbacks")
+
+
+def switch_moves() -> list[str]:
+    """The self-switch moves ``step`` runs whole: damaging moves of ``damage.kernel_moves()`` whose only
+    other effect is ``selfSwitch`` (U-turn, Volt Switch, Flip Turn: their user switches out after a hit
+    that dealt damage, its side choosing the Pokémon in a request in the middle of the turn) and Parting
+    Shot (-1 Atk and SpA to its target, then the switch when a stage moved). Nothing switches when the
+    side has no other Pokémon left (``canSwitch``). Not covered: Teleport (its ``onTry``), Shed Tail, Baton
+    Pass, Chilly Reception, Revival Blessing."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if _switch_effect(m)
+                  and (m["id"] in placed if m["category"] == "Status" else _covered(m)))
+
+
+@functools.lru_cache(maxsize=1)
+def _switch_columns() -> dict:
+    """Per move index: ``self_switch`` [M] (a move of ``switch_moves()``) and ``switch_drop`` [M] (Parting
+    Shot: it switches only when its drop moved a stage)."""
+    t = tables.load()
+    n = len(t.move_ids)
+    self_switch, drop = np.zeros(n, bool), np.zeros(n, bool)
+    for m in switch_moves():
+        self_switch[t.move_index[m]] = True
+        drop[t.move_index[m]] = m in SWITCH_DROP_MOVES
+    return {"self_switch": self_switch, "switch_drop": drop}
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -555,7 +618,8 @@ def _restricted_moves() -> tuple[str, ...]:
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
-                        | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())))
+                        | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
+                        | set(switch_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -642,10 +706,12 @@ def _boost_tables():
 
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
-    """The per-move columns of ``_status_tables``, ``_hp_tables`` and ``_power_columns`` as one ``tables.MoveTable``."""
+    """The per-move columns of ``_status_tables``, ``_hp_tables``, ``_power_columns`` and ``_switch_columns`` as one
+    ``tables.MoveTable``."""
     names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
-    return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns()})
+    return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
+                             **_switch_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -782,7 +848,7 @@ def _drawing(st: _Turn) -> _Turn:
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
-             "hazards", "hazard_order", "webbed", "roosted")
+             "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn")
 
 
 def _keep(tree):
@@ -1249,13 +1315,15 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Defog's onHit: -1 evasion to the target (up: the move needs it), both sides' hazards cleared;
     # it fails when neither happens
     fog = lands & x.defog
-    evasion, lowered = _boost(_side(st.boosts, foe), x.target_drop, fog | sap)     # Strength Sap's -1 Attack too
+    parting = lands & x.switch_drop                           # Parting Shot's onHit: -1 Atk and SpA
+    evasion, lowered = _boost(_side(st.boosts, foe), x.target_drop, fog | sap | parting)   # Strength Sap's -1 Attack too
     cleared = fog & (st.hazards > 0).any((-2, -1))
     none = jnp.zeros_like(st.hazards)
     st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),   # lowered: only where it moved
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
-    succeeded = raised | inflicted | (lowered & fog) | cleared | healed
+    # Parting Shot never fails (its onHit returns nothing): both Updates run
+    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -1329,7 +1397,12 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     won = foe_out | my_out
     st = st.replace(winner=jnp.where(won, jnp.where(foe_out, side, foe), st.winner),
                     request=jnp.where(won, REQUEST_ENDED, st.request))
-    return _keep(_each_event(st, acting & ~won, cache))        # the Update after the move action
+    # selfSwitch (moveHit): a hit that dealt damage, or Parting Shot's drop that moved a stage, sets its
+    # user's switchFlag (its user up); runAction then asks for the switch where the side has another
+    # Pokémon left (``canSwitch``), else clears it
+    switches = x.self_switch & (dealt | (parting & lowered)) & (_mon(st.hp, side, me) > 0) & ~won
+    switches = switches & (_left(st, side) > 1)
+    return _keep((_each_event(st, acting & ~won, cache), switches))   # the Update after the move action
 
 
 _RESIDUAL_ORDER = np.zeros(len(STATUSES), np.int32)
@@ -1386,8 +1459,10 @@ def _residual(st: BattleState, on):
     return st
 
 
-def _turn(st: BattleState, actions, on):
-    """A whole turn of a move request."""
+def _turn(st: BattleState, actions, on, resume):
+    """A whole turn of a move request (``on``), or the rest of a turn after a self-switch's switch-in
+    (``resume``: the move action still queued, ``BattleState.queued``, then the residual). A self-switch
+    stops it at its move action (a mid-turn ``REQUEST_SWITCH`` of its side, ``mid_turn``)."""
     act = jnp.asarray(actions, jnp.int32)
     switching = on[..., None] & (act >= ACTION_SWITCH_BASE)                     # [B, 2]
     moving = on[..., None] & ~switching
@@ -1449,22 +1524,47 @@ def _turn(st: BattleState, actions, on):
     mover = jnp.where(moving[..., 0] & moving[..., 1], mover, jnp.where(moving[..., 0], 0, 1)).astype(jnp.int32)
     mover = _keep(mover)
     second = 1 - mover
+    # a turn resumed after a self-switch's switch-in: the move action still queued (``queued``), if any
+    waiting = resume[..., None] & (st.queued >= 0)                              # [B, 2]
+    second = jnp.where(resume, jnp.where(waiting[..., 1], 1, 0), second).astype(jnp.int32)
+    slot = jnp.where(resume[..., None], jnp.maximum(st.queued, 0), slot)
+    later_moving = moving | waiting                              # the second move action's side
     before = _mon(st.hp, second, _side(st.active, second))      # the second mover's HP before the first move
+    stopped = jnp.zeros_like(on)
+    queued = st.queued
     for k in range(2):
         s = mover if k == 0 else second
         # Sucker Punch's onTry: the foe's move action is still queued (it moves second) and damaging;
-        # Payback: the foe's move action ran first (no switch: a newly switched target does not count);
-        # Avalanche: and its hit damaged this Pokémon (nothing else of that action lowers its HP)
+        # Payback: the foe's move action ran first (no switch: a newly switched target does not count,
+        # nor the Pokémon a self-switch brought in); Avalanche: and its hit damaged this Pokémon (nothing
+        # else of that action lowers its HP)
         foe_attacks = (_side(moving & attacks, 1 - s) if k == 0 else jnp.zeros_like(on))
-        foe_moved = jnp.zeros_like(on) if k == 0 else _side(moving, mover)
+        foe_moved = jnp.zeros_like(on) if k == 0 else _side(moving, mover) & ~resume
         hit_by_foe = jnp.zeros_like(on) if k == 0 else foe_moved & (_mon(st.hp, s, _side(st.active, s)) < before)
-        st = _use_move(st, s, _side(slot, s), _side(moving, s) & (st.request != REQUEST_ENDED), foe_attacks,
-                       foe_moved, hit_by_foe)
+        go = _side(moving if k == 0 else later_moving, s) & (st.request != REQUEST_ENDED) & ~stopped
+        st, switches = _use_move(st, s, _side(slot, s), go, foe_attacks, foe_moved, hit_by_foe)
+        # a self-switch: runAction's switch request in the middle of the turn, the rest of the queue
+        # (the other side's move action if it has not run, its Pokémon up; the residual) waiting for it
+        switches = switches & (st.request != REQUEST_ENDED)
+        if k == 0:
+            rest = (jnp.arange(2) == second[..., None]) & _side(moving, second)[..., None]
+            rest = rest & (st.active_of(st.hp) > 0)
+            queued = jnp.where(on[..., None], jnp.where(switches[..., None] & rest, slot, -1), queued)
+        else:
+            queued = jnp.where(switches[..., None], -1, queued)
+        st = st.replace(switch_flag=jnp.where(switches[..., None], jnp.arange(2) == s[..., None], st.switch_flag))
+        stopped = stopped | switches
+        st, stopped, queued = _keep((st, stopped, queued))
+    going = on | resume
+    st = st.replace(queued=jnp.where(going[..., None] & ~stopped[..., None], -1, queued),
+                    mid_turn=jnp.where(going, stopped, st.mid_turn),
+                    request=jnp.where(stopped, REQUEST_SWITCH, st.request))
 
     # the residual: status damage, then the Update after it; checkFainted (a fainted Pokémon's status
     # becomes fnt: none here); then the faint request or the next turn. The flinch volatile's handler
     # (no order: after the statuses', no tie) ends it by its duration; a battle that ended before it
     # keeps it on a Pokémon still up (fainting clears the volatiles)
+    on = going & ~stopped
     st = st.replace(webbed=st.webbed & ~on[..., None])       # the residual's updateSpeed
     st = _residual(st, on & (st.request != REQUEST_ENDED))
     live = on & (st.request != REQUEST_ENDED)
@@ -1478,8 +1578,9 @@ def _turn(st: BattleState, actions, on):
                       turn=jnp.where(live & ~fainted, st.turn + 1, st.turn))
 
 
-def _forced_switch(st: BattleState, actions, on):
-    """The switch-ins after faints (Showdown's ``instaswitch`` actions), then the end of the turn. Two
+def _forced_switch(st: BattleState, actions, on, mid):
+    """The switch-ins after faints (Showdown's ``instaswitch`` actions), then the end of the turn (not
+    where ``mid``: a self-switch's switch-in in the middle of the turn, whose rest ``_turn`` runs). Two
     switches (both actives fainted) are sorted by the fainted Pokémon's speeds (a draw on a tie); the
     first one draws nothing (no Update before the next instaswitch; its runSwitch waits in the queue),
     the second one's runSwitch is inserted next to it (a draw when the two new actives tie), then the
@@ -1501,7 +1602,7 @@ def _forced_switch(st: BattleState, actions, on):
     st = _switch_in(st, 1 - first, _side(act, 1 - first) - ACTION_SWITCH_BASE, both, quiet, insert=both, also=both)
     # a Pokémon fainted by entry hazards: checkFainted (the queue is empty) and a new switch request of
     # the same turn
-    live = on & (st.request != REQUEST_ENDED)
+    live = on & ~mid & (st.request != REQUEST_ENDED)
     down = live[..., None] & (st.active_of(st.hp) == 0)                          # [B, 2]
     fainted = down.any(-1)
     st = st.replace(status=jnp.where(live[..., None, None] & (st.hp == 0), 0, st.status))
@@ -1520,10 +1621,15 @@ def step(state: BattleState, actions) -> BattleState:
                roosted=jnp.zeros_like(state.switch_flag),
                weight=jnp.maximum(jnp.asarray(tables.load().weight_hg)[state.species], 1))
     st = _start(st, request == REQUEST_START)
-    st = _turn(st, actions, request == REQUEST_MOVE)
-    st = _forced_switch(st, actions, request == REQUEST_SWITCH)
+    # a switch request: the switch-ins after faints, or a self-switch's in the middle of a turn, whose
+    # rest (the move action still queued, the residual) ``_turn`` then runs
+    mid = (request == REQUEST_SWITCH) & state.mid_turn
+    st = _forced_switch(st, actions, request == REQUEST_SWITCH, mid)
+    st = _turn(st, actions, request == REQUEST_MOVE, mid & (st.request != REQUEST_ENDED))
+    mid_turn = st.mid_turn & (st.request == REQUEST_SWITCH)     # a battle that ended keeps no queue
+    st = st.replace(mid_turn=mid_turn, queued=jnp.where(mid_turn[..., None], st.queued, -1))
     st = _drawing(st)
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]

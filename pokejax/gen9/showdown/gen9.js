@@ -37,8 +37,10 @@
 //             battle of the two teams at the seed, played with pokejax's action numbers (0-3 move, 4-7
 //             move + terastallize, 8-13 switch to team slot k; -1: the side does not act); `states` after
 //             the start and after each decision: {seed, turn, request ('move' | 'switch' | 'ended'),
-//             winner (0, 1, 2 tie, null), sides: [{active, pokemonLeft, speed (the active's cached
-//             Pokemon.speed), switchFlag, flinch, confusion (its turns left, 0: none), moved (activeMoveActions > 0), hazards (layers of Stealth Rock, Spikes, Toxic Spikes,
+//             winner (0, 1, 2 tie, null), midTurn (the residual still queued: a self-switch's request in
+//             the middle of the turn), sides: [{active, pokemonLeft, speed (the active's cached
+//             Pokemon.speed), switchFlag, queued (the move slot of the side's move action still queued, its
+//             Pokémon not fainted; 0 for Struggle; -1: none), flinch, confusion (its turns left, 0: none), moved (activeMoveActions > 0), hazards (layers of Stealth Rock, Spikes, Toxic Spikes,
 //             Sticky Web), hazardOrder (each one's
 //             rank, 1-4, in the order they were set, 0: absent), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
@@ -259,11 +261,14 @@ const HAZARDS = ['stealthrock', 'spikes', 'toxicspikes', 'stickyweb'];
 function snapPlay(battle) {
   const winner = !battle.ended ? null : battle.winner === 'P1' ? 0 : battle.winner === 'P2' ? 1 : 2;
   return {seed: battle.prng.getSeed(), turn: battle.turn, request: battle.ended ? 'ended' : battle.requestState,
+    midTurn: !battle.ended && battle.queue.list.some(a => a.choice === 'residual'),
     winner, sides: battle.sides.map(side => {
       const bySlot = [...side.pokemon].sort((a, b) => a.m.slot - b.m.slot);
       const active = side.active[0];
       return {active: active ? active.m.slot : null, pokemonLeft: side.pokemonLeft, speed: active ? active.speed : null,
-        switchFlag: !!(active && active.switchFlag), flinch: !!(active && active.volatiles['flinch']), confusion: active && active.volatiles['confusion'] ? active.volatiles['confusion'].time : 0,
+        switchFlag: !!(active && active.switchFlag),
+        queued: battle.queue.list.filter(a => !battle.ended && a.choice === 'move' && a.pokemon.side === side && !a.pokemon.fainted)
+          .map(a => Math.max(a.pokemon.moveSlots.findIndex(m => m.id === a.moveid), 0)).concat([-1])[0], flinch: !!(active && active.volatiles['flinch']), confusion: active && active.volatiles['confusion'] ? active.volatiles['confusion'].time : 0,
         hazards: HAZARDS.map(id => side.sideConditions[id] ? (side.sideConditions[id].layers || 1) : 0),
         hazardOrder: HAZARDS.map(id => Object.keys(side.sideConditions).filter(c => HAZARDS.includes(c)).indexOf(id) + 1),
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,

@@ -9,7 +9,8 @@ double forced switches. Both players choose uniformly among the legal actions of
 switches, forced switches); Showdown plays the same choices from the same teams and seed (``gen9.js``
 ``play``). After the start and after every decision: every Pokémon's HP, status, PP, Tera state,
 Stellar mask and species, each side's active slot, stages, switch flag and Tera right, the turn,
-the request, the winner and the PRNG seed identical.
+the request (and whether a switch request is a self-switch's in the middle of the turn, with each side's
+move action still queued), the winner and the PRNG seed identical.
 
 Battles of teams rich in stat-stage moves, players choosing them half the time, reach status boosts,
 +6 and its failure, self drops and secondaries.
@@ -117,6 +118,7 @@ def _ours(st, i: int) -> dict:
             "boosts": st.boosts[i, side].tolist(), "canTerastallize": bool(st.can_tera[i, side]),
             "flinch": bool(st.flinch[i, side]), "confusion": int(st.confusion[i, side]), "moved": bool(st.moved[i, side]),
             "hazards": st.hazards[i, side].tolist(), "hazardOrder": st.hazard_order[i, side].tolist(),
+            "queued": int(st.queued[i, side]),
             "pokemon": [{"hp": int(st.hp[i, side, k]), "status": int(st.status[i, side, k]),
                          "count": int(st.status_count[i, side, k]) if st.status[i, side, k] in (S.TOX, S.SLP) else 0,
                          "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
@@ -124,7 +126,7 @@ def _ours(st, i: int) -> dict:
                          "species": TABLES.species_ids[int(st.species[i, side, k])]}
                         for k in range(size)]})
     return {"seed": prng.to_showdown(st.rng[i]), "turn": int(st.turn[i]), "request": int(st.request[i]),
-            "winner": int(st.winner[i]), "sides": sides}
+            "winner": int(st.winner[i]), "midTurn": bool(st.mid_turn[i]), "sides": sides}
 
 
 def _theirs(snap: dict) -> dict:
@@ -134,7 +136,7 @@ def _theirs(snap: dict) -> dict:
             "active": s["active"], "switchFlag": s["switchFlag"] and snap["request"] == "switch",
             "boosts": [s["boosts"][k] for k in tables.BOOSTS], "canTerastallize": s["canTerastallize"],
             "flinch": s["flinch"], "confusion": s["confusion"], "moved": s["moved"],
-            "hazards": s["hazards"], "hazardOrder": s["hazardOrder"],
+            "hazards": s["hazards"], "hazardOrder": s["hazardOrder"], "queued": s["queued"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),
                          "count": p["statusCount"],
                          "pp": p["pp"], "terastallized": p["terastallized"] is not None,
@@ -142,7 +144,7 @@ def _theirs(snap: dict) -> dict:
                         for p in s["pokemon"]]})
     winner = S.WINNER_NONE if snap["winner"] is None else snap["winner"]
     return {"seed": snap["seed"], "turn": snap["turn"], "request": REQUESTS[snap["request"]], "winner": winner,
-            "sides": sides}
+            "midTurn": snap["midTurn"], "sides": sides}
 
 
 def compare(bridge, states, actions, sets, seeds) -> tuple[list[str], int]:
