@@ -164,6 +164,14 @@ def advance_by(state: jnp.ndarray, count) -> jnp.ndarray:
     return _mul_add64(jnp.asarray(_JUMP_A)[count], state, jnp.asarray(_JUMP_C)[count])
 
 
+def jumps(state: jnp.ndarray, count: int) -> jnp.ndarray:
+    """The ``uint32[..., count, 2]`` states after 1, 2, ..., ``count`` draws (``count`` <= POOL_SIZE), one
+    jump each; the output of draw ``k`` is ``[..., k - 1, 0]`` (``random(n)`` of it: ``scale``)."""
+    if not 0 < count <= POOL_SIZE:
+        raise ValueError(f"count must be 1..{POOL_SIZE}, got {count}")
+    return _mul_add64(jnp.asarray(_JUMP_A[1:count + 1]), state[..., None, :], jnp.asarray(_JUMP_C[1:count + 1]))
+
+
 def skip(state: jnp.ndarray, count, max_count: int) -> jnp.ndarray:
     """The ``uint32[..., 2]`` state after ``count`` draws (int ``[...]``, 0 <= count <= ``max_count``, a
     static bound < 128): one masked jump by 2**j per bit of the bound, no gather. Batched code whose

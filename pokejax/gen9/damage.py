@@ -95,7 +95,7 @@ def effectiveness(move_type, def_types, def_tera):
 
 def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
            def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar=0, typeless=False,
-           power=None, move_type=None, physical=None, fixed=None) -> Damage:
+           power=None, move_type=None, physical=None, fixed=None, row=None, eff=None) -> Damage:
     """One hit's damage (see the module docstring for the order and the scope).
 
     move: move index (``tables.load().move_index``); level: the user's level; ``*_stats``: stored
@@ -115,6 +115,9 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     base power is 0 or 150 gets no Tera floor: Showdown's check for variable-power moves); ``move_type``
     (``onModifyType``: Tera Blast); ``physical`` (Tera Blast's ``onModifyMove``: Atk and Def, burn
     counts); ``fixed`` (a ``damageCallback``'s damage, Super Fang's; > 0 where it applies).
+
+    ``row`` and ``eff``: the move's ``tables.move_table()`` row and ``effectiveness(move_type, def_types,
+    def_tera)`` when the caller has them already (a multi-hit move's later hits: no second gather).
     """
     for name, value, width in (("atk_stats", atk_stats, 5), ("atk_boosts", atk_boosts, 5), ("def_stats", def_stats, 5),
                                ("def_boosts", def_boosts, 5), ("atk_types", atk_types, 2), ("def_types", def_types, 2)):
@@ -122,7 +125,7 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
             raise ValueError(f"{name} must have a last axis of {width}, got shape {jnp.shape(value)}")
     if not jnp.issubdtype(jnp.asarray(move).dtype, jnp.integer):
         raise TypeError(f"move must hold integer move indices, got {jnp.asarray(move).dtype}")
-    m = tables.move_table().at(move)   # one row gather for every column below
+    m = tables.move_table().at(move) if row is None else row   # one row gather for every column below
     # Showdown's exclusion of variable-power moves from the Tera floor: data base power 0 or 150 with a
     # basePowerCallback (without one, such a move never reaches the floor: no power, or 150)
     variable = (m.power == 0) | (m.power == 150)
@@ -137,7 +140,7 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     level = jnp.asarray(level)
     atk_tera, def_tera = jnp.asarray(atk_tera), jnp.asarray(def_tera)
 
-    immune, type_mod = effectiveness(move_type, jnp.asarray(def_types), def_tera)
+    immune, type_mod = effectiveness(move_type, jnp.asarray(def_types), def_tera) if eff is None else eff
     immune = immune & ~m.ignore_immunity
 
     fixed = m.fixed_damage if fixed is None else jnp.where(jnp.asarray(fixed) > 0, fixed, m.fixed_damage)

@@ -17,8 +17,8 @@ both switch at once), the major statuses (``status_moves()``, below), flinching 
 below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below), the entry hazards with
 their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving HP besides their
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
-on the battle (``power_moves()``, below) and the self-switch moves (``switch_moves()``, below). Not covered
-yet: other volatiles, everything of later stages.
+on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below) and the multi-hit moves
+(``multihit_moves()``, below). Not covered yet: other volatiles, everything of later stages.
 
 Self-switch moves as ``battle-actions.js`` and ``battle.js`` run them: U-turn, Volt Switch and Flip Turn set
 their user's ``switchFlag`` after a hit that dealt damage (``moveHit``: not on a miss or an immunity),
@@ -35,6 +35,21 @@ refreshes the cached speeds), then runs that queued move action against the Pok�
 newly switched target: Payback not doubled, nothing for Avalanche or Sucker Punch to read) and the
 residual; the queued move may be a self-switch itself, stopping the turn again. A foe fainted by the
 self-switch hit switches at the end of the turn (``checkFainted``), after the residual.
+
+Multi-hit moves as ``hitStepMoveHitLoop`` runs them (``_multihit_columns``, ``_later_hits``): after the
+accuracy check a [2, 5] move draws its count, ``sample`` of seven 2s, seven 3s, three 4s and three 5s (one
+``random(20)``); Dual Wingbeat, Dragon Darts (one target in singles: its ``smartTarget`` only retargets
+the log) and Tachyon Cutter hit twice, Surging Strikes three times (``willCrit``: no crit draw), Triple
+Axel three times (``basePowerCallback``: 20 per hit) and Population Bomb ten times, these two
+(``multiaccuracy``) checking their accuracy again before each later hit: ``randomChance(a, 100)`` with
+``a`` scaled in floating point by the user's accuracy stage then the target's evasion stage, a miss ending
+the loop. Each hit draws its crit and roll, deals its damage (no Tera floor; the Stellar boost of the
+first hit for all, ``move.stellarBoosted``) and runs an ``Update`` (a speed-tie draw); the loop stops
+when the target's HP is 0, and its ``faintMessages`` come after it. A target immune to the type stops
+the move before the count is drawn. Scale Shot's ``selfBoost`` (-1 Def, +1 Spe) comes after the loop
+(``useMoveInner``), unless the loop's faint ended the battle (``boost`` fails with no foe Pokémon left).
+The later hits are one ``damage.damage`` vectorised over a hit axis of ``MAX_HITS - 1``, their PRNG
+states jumps from the first one's, not a loop.
 
 Recoil, drain and healing as ``battle-actions.js`` runs them (``_hp_tables``: per move, its recoil and
 its drain or heal as one ``floor((base * mul + add) / div)``). Drain heals in ``spreadDamage``, right
@@ -597,6 +612,82 @@ def _switch_columns() -> dict:
     return {"self_switch": self_switch, "switch_drop": drop}
 
 
+# ---------------------------------------------------------------------------------------------
+# Multi-hit moves (``multihit_moves()``)
+
+# Multi-hit moves whose one callback is a ``basePowerCallback`` of ``k * move.hit`` (Triple Axel: 20, 40,
+# 60), by the power per hit.
+POWER_PER_HIT = {"tripleaxel": 20, "triplekick": 10}
+MAX_HITS = 10          # Population Bomb's; the hit loop's static bound
+# hitStepMoveHitLoop's Gen 5+ sample for a [2, 5] move: random(20) over seven 2s, seven 3s, three 4s, three 5s
+SAMPLED_HITS = (2,) * 7 + (3,) * 7 + (4,) * 3 + (5,) * 3
+
+
+def _multihit_effect(m: dict):
+    """``(hits, sampled, multiaccuracy, power per hit, self boosts)`` of a damaging multi-hit move whose
+    other effects ``step`` runs (``selfBoost``: Scale Shot; ``smartTarget``: Dragon Darts, which in singles
+    has one target and is a plain two-hit move; ``willCrit``: Surging Strikes; Triple Axel's power per
+    hit), or None. ``hits``: the fixed count (``sampled``: a [2, 5] move, drawn)."""
+    if not m.get("multihit") or m["category"] == "Status":
+        return None
+    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("multihit", "selfBoost", "smartTarget")]
+    calls = m.get("callbacks") or []
+    if others or (calls and calls != ["basePowerCallback"]) or (calls and m["id"] not in POWER_PER_HIT):
+        return None
+    boost = m.get("selfBoost")
+    if boost is not None and set(boost) != {"boosts"}:
+        return None
+    hits = m["multihit"]
+    if isinstance(hits, list) and list(hits) != [2, 5]:
+        return None
+    sampled = isinstance(hits, list)
+    return (0 if sampled else int(hits), sampled, bool(m.get("multiaccuracy")), POWER_PER_HIT.get(m["id"], 0),
+            boost["boosts"] if boost else None)
+
+
+def multihit_moves() -> list[str]:
+    """The damaging multi-hit moves ``step`` runs whole: Showdown's ``hitStepMoveHitLoop`` (a [2, 5] count
+    drawn after the accuracy check, a crit and roll draw and an ``Update`` per hit, the loop stopping at
+    the target's faint), Triple Axel and Population Bomb checking their accuracy again before each later
+    hit (``multiaccuracy``: a miss ends the loop), Triple Axel's power per hit, Scale Shot's ``selfBoost``
+    after the loop, Surging Strikes' critical hits; no other effect."""
+    t = tables.load()
+    placed = set(order.order_moves())
+    acc, kernel = set(accuracy.accuracy_moves()), set(damage.kernel_moves())
+    out = []
+    for m in t.data["moves"]:
+        e = _multihit_effect(m)
+        if e is None or m["id"] not in placed or m["flags"].get("cantusetwice"):
+            continue
+        # the first hit's accuracy check is accuracy.hits'; a multiaccuracy move's later ones are the loop's
+        acc_ok = m["id"] in acc or (e[2] and not set(m.get("callbacks") or []) & {"onModifyMove", "onModifyAccuracy",
+                                                                                  "onAccuracy"})
+        if acc_ok and (m["id"] in kernel or e[3] > 0):
+            out.append(m["id"])
+    return sorted(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _multihit_columns() -> dict:
+    """Per move index, for ``multihit_moves()``: ``hits`` [M] (1 for any other move; 0 for a sampled
+    count), ``hits_sampled`` [M], ``multiacc`` [M], ``power_per_hit`` [M] (0: the move's power every hit),
+    ``self_boost`` [M, 7] and ``has_self_boost`` [M]."""
+    t = tables.load()
+    n = len(t.move_ids)
+    hits, per_hit = np.ones(n, np.int32), np.zeros(n, np.int32)
+    sampled, multiacc, has_boost = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
+    boost = np.zeros((n, NUM_BOOSTS), np.int32)
+    for name in multihit_moves():
+        i = t.move_index[name]
+        k, sampled[i], multiacc[i], per_hit[i], b = _multihit_effect(t.data["moves"][i - 1])
+        hits[i] = k
+        has_boost[i] = b is not None
+        for stat, v in (b or {}).items():
+            boost[i, tables.BOOSTS.index(stat)] = v
+    return {"hits": hits, "hits_sampled": sampled, "multiacc": multiacc, "power_per_hit": per_hit,
+            "self_boost": boost, "has_self_boost": has_boost}
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -604,8 +695,8 @@ def restricted_moves() -> list[str]:
     ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
     ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
-    and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()`` and the battle-dependent
-    damaging moves of ``power_moves()``."""
+    and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
+    damaging moves of ``power_moves()`` and the multi-hit moves of ``multihit_moves()``."""
     return list(_restricted_moves())
 
 
@@ -619,7 +710,7 @@ def _restricted_moves() -> tuple[str, ...]:
              and not m["flags"].get("cantusetwice")}
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
-                        | set(switch_moves())))
+                        | set(switch_moves()) | set(multihit_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -706,12 +797,12 @@ def _boost_tables():
 
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
-    """The per-move columns of ``_status_tables``, ``_hp_tables``, ``_power_columns`` and ``_switch_columns`` as one
-    ``tables.MoveTable``."""
+    """The per-move columns of ``_status_tables``, ``_hp_tables``, ``_power_columns``, ``_switch_columns`` and
+    ``_multihit_columns`` as one ``tables.MoveTable``."""
     names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
-                             **_switch_columns()})
+                             **_switch_columns(), **_multihit_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -1181,6 +1272,77 @@ def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hi
     return _keep((power, physical, fixed, stats))
 
 
+def _hit_threshold(accuracy_, acc_stage, eva_stage):
+    """A ``multiaccuracy`` move's later hits: ``randomChance(accuracy, 100)`` with the accuracy scaled by
+    the user's accuracy stage, then the target's evasion stage, each by ``[1, 4/3, 5/3, 2, 7/3, 8/3, 3]``
+    (multiplied or divided, in floating point): ``random(100) < a`` is ``random(100) < ceil(a)``, here
+    ``ceil(accuracy * n / d)`` of the exact fractions (the floats differ from them only above 100 for the
+    format's accuracies: ``test_l3_multihit``)."""
+    a, e = jnp.clip(acc_stage, -6, 6), jnp.clip(eva_stage, -6, 6)
+    num = jnp.where(a > 0, 3 + a, 3) * jnp.where(e < 0, 3 - e, 3)
+    den = jnp.where(a < 0, 3 - a, 3) * jnp.where(e > 0, 3 + e, 3)
+    return (accuracy_ * num + den - 1) // den
+
+
+def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, cache, args: dict, power, eff, acc_stage, eva_stage):
+    """Hits 2 to ``count`` of a multi-hit move where ``multi`` (its first hit dealt damage), as
+    ``hitStepMoveHitLoop`` runs them: each one (``multiaccuracy``: its accuracy check first, a miss ending
+    the loop) draws its crit (``randomChance(1, 24)``, none for ``willCrit``) and roll ``random(16)``,
+    deals its damage and runs an ``Update`` (a draw on a speed tie); the loop stops with the target at 0
+    HP. The hits' draws are a fixed pattern, so they are computed at once over a hit axis of
+    ``MAX_HITS - 1``: each hit's PRNG state by a jump from the first one, its damage by one ``damage.damage``
+    vectorised over the axis (``row``, ``eff``: the first hit's gathers), then which hits happened from the
+    running HP and accuracy checks, and one jump past all the draws made. ``args``: the first hit's
+    arguments of ``damage.damage`` (the Stellar mask from before the move: ``move.stellarBoosted``);
+    ``power``: its base power (Triple Axel's later ones are ``power_per_hit * hit``)."""
+    st = _drawing(st)
+    h = jnp.arange(2, MAX_HITS + 1)                                               # [H]: hits 2..MAX_HITS
+    ratio = jnp.clip(m.crit_ratio, 0, 4)
+    crit_draw = (ratio > 0) & ~m.will_crit
+    acc_draw = x.multiacc & (m.accuracy != 0)
+    tie = cache[..., 0] == cache[..., 1]
+    # each later hit's draws: accuracy, crit, roll, its Update's speed tie (the state is past the first's):
+    # the next outputs of the PRNG at once (one jump per output), each hit's from static strided slices
+    # of them, one per pattern of draws (no gather)
+    per = acc_draw.astype(jnp.int32) + crit_draw.astype(jnp.int32) + 1 + tie.astype(jnp.int32)
+    most = (MAX_HITS - 1) * 4 + 1
+    states = _keep(prng.jumps(st.rng, most))                                     # [B, most, 2]: after 1..most draws
+    out = _keep(states[..., 0])
+    wide = lambda v: jnp.broadcast_to(v[..., None], per.shape + (MAX_HITS - 1,))
+    u_acc = u_crit = u_roll = jnp.zeros(wide(per).shape, jnp.uint32)
+    for a in (0, 1):
+        for c in (0, 1):
+            for t in (0, 1):
+                step_ = a + c + 1 + t
+                pick = lambda off: jax.lax.slice_in_dim(out, off, off + step_ * (MAX_HITS - 2) + 1, step_, axis=-1)
+                this = wide((acc_draw == bool(a)) & (crit_draw == bool(c)) & (tie == bool(t)))
+                u_acc = jnp.where(this, pick(0), u_acc)
+                u_crit = jnp.where(this, pick(a), u_crit)
+                u_roll = jnp.where(this, pick(a + c), u_roll)
+    u_acc, u_crit, u_roll = _keep((u_acc, u_crit, u_roll))
+    ok = ~wide(acc_draw) | (prng.scale(u_acc, 100) < wide(_hit_threshold(m.accuracy, acc_stage, eva_stage)))
+    crit = wide(m.will_crit) | (wide(crit_draw) & (prng.scale(u_crit, wide(damage.crit_denominator(ratio))) < 1))
+    roll = prng.scale(u_roll, 16)
+    powers = jnp.where(wide(x.power_per_hit > 0), x.power_per_hit[..., None] * h, wide(power))
+    crit, roll, powers, ok, args = _keep((crit, roll, powers, ok, args))
+    one = lambda c_, r_, p_: damage.damage(move, **args, crit=c_, roll=r_, power=p_, row=m, eff=eff).damage
+    dmg = _keep(jax.vmap(one, in_axes=-1, out_axes=-1)(crit, roll, powers))      # [B, H]
+    hp = _mon(st.hp, foe, them)
+    before = hp[..., None] - (jnp.cumsum(dmg, axis=-1) - dmg)                     # the HP before each hit
+    reach = wide(multi) & (h <= count[..., None]) & (before > 0)                  # the loop gets to the hit
+    landed = jnp.cumprod((reach & ok).astype(jnp.int32), axis=-1) == 1
+    tried = reach & jnp.concatenate([wide(multi)[..., :1], landed[..., :-1]], axis=-1)
+    landed, tried = _keep((landed, tried))
+    missed = (tried & ~ok).any(-1)
+    draws = landed.sum(-1) * per + missed.astype(jnp.int32)
+    total = jnp.sum(jnp.where(landed, dmg, 0), axis=-1)
+    after = jnp.sum(jnp.where((jnp.arange(1, most + 1) == draws[..., None])[..., None], states, 0), axis=-2,
+                    dtype=jnp.uint32)
+    st = st.replace(rng=jnp.where((draws > 0)[..., None], after, st.rng),
+                    hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - total, 0), multi))
+    return _keep(st)
+
+
 def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_foe):
     """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: its status
     first (``BeforeMove``: sleep's turns, the thaw draw, full paralysis), then PP, type and powder
@@ -1277,8 +1439,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Tera Blast's onModifyType: its Terastallized user's Tera type
     tera_blast = (rule == POWER_TERA_BLAST) & (a_tera != tables.TYPE_NONE)
     move_type = jnp.where(struggle, tables.TYPE_NONE, jnp.where(tera_blast, a_tera, m.type))   # Struggle: "???"
-    immune, _ = damage.effectiveness(move_type, d_types, d_tera)
-    immune = immune & ~m.ignore_immunity
+    eff = damage.effectiveness(move_type, d_types, d_tera)   # (immune, type_mod), for the later hits too
+    immune = eff[0] & ~m.ignore_immunity
     # powder moves: Grass types are immune (hitStepTryImmunity, before the accuracy check)
     powder_immune = _status_tables()[-1]
     grass = jnp.any(jnp.stack([tables.small_lookup(powder_immune, k) for k in damage.current_types(d_types, d_tera)]), axis=0)
@@ -1287,13 +1449,17 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
-    rng, lands = _keep((rng, lands))
+    # the hit loop's count (hitStepMoveHitLoop, after the accuracy check): a [2, 5] move samples it
+    rng, pick = prng.random_int(rng, len(SAMPLED_HITS), when=lands & x.hits_sampled)
+    count = jnp.where(x.hits_sampled, tables.small_lookup(np.asarray(SAMPLED_HITS), pick), x.hits)
+    rng, lands, count = _keep((rng, lands, count))
     d_stats = _mon(st.stats, foe, them)
     power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast, foe_moved, hit_by_foe)
     user_status = _mon(st.status, side, me)
+    burned, stellar = (user_status == BRN) & (rule != POWER_FACADE), _mon(st.stellar, side, me)
     rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), a_stats, a_boosts[..., :5],
-                              a_types, a_tera, (user_status == BRN) & (rule != POWER_FACADE), d_stats,
-                              d_boosts[..., :5], d_types, d_tera, _mon(st.stellar, side, me), typeless=struggle,
+                              a_types, a_tera, burned, d_stats,
+                              d_boosts[..., :5], d_types, d_tera, stellar, typeless=struggle,
                               power=power, move_type=move_type, physical=physical, fixed=fixed)
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
@@ -1369,6 +1535,13 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = _keep(st)
 
     st = _tie_draw(st, dealt, cache)                           # the Update after the hit (not fainted yet)
+    # a multi-hit move's later hits (before the loop's faintMessages)
+    st = _later_hits(st, foe, them, m, x, move, count, dealt & (count > 1), cache,
+                     dict(level=_mon(st.level, side, me), atk_stats=a_stats, atk_boosts=a_boosts[..., :5],
+                          atk_types=a_types, atk_tera=a_tera, atk_burned=burned, def_stats=d_stats,
+                          def_boosts=d_boosts[..., :5], def_types=d_types, def_tera=d_tera, atk_stellar=stellar,
+                          typeless=struggle, move_type=move_type, physical=physical, fixed=fixed),
+                     power, eff, a_boosts[..., 5], d_boosts[..., 6])
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)
     fainted = dealt & (_mon(st.hp, foe, them) == 0)
@@ -1387,6 +1560,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # AfterMoveSecondary: thawsTarget (Scald...) thaws the frozen target
     thawed = dealt & thaws_target & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, thawed)
+    # useMoveInner's selfBoost after the hit loop (Scale Shot), the move a success (a target hit), unless
+    # the loop's faintMessages ended the battle
+    boosting = dealt & x.has_self_boost & ~(fainted & (_left(st, foe) == 0))
+    mine, _ = _boost(_side(st.boosts, side), x.self_boost, boosting)
+    st = st.replace(boosts=_set_side(st.boosts, side, mine, boosting))
     # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down),
