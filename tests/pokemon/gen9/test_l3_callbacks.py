@@ -13,9 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from pokejax.gen9 import turn
 from pokejax.gen9 import state as S
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
+from pokejax.gen9 import turn
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    TABLES,
+    _usable_teams,
+    compare,
+    play,
+)
 
 MOVES = turn.WEATHER_ACCURACY_MOVES + turn.WATER_SUPER_MOVES + tuple(turn.crash_moves())
 WEATHER = np.zeros(len(TABLES.move_ids), bool)
