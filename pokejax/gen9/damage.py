@@ -202,17 +202,17 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
 
 def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
         def_stats, def_boosts, def_types, def_tera, atk_stellar=0, typeless=False,
-        power=None, move_type=None, physical=None, fixed=None):
+        power=None, move_type=None, physical=None, fixed=None, eff=None):
     """``damage`` with Showdown's own draws on its PRNG (``pokejax.prng`` state ``uint32[..., 2]``):
     where the hit reaches the formula (no immunity, base power, not fixed damage), first the critical
     hit, ``randomChance(1, CRIT_DENOMINATOR[crit ratio])`` unless the move always crits (``willCrit``),
     then the damage roll ``random(16)``; elsewhere no draw. Returns ``(rng, Damage, crit)``. The crit
     ratio is the move's (Focus Energy, Scope Lens and the like come with volatiles and items).
-    ``power``, ``move_type``, ``physical``, ``fixed``: as ``damage``'s."""
+    ``power``, ``move_type``, ``physical``, ``fixed``, ``eff``: as ``damage``'s."""
     from pokejax import prng
     m = tables.move_table().at(move)   # one row gather for every column below
     move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, m.type if move_type is None else move_type)
-    immune, _ = effectiveness(move_type, jnp.asarray(def_types), jnp.asarray(def_tera))
+    immune, _ = effectiveness(move_type, jnp.asarray(def_types), jnp.asarray(def_tera)) if eff is None else eff
     immune = immune & ~m.ignore_immunity
     no_fixed = (m.fixed_damage == 0) if fixed is None else (m.fixed_damage == 0) & ~(jnp.asarray(fixed) > 0)
     reaches = ~immune & no_fixed & ((m.power if power is None else jnp.asarray(power)) > 0)
@@ -223,7 +223,7 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
     rng, roll = prng.random_int(rng, 16, when=reaches)
     out = damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
                  def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar, typeless,
-                 power, move_type, physical, fixed)
+                 power, move_type, physical, fixed, row=m, eff=eff)
     return rng, out, crit
 
 

@@ -17,8 +17,9 @@ both switch at once), the major statuses (``status_moves()``, below), flinching 
 below, with the Fangs and Fake Out), confusion (``confusion_moves()``, below), the entry hazards with
 their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving HP besides their
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
-on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below) and the multi-hit moves
-(``multihit_moves()``, below). Not covered yet: other volatiles, everything of later stages.
+on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
+moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
+(``crash_moves()``, below). Not covered yet: other volatiles, everything of later stages.
 
 Self-switch moves as ``battle-actions.js`` and ``battle.js`` run them: U-turn, Volt Switch and Flip Turn set
 their user's ``switchFlag`` after a hit that dealt damage (``moveHit``: not on a miss or an immunity),
@@ -35,6 +36,19 @@ refreshes the cached speeds), then runs that queued move action against the PokÃ
 newly switched target: Payback not doubled, nothing for Avalanche or Sucker Punch to read) and the
 residual; the queued move may be a self-switch itself, stopping the turn again. A foe fainted by the
 self-switch hit switches at the end of the turn (``checkFainted``), after the residual.
+
+Moves with one callback that changes nothing here or that ``step`` runs: Thunder, Hurricane and Blizzard
+(``WEATHER_ACCURACY_MOVES``: their ``onModifyMove`` sets their accuracy in rain, sun or snow only, and
+these battles have no weather) run as their data say, 70 % accuracy, with their secondary (Thunder's
+paralysis, Blizzard's freeze: ``status_moves()``; Hurricane's confusion: ``confusion_moves()``); a
+single-target battle gives Blizzard's ``allAdjacentFoes`` one target (no spread modifier). Freeze-Dry
+(``WATER_SUPER_MOVES``, and its freeze secondary in ``status_moves()``): its ``onEffectiveness`` makes
+each Water type among the target's current types (a Tera type counts) weak to it, +1 instead of -1.
+High Jump Kick and Supercell Slam (``crash_moves()``): their ``onMoveFail`` (``useMoveInner``, after the
+failed hit steps: a miss or an immunity, not a target fainted before, whose move fails earlier) costs
+the user ``floor(baseMaxhp / 2)`` (at least 1) as direct damage, no draw; a user fainted so goes at
+runMove's ``faintMessages`` (its side out: the foe wins), and the ``Update`` after its action sorts
+nothing.
 
 Multi-hit moves as ``hitStepMoveHitLoop`` runs them (``_multihit_columns``, ``_later_hits``): after the
 accuracy check a [2, 5] move draws its count, ``sample`` of seven 2s, seven 3s, three 4s and three 5s (one
@@ -260,11 +274,46 @@ def boost_moves() -> list[str]:
 COVERED_STATUSES = ("brn", "par", "psn", "tox", "slp", "frz")
 
 
+# Moves whose one callback, ``onModifyMove``, sets their accuracy in weather only (Thunder and Hurricane in
+# rain or sun, Blizzard in snow): with no weather in these battles they run as their data say.
+WEATHER_ACCURACY_MOVES = ("thunder", "hurricane", "blizzard")
+
+
+# Moves whose one callback is an ``onEffectiveness`` ``step`` runs (``_use_move``): Freeze-Dry, super
+# effective on each Water type of the target (its current types).
+WATER_SUPER_MOVES = ("freezedry",)
+
+
+# Damaging moves whose one callback is an ``onMoveFail`` crash (``hasCrashDamage``): a miss or an immunity
+# costs the user ``floor(baseMaxhp / 2)`` (High Jump Kick, Supercell Slam).
+CRASH_MOVES = ("highjumpkick", "supercellslam")
+
+
+def crash_moves() -> list[str]:
+    """The moves of ``CRASH_MOVES`` with no other effect whose accuracy and priority the kernels cover
+    (their damage is the formula's)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in CRASH_MOVES and m["id"] in placed
+                  and m.get("callbacks") == ["onMoveFail"] and m.get("hasCrashDamage")
+                  and not any(m.get(f) for f in _EFFECT_FIELDS) and not m["flags"].get("cantusetwice"))
+
+
+def _weatherless(m: dict) -> dict:
+    """``m`` as it runs here: a move of ``WEATHER_ACCURACY_MOVES`` with no weather, or of
+    ``WATER_SUPER_MOVES`` (its callback in the engine), without its callback."""
+    if ((m["id"] in WEATHER_ACCURACY_MOVES and m.get("callbacks") == ["onModifyMove"])
+            or (m["id"] in WATER_SUPER_MOVES and m.get("callbacks") == ["onEffectiveness"])):
+        return {**m, "callbacks": []}
+    return m
+
+
 def _status_effect(m: dict):
     """The major status a move inflicts as its whole effect besides its damage, as ``(status,
     chance)``: a status move whose whole effect is ``status`` on its target (chance 100, after its
     accuracy), or a damaging move whose only other effect is one secondary with ``status`` (and
     ``thawsTarget``); None otherwise."""
+    m = _weatherless(m)
     if m["category"] == "Status":
         keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
         ok = m.get("target") == "normal" and m.get("status") and keys == {"status"}
@@ -283,8 +332,7 @@ def status_moves() -> list[str]:
     ``damage.kernel_moves()`` whose only other effect is one status secondary with its chance
     (Flamethrower, Body Slam, Scald...)."""
     t = tables.load()
-    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
-    kernel = set(damage.kernel_moves())
+    covered, kernel = _kernel_covered()
     out = []
     for m in t.data["moves"]:
         if m["id"] not in covered or (m["category"] != "Status" and m["id"] not in kernel):
@@ -298,6 +346,7 @@ def status_moves() -> list[str]:
 def _volatile_secondary(m: dict, volatile: str):
     """The chance of a damaging move whose only effect besides its damage is one secondary
     ``volatileStatus: volatile``, or None."""
+    m = _weatherless(m)
     if m["category"] == "Status":
         return None
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
@@ -334,9 +383,11 @@ def _fang_effect(m: dict):
 
 @functools.lru_cache(maxsize=1)
 def _kernel_covered() -> tuple[frozenset, frozenset]:
-    """The moves whose accuracy and priority the kernels cover, and those of them whose damage too."""
-    placed = frozenset(accuracy.accuracy_moves()) & frozenset(order.order_moves())
-    return placed, placed & frozenset(damage.kernel_moves())
+    """The moves whose accuracy and priority the kernels cover, and those of them whose damage too (with
+    ``WEATHER_ACCURACY_MOVES``, whose accuracy and damage only weather changes)."""
+    weather, water = frozenset(WEATHER_ACCURACY_MOVES), frozenset(WATER_SUPER_MOVES)
+    placed = (frozenset(accuracy.accuracy_moves()) | weather) & frozenset(order.order_moves())
+    return placed, placed & (frozenset(damage.kernel_moves()) | weather | water)
 
 
 def _covered(m: dict) -> bool:
@@ -561,12 +612,19 @@ def power_moves() -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _power_columns() -> dict:
-    """Per move index: its ``POWER_RULES`` rule [M] (-1: none) and whether it has one [M]."""
+    """Per move index: its ``POWER_RULES`` rule [M] (-1: none) and ``water_super`` [M], a move of
+    ``WATER_SUPER_MOVES`` (Freeze-Dry's ``onEffectiveness``) that ``restricted_moves()`` holds, ``crash`` [M]
+    (``crash_moves()``)."""
     t = tables.load()
     rule = np.full(len(t.move_ids), -1, np.int32)
     for m in power_moves():
         rule[t.move_index[m]] = POWER_RULES[m]
-    return {"power_rule": rule}
+    water, crash = np.zeros(len(t.move_ids), bool), np.zeros(len(t.move_ids), bool)
+    for m in set(WATER_SUPER_MOVES) & set(_restricted_moves()):
+        water[t.move_index[m]] = True
+    for m in crash_moves():
+        crash[t.move_index[m]] = True
+    return {"power_rule": rule, "water_super": water, "crash": crash}
 
 
 # Status moves whose ``selfSwitch`` comes after their one ``onHit`` lowering the target's stages (Parting
@@ -696,7 +754,9 @@ def restricted_moves() -> list[str]:
     ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
-    damaging moves of ``power_moves()`` and the multi-hit moves of ``multihit_moves()``."""
+    damaging moves of ``power_moves()``, the multi-hit moves of ``multihit_moves()`` and the crash moves of
+    ``crash_moves()`` (Thunder, Hurricane, Blizzard and Freeze-Dry are among the status and confusion
+    moves: ``WEATHER_ACCURACY_MOVES``, ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
 
 
@@ -710,7 +770,7 @@ def _restricted_moves() -> tuple[str, ...]:
              and not m["flags"].get("cantusetwice")}
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
-                        | set(switch_moves()) | set(multihit_moves())))
+                        | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1440,6 +1500,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     tera_blast = (rule == POWER_TERA_BLAST) & (a_tera != tables.TYPE_NONE)
     move_type = jnp.where(struggle, tables.TYPE_NONE, jnp.where(tera_blast, a_tera, m.type))   # Struggle: "???"
     eff = damage.effectiveness(move_type, d_types, d_tera)   # (immune, type_mod), for the later hits too
+    # Freeze-Dry's onEffectiveness: each Water type of the target's current ones counts as weak (+1, not -1)
+    water = sum((k == t.type_index["Water"]).astype(jnp.int32) for k in damage.current_types(d_types, d_tera))
+    eff = (eff[0], jnp.where(x.water_super, jnp.clip(eff[1] + 2 * water, -6, 6), eff[1]))
     immune = eff[0] & ~m.ignore_immunity
     # powder moves: Grass types are immune (hitStepTryImmunity, before the accuracy check)
     powder_immune = _status_tables()[-1]
@@ -1449,10 +1512,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
+    crash = on & x.crash & ~lands                              # onMoveFail: missed or immune (a target there)
     # the hit loop's count (hitStepMoveHitLoop, after the accuracy check): a [2, 5] move samples it
     rng, pick = prng.random_int(rng, len(SAMPLED_HITS), when=lands & x.hits_sampled)
     count = jnp.where(x.hits_sampled, tables.small_lookup(np.asarray(SAMPLED_HITS), pick), x.hits)
-    rng, lands, count = _keep((rng, lands, count))
+    rng, lands, count, crash = _keep((rng, lands, count, crash))
     d_stats = _mon(st.stats, foe, them)
     power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast, foe_moved, hit_by_foe)
     user_status = _mon(st.status, side, me)
@@ -1460,7 +1524,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), a_stats, a_boosts[..., :5],
                               a_types, a_tera, burned, d_stats,
                               d_boosts[..., :5], d_types, d_tera, stellar, typeless=struggle,
-                              power=power, move_type=move_type, physical=physical, fixed=fixed)
+                              power=power, move_type=move_type, physical=physical, fixed=fixed, eff=eff)
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
@@ -1565,6 +1629,10 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     boosting = dealt & x.has_self_boost & ~(fainted & (_left(st, foe) == 0))
     mine, _ = _boost(_side(st.boosts, side), x.self_boost, boosting)
     st = st.replace(boosts=_set_side(st.boosts, side, mine, boosting))
+    # useMoveInner's MoveFail: High Jump Kick's crash, floor(base max HP / 2) (at least 1) to its user
+    mine = _mon(st.hp, side, me)
+    st = st.replace(hp=_set_mon(st.hp, side, me, jnp.maximum(mine - jnp.maximum(max_hp // 2, 1), 0), crash))
+    recoil = recoil | crash
     # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down),

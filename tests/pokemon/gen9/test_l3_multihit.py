@@ -19,10 +19,16 @@ import math
 
 import numpy as np
 
-from pokejax.gen9 import turn
 from pokejax.gen9 import state as S
+from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    TABLES,
+    _usable_teams,
+    compare,
+    play,
+)
 
 L2_DECISIONS = 10
 MULTIHIT = np.zeros(len(TABLES.move_ids), bool)

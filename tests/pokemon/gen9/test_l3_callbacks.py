@@ -1,0 +1,168 @@
+"""L3 and L2 of damaging moves with one callback that changes nothing here or that ``step`` runs: the
+moves whose accuracy only weather changes (``turn.WEATHER_ACCURACY_MOVES``: Thunder, Hurricane,
+Blizzard; their ``onModifyMove`` acts in rain, sun or snow, which these battles never have) and
+Freeze-Dry (``turn.WATER_SUPER_MOVES``: its ``onEffectiveness`` makes each Water type of the target
+weak to it): Gen 9 battles of ``turn.step`` against Showdown, state and PRNG after every decision
+(``test_l3_restricted.py``'s comparison), with their secondaries: Thunder's paralysis (30 %),
+Hurricane's confusion (30 %), Blizzard's and Freeze-Dry's freeze (10 %); and High Jump Kick and
+Supercell Slam (``turn.crash_moves()``: their ``onMoveFail`` costs the user half its max HP on a miss or
+an immunity, which may faint it and end the battle).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pokejax.gen9 import state as S
+from pokejax.gen9 import turn
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    TABLES,
+    _usable_teams,
+    compare,
+    play,
+)
+
+MOVES = turn.WEATHER_ACCURACY_MOVES + turn.WATER_SUPER_MOVES + tuple(turn.crash_moves())
+WEATHER = np.zeros(len(TABLES.move_ids), bool)
+WEATHER[[TABLES.move_index[m] for m in MOVES]] = True
+
+
+def _teams() -> list[int]:
+    return [n for n in _usable_teams()
+            if any(WEATHER[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
+
+
+def _uses(states, actions) -> dict:
+    """Per move, the decisions where a side chose it; ``hit``/``miss``: the foe (up, the same Pokémon)
+    lost HP or not while the user spent PP; ``par``, ``frz``, ``confused``: the effect it left."""
+    seen = {m: 0 for m in MOVES}
+    seen.update(hit=0, miss=0, par=0, frz=0, confused=0, water_hit=0, crash=0)
+    for n, (a, b) in enumerate(zip(states, states[1:])):
+        for i in range(len(a.turn)):
+            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE:
+                continue
+            for s in range(2):
+                act = actions[i][n][s]
+                if not 0 <= act < 8:
+                    continue
+                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
+                move = TABLES.move_ids[int(a.moves[i, s, k, act % 4])]
+                if move not in seen:
+                    continue
+                seen[move] += 1
+                spent = b.pp[i, s, k, act % 4] < a.pp[i, s, k, act % 4]
+                same = b.active[i, 1 - s] == f or b.hp[i, 1 - s, f] == 0
+                if not (spent and same and a.hp[i, 1 - s, f] > 0):
+                    continue
+                lost = b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
+                seen["hit" if lost else "miss"] += 1
+                seen["crash"] += int(move in turn.CRASH_MOVES and not lost
+                                     and a.hp[i, s, k] - b.hp[i, s, k] >= min(a.max_hp[i, s, k] // 2, a.hp[i, s, k]))
+                water = TABLES.type_index["Water"]
+                types = [int(a.tera_type[i, 1 - s, f])] if a.terastallized[i, 1 - s, f] else list(a.types[i, 1 - s, f])
+                seen["water_hit"] += int(move == "freezedry" and lost and water in types)
+                seen["par"] += int(move == "thunder" and a.status[i, 1 - s, f] == 0 and b.status[i, 1 - s, f] == S.PAR)
+                seen["frz"] += int(move == "blizzard" and a.status[i, 1 - s, f] == 0 and b.status[i, 1 - s, f] == S.FRZ)
+                seen["confused"] += int(move == "hurricane" and a.confusion[i, 1 - s] == 0 and b.confusion[i, 1 - s] > 0)
+    return seen
+
+
+def test_weatherless_battles_match_showdown(showdown9):
+    """48 battles of teams holding Thunder, Hurricane, Blizzard or Freeze-Dry, chosen half the time."""
+    rng = np.random.default_rng(101)
+    usable = _teams()
+    assert len(usable) >= 100, len(usable)
+    count = 48
+    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=WEATHER)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    seen = _uses(states, actions)
+    assert all(seen[m] >= 5 for m in MOVES), seen
+    assert seen["hit"] >= 40 and seen["miss"] >= 8, seen
+    assert seen["par"] >= 2 and seen["confused"] >= 2, seen
+
+
+def test_l2_weatherless_leads(showdown9):
+    """Leads holding one of the three use it three turns running: 70 % accuracy with no weather, the
+    secondaries (a freeze among them)."""
+    rng = np.random.default_rng(102)
+    found = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        for j, r in enumerate(turn.restricted_team(team)):
+            slot = next((k for k, m in enumerate(r[5]) if m in MOVES), -1)
+            if slot >= 0:
+                found.append(([team[j]] + team[:j] + team[j + 1:], slot))
+                break
+    leads = [found[int(k)] for k in rng.choice(len(found), min(96, len(found)), replace=False)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 0]] * 3 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=10)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    seen = _uses(states, actions)
+    assert seen["hit"] >= 60 and seen["miss"] >= 15 and seen["frz"] + seen["par"] + seen["confused"] >= 10, seen
+
+
+def test_l2_freeze_dry_on_water_types(showdown9):
+    """Freeze-Dry leads use it three turns running against leads with a Water type (Water/Ground
+    included: 4x weak instead of neutral); the foes Terastallize half the time (a Water Tera type)."""
+    rng = np.random.default_rng(103)
+    water = TABLES.type_index["Water"]
+    found = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        for j, r in enumerate(turn.restricted_team(team)):
+            if "freezedry" in r[5]:
+                found.append(([team[j]] + team[:j] + team[j + 1:], r[5].index("freezedry")))
+                break
+    foes = [DOCUMENT["teams"][n] for n in _usable_teams()
+            if water in TABLES.species_types[TABLES.species_index[DOCUMENT["teams"][n][0][0]]]
+            or DOCUMENT["teams"][n][0][6] == "Water"]
+    assert len(found) >= 16 and len(foes) >= 48, (len(found), len(foes))
+    leads = [found[int(k)] for k in rng.choice(len(found), min(48, len(found)), replace=False)]
+    p2 = [foes[int(k)] for k in rng.choice(len(foes), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 4 * int(rng.random() < 0.5)]] + [[k, 0]] * 2 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=10)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    assert _uses(states, actions)["water_hit"] >= 20
+
+
+def test_l2_crash_into_immune(showdown9):
+    """High Jump Kick and Supercell Slam leads use them three turns running against leads immune to their
+    type (Ghost, Ground: a crash each turn, the user fainting) or random leads (a miss now and then)."""
+    rng = np.random.default_rng(104)
+    found = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        for j, r in enumerate(turn.restricted_team(team)):
+            slot = next((k for k, m in enumerate(r[5]) if m in turn.CRASH_MOVES), -1)
+            if slot >= 0:
+                found.append(([team[j]] + team[:j] + team[j + 1:], slot, r[5][slot]))
+                break
+    immune_to = {"highjumpkick": TABLES.type_index["Ghost"], "supercellslam": TABLES.type_index["Ground"]}
+    types_of = lambda team: TABLES.species_types[TABLES.species_index[team[0][0]]]
+    leads = [found[int(k)] for k in rng.choice(len(found), min(48, len(found)), replace=False)]
+    p2 = []
+    for _, _, move in leads:
+        foes = [DOCUMENT["teams"][n] for n in _usable_teams() if immune_to[move] in types_of(DOCUMENT["teams"][n])]
+        pool_ = foes if rng.random() < 0.7 else [DOCUMENT["teams"][n] for n in _usable_teams()[:500]]
+        p2.append(pool_[int(rng.integers(len(pool_)))])
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 0]] * 3 for _, k, _ in leads]
+    states, actions, sets = play([t for t, _, _ in leads], p2, seeds, rng, scripted, max_decisions=10)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    assert _uses(states, actions)["crash"] >= 15
+
+
+def test_callback_moves_are_restricted():
+    assert set(MOVES) <= set(turn.restricted_moves())
+    assert {"thunder", "blizzard", "freezedry"} <= set(turn.status_moves()) and "hurricane" in turn.confusion_moves()
