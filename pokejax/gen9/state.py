@@ -80,6 +80,13 @@ class BattleState:
                                 # on switching out and on fainting)
     moved: jnp.ndarray          # bool: the active has had a move action since switching in (Showdown's
                                 # ``activeMoveActions > 0``; Fake Out fails after one)
+    protect: jnp.ndarray        # bool: the active holds Showdown's ``protect`` volatile (Protect succeeded this turn; its
+                                # duration of 1 ends it at the residual, fainting clears it; it stays in a battle that
+                                # ended in the residual before its handler ran)
+    stall: jnp.ndarray          # int32 the counter of the active's ``stall`` volatile (3, 9, ... 729: the next Protect
+                                # succeeds on ``randomChance(1, counter)``), 0: none. Set or tripled by a successful
+                                # Protect (its duration of 2 then outlasts one residual), gone at the residual of a turn
+                                # with no successful Protect, on a failed one's draw, on switching out and on fainting
     hazards: jnp.ndarray        # int32 [.., 4] the entry hazards on the side (HAZARDS order): Stealth Rock (0-1),
                                 # Spikes (0-3 layers), Toxic Spikes (0-2 layers), Sticky Web (0-1)
     hazard_order: jnp.ndarray   # int32 [.., 4] each hazard's rank (1-4) in the order they were set on the side
@@ -196,6 +203,8 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         flinch=jnp.zeros(teams.shape, bool),
         confusion=jnp.zeros(teams.shape, jnp.int32),
         moved=jnp.zeros(teams.shape, bool),
+        protect=jnp.zeros(teams.shape, bool),
+        stall=jnp.zeros(teams.shape, jnp.int32),
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),

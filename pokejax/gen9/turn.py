@@ -19,7 +19,21 @@ their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
 on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
 moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
-(``crash_moves()``, below). Not covered yet: other volatiles, everything of later stages.
+(``crash_moves()``, below) and Protect (``protect_moves()``, below). Not covered yet: other volatiles,
+everything of later stages.
+
+Protect as ``moves.js`` and ``conditions.js`` run it (priority +4): its ``onPrepareHit`` (after the PP, before
+the hit steps) fails unless an action is still queued (``queue.willAct``: the foe's move action; not for the
+Pokémon moving last, nor against a switch, which ran first), drawing nothing, else runs ``StallMove``: with its
+user's ``stall`` volatile up (``BattleState.stall``, its counter) ``randomChance(1, counter)``, a failure
+deleting the volatile. A success adds the ``protect`` volatile (``BattleState.protect``), whose ``onTryHit``
+(the TryHit step, before the type immunity and the accuracy) stops the foe's moves with the ``protect`` flag
+(no draw, no effect: Parting Shot switches nothing), and adds the ``stall`` volatile (counter 3) or restarts
+it (counter tripled up to 729, duration 2 again), then the hit's two Updates. At the residual the
+volatiles' durations (protect 1, stall 2: a stall not restarted this turn ends) put handlers of no order
+into the sort, after the statuses' and roost's: flinch, protect and stall of one Pokémon tie with each
+other, and with the other active's where the speeds tie (a group of k draws k - 1 times); switching out
+and fainting clear both.
 
 Self-switch moves as ``battle-actions.js`` and ``battle.js`` run them: U-turn, Volt Switch and Flip Turn set
 their user's ``switchFlag`` after a hit that dealt damage (``moveHit``: not on a miss or an immunity),
@@ -746,6 +760,42 @@ def _multihit_columns() -> dict:
             "self_boost": boost, "has_self_boost": has_boost}
 
 
+# Status moves whose whole effect is Showdown's ``protect`` volatile behind a ``stall`` check
+# (``stallingMove``), with no side effect on the attacker (Detect, Spiky Shield, King's Shield, Baneful Bunker,
+# Silk Trap, Burning Bulwark and Obstruct are not in the format's sets).
+PROTECT_MOVES = ("protect",)
+
+
+def protect_moves() -> list[str]:
+    """The protecting moves ``step`` runs whole (Protect): priority +4, ``onPrepareHit`` fails unless an
+    action is still queued this turn (``queue.willAct``) and, with its user's ``stall`` volatile up, on
+    ``randomChance(1, counter)``; a success adds the ``protect`` volatile (until the residual: the foe's
+    moves with the ``protect`` flag are stopped at their ``TryHit`` step, before the type immunity and the
+    accuracy, drawing nothing) and the ``stall`` volatile (counter 3, tripled by each success in a row, at
+    most 729)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in PROTECT_MOVES and m["id"] in placed
+                  and m.get("stallingMove") and m.get("volatileStatus") == "protect" and m["target"] == "self"
+                  and sorted(m.get("callbacks") or []) == ["condition.onStart", "condition.onTryHit", "onHit",
+                                                           "onPrepareHit"])
+
+
+@functools.lru_cache(maxsize=1)
+def _protect_columns() -> dict:
+    """Per move index: ``stalling`` [M] (a move of ``protect_moves()``) and ``protectable`` [M] (the
+    ``protect`` flag: the ``protect`` volatile stops it)."""
+    t = tables.load()
+    n = len(t.move_ids)
+    stalling = np.zeros(n, bool)
+    for m in protect_moves():
+        stalling[t.move_index[m]] = True
+    protectable = np.zeros(n, bool)
+    for i, m in enumerate(t.data["moves"], start=1):
+        protectable[i] = bool(m["flags"].get("protect"))
+    return {"stalling": stalling, "protectable": protectable}
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -754,9 +804,10 @@ def restricted_moves() -> list[str]:
     ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
-    damaging moves of ``power_moves()``, the multi-hit moves of ``multihit_moves()`` and the crash moves of
-    ``crash_moves()`` (Thunder, Hurricane, Blizzard and Freeze-Dry are among the status and confusion
-    moves: ``WEATHER_ACCURACY_MOVES``, ``WATER_SUPER_MOVES``)."""
+    damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
+    ``multihit_moves()``, the crash moves of ``crash_moves()`` and Protect (``protect_moves()``) (Thunder,
+    Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
+    ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
 
 
@@ -770,7 +821,8 @@ def _restricted_moves() -> tuple[str, ...]:
              and not m["flags"].get("cantusetwice")}
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
-                        | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())))
+                        | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
+                        | set(protect_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -862,7 +914,7 @@ def _status_table() -> tables.MoveTable:
     names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
-                             **_switch_columns(), **_multihit_columns()})
+                             **_switch_columns(), **_multihit_columns(), **_protect_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -967,11 +1019,13 @@ class _Turn(BattleState):
     before a move, at the residual, at its side's next switch-in). ``roosted`` bool[B, 2]: the active has
     Roost's ``roost`` volatile (its Flying type gone until the residual ends it). ``weight`` int32[B, 2, 6]:
     each Pokémon's ``getWeight()`` (its species' hectograms, at least 1; nothing here modifies it), read
-    once per step."""
+    once per step. ``stalled`` bool[B, 2]: a Protect added or restarted the active's ``stall`` volatile this
+    turn (its duration of 2 outlasts this residual)."""
     skipped: jnp.ndarray
     webbed: jnp.ndarray
     roosted: jnp.ndarray
     weight: jnp.ndarray
+    stalled: jnp.ndarray
     bound: int = struct.field(pytree_node=False, default=0)
     kept: frozenset = struct.field(pytree_node=False, default=frozenset())
 
@@ -999,7 +1053,7 @@ def _drawing(st: _Turn) -> _Turn:
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
-             "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn")
+             "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled")
 
 
 def _keep(tree):
@@ -1195,7 +1249,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     active = _set_side(st.active, side, slot, on)
     boosts = _set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), on)
     st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on),
-                    confusion=_set_side(st.confusion, side, 0, on), moved=_set_side(st.moved, side, False, on))
+                    confusion=_set_side(st.confusion, side, 0, on), moved=_set_side(st.moved, side, False, on),
+                    protect=_set_side(st.protect, side, False, on), stall=_set_side(st.stall, side, 0, on))
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
@@ -1403,13 +1458,14 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, cache, args: dic
     return _keep(st)
 
 
-def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_foe):
+def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_foe, will_act):
     """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: its status
     first (``BeforeMove``: sleep's turns, the thaw draw, full paralysis), then PP, type and powder
     immunity, accuracy, crit and roll, HP, stat stages, statuses and their secondaries, thawing,
     Struggle's recoil, fainting and the end of the battle, with the draws between. ``foe_attacks``: the
     foe's action still queued this turn is a damaging move (Sucker Punch's ``onTry``); ``foe_moved``: the
-    foe's move action ran earlier this turn (Payback); ``hit_by_foe``: and damaged this user (Avalanche)."""
+    foe's move action ran earlier this turn (Payback); ``hit_by_foe``: and damaged this user (Avalanche);
+    ``will_act``: an action is still queued after this one (Protect's ``queue.willAct()``)."""
     t = tables.load()
     # the speeds every eachEvent of this move sorts by: Showdown refreshed them before the move
     # (the commit or the Gen 8 re-sort) and not again until the move's action is over
@@ -1478,7 +1534,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], ko),
                     terastallized=_set_mon(st.terastallized, side, me, False, ko),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), ko),
-                    confusion=_set_side(st.confusion, side, 0, ko),
+                    confusion=_set_side(st.confusion, side, 0, ko), stall=_set_side(st.stall, side, 0, ko),
+                    protect=_set_side(st.protect, side, False, ko),
                     winner=jnp.where(lost, foe, st.winner), request=jnp.where(lost, REQUEST_ENDED, st.request))
     acting = on & ~lost
     on = on & ~cant
@@ -1493,6 +1550,23 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
     tried = too_late | (rule == POWER_FAIL) | ((rule == POWER_SUCKER) & ~foe_attacks)
     on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move) & ~tried
+    # Protect's onPrepareHit (after the PP, before the hit steps): it fails unless an action is still
+    # queued (``queue.willAct``), else runs StallMove: with the stall volatile up, ``randomChance(1,
+    # counter)``, a failure deleting the volatile. A success adds the protect volatile and the stall one
+    # (counter 3) or restarts it (counter tripled up to 729, duration 2 again); the hit's Updates run
+    stall = _side(st.stall, side)
+    stalling = on & x.stalling
+    rolls = stalling & will_act & (stall > 0)
+    st = _drawing(st)
+    rng, r = prng.random_int(st.rng, jnp.maximum(stall, 1), when=rolls)
+    guarded = stalling & will_act & (~rolls | (r == 0))
+    counter = jnp.where(stall == 0, 3, jnp.where(stall < 729, stall * 3, stall))
+    st = st.replace(rng=rng, stall=_set_side(st.stall, side, jnp.where(guarded, counter, 0), guarded | (rolls & (r != 0))),
+                    protect=_set_side(st.protect, side, True, guarded), stalled=_set_side(st.stalled, side, True, guarded))
+    # the foe's protect volatile (its onTryHit, the TryHit step: before the type immunity and the
+    # accuracy, no draw) stops a move with the ``protect`` flag aimed at it
+    blocked = on & x.protectable & ~self_move & ~side_move & _side(st.protect, foe)
+    on = on & ~(stalling & ~guarded) & ~blocked
 
     a_types, d_types = _mon(st.types, side, me), _unroosted(_mon(st.types, foe, them), _side(st.roosted, foe))
     a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
@@ -1512,7 +1586,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
-    crash = on & x.crash & ~lands                              # onMoveFail: missed or immune (a target there)
+    # onMoveFail: missed, immune or protected against (a target there)
+    crash = (on | blocked) & x.crash & ~lands
     # the hit loop's count (hitStepMoveHitLoop, after the accuracy check): a [2, 5] move samples it
     rng, pick = prng.random_int(rng, len(SAMPLED_HITS), when=lands & x.hits_sampled)
     count = jnp.where(x.hits_sampled, tables.small_lookup(np.asarray(SAMPLED_HITS), pick), x.hits)
@@ -1553,7 +1628,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
-    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting
+    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -1610,7 +1685,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # loses its stages)
     fainted = dealt & (_mon(st.hp, foe, them) == 0)
     st = st.replace(faint_speed=_set_side(st.faint_speed, foe, d_stats[..., 4], fainted),
-                    confusion=_set_side(st.confusion, foe, 0, fainted),
+                    confusion=_set_side(st.confusion, foe, 0, fainted), stall=_set_side(st.stall, foe, 0, fainted),
+                    protect=_set_side(st.protect, foe, False, fainted),
                     terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
                     boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
     st, fainted = _keep((st, fainted))
@@ -1636,7 +1712,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down),
-                    confusion=_set_side(st.confusion, side, 0, down),
+                    confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
+                    protect=_set_side(st.protect, side, False, down),
                     terastallized=_set_mon(st.terastallized, side, me, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
     foe_out, my_out = fainted & (_left(st, foe) == 0), down & (_left(st, side) == 0)
@@ -1669,7 +1746,8 @@ def _residual_damage(st: BattleState, side, when):
     down = when & (hp == 0)
     st = st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
-                    confusion=_set_side(st.confusion, side, 0, down))
+                    confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
+                    protect=_set_side(st.protect, side, False, down))
     out = down & (_left(st, side) == 0)
     return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
 
@@ -1695,6 +1773,14 @@ def _residual(st: BattleState, on):
     # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
     roosts = on & (st.roosted & up).all(-1)
     st = _skip_draw(st, roosts & (speed[..., 0] == speed[..., 1]))
+    # the handlers of no order (the volatiles' durations: flinch, protect, stall) after those: a Pokémon's
+    # own tie with each other, and with the other active's where they tie on speed; a group of k draws
+    # k - 1 times (the shuffle)
+    count = jnp.where(up, st.flinch.astype(jnp.int32) + st.protect + (st.stall > 0), 0)
+    tied = jnp.maximum(count.sum(-1) - 1, 0)
+    apart = jnp.maximum(count - 1, 0).sum(-1)
+    draws = jnp.where(speed[..., 0] == speed[..., 1], tied, apart)
+    st = st.replace(skipped=st.skipped + jnp.where(on, draws, 0), bound=st.bound + 5)
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
     first = jnp.where(tie, swap, later.astype(jnp.int32))
     first = jnp.where(both, first, jnp.where(sorted_[..., 0], 0, 1)).astype(jnp.int32)
@@ -1788,7 +1874,8 @@ def _turn(st: BattleState, actions, on, resume):
         foe_moved = jnp.zeros_like(on) if k == 0 else _side(moving, mover) & ~resume
         hit_by_foe = jnp.zeros_like(on) if k == 0 else foe_moved & (_mon(st.hp, s, _side(st.active, s)) < before)
         go = _side(moving if k == 0 else later_moving, s) & (st.request != REQUEST_ENDED) & ~stopped
-        st, switches = _use_move(st, s, _side(slot, s), go, foe_attacks, foe_moved, hit_by_foe)
+        will_act = _side(moving, 1 - s) if k == 0 else jnp.zeros_like(on)      # the foe's move action queued
+        st, switches = _use_move(st, s, _side(slot, s), go, foe_attacks, foe_moved, hit_by_foe, will_act)
         # a self-switch: runAction's switch request in the middle of the turn, the rest of the queue
         # (the other side's move action if it has not run, its Pokémon up; the residual) waiting for it
         switches = switches & (st.request != REQUEST_ENDED)
@@ -1814,7 +1901,11 @@ def _turn(st: BattleState, actions, on, resume):
     st = st.replace(webbed=st.webbed & ~on[..., None])       # the residual's updateSpeed
     st = _residual(st, on & (st.request != REQUEST_ENDED))
     live = on & (st.request != REQUEST_ENDED)
-    st = st.replace(flinch=jnp.where(on[..., None], st.flinch & ~live[..., None] & (st.active_of(st.hp) > 0), st.flinch))
+    up = st.active_of(st.hp) > 0
+    st = st.replace(flinch=jnp.where(on[..., None], st.flinch & ~live[..., None] & up, st.flinch),
+                    protect=jnp.where(on[..., None], st.protect & ~live[..., None] & up, st.protect),
+                    stall=jnp.where(on[..., None] & (live[..., None] & ~st.stalled | ~up), 0, st.stall),
+                    stalled=st.stalled & ~on[..., None])
     st = _each_event(st, live)
     st = st.replace(status=jnp.where(live[..., None, None] & (st.hp == 0), 0, st.status))
     down = live[..., None] & (st.active_of(st.hp) == 0)                          # [B, 2]
@@ -1864,7 +1955,7 @@ def step(state: BattleState, actions) -> BattleState:
     request = state.request
     st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
                skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag),
-               roosted=jnp.zeros_like(state.switch_flag),
+               roosted=jnp.zeros_like(state.switch_flag), stalled=jnp.zeros_like(state.switch_flag),
                weight=jnp.maximum(jnp.asarray(tables.load().weight_hg)[state.species], 1))
     st = _start(st, request == REQUEST_START)
     # a switch request: the switch-ins after faints, or a self-switch's in the middle of a turn, whose

@@ -271,6 +271,8 @@ function snapPlay(battle) {
           .map(a => Math.max(a.pokemon.moveSlots.findIndex(m => m.id === a.moveid), 0)).concat([-1])[0], flinch: !!(active && active.volatiles['flinch']), confusion: active && active.volatiles['confusion'] ? active.volatiles['confusion'].time : 0,
         hazards: HAZARDS.map(id => side.sideConditions[id] ? (side.sideConditions[id].layers || 1) : 0),
         hazardOrder: HAZARDS.map(id => Object.keys(side.sideConditions).filter(c => HAZARDS.includes(c)).indexOf(id) + 1),
+        protect: !!(active && active.volatiles['protect']),
+        stall: active && active.volatiles['stall'] ? active.volatiles['stall'].counter : 0,
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,
         canTerastallize: bySlot.some(p => p.canTerastallize),
         pokemon: bySlot.map(p => ({hp: p.hp, status: p.status, fainted: !!p.fainted, pp: p.moveSlots.map(m => m.pp),

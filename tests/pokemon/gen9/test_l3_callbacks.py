@@ -166,3 +166,36 @@ def test_l2_crash_into_immune(showdown9):
 def test_callback_moves_are_restricted():
     assert set(MOVES) <= set(turn.restricted_moves())
     assert {"thunder", "blizzard", "freezedry"} <= set(turn.status_moves()) and "hurricane" in turn.confusion_moves()
+
+
+def test_l2_crash_into_protect(showdown9):
+    """High Jump Kick and Supercell Slam leads use them twice against Protect leads protecting both turns:
+    a move stopped by the ``protect`` volatile has failed, so its ``onMoveFail`` crash comes too (and no
+    crash where the second Protect failed and the move hit)."""
+    rng = np.random.default_rng(105)
+    found = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        for j, r in enumerate(turn.restricted_team(team)):
+            slot = next((k for k, m in enumerate(r[5]) if m in turn.CRASH_MOVES), -1)
+            if slot >= 0:
+                found.append(([team[j]] + team[:j] + team[j + 1:], slot))
+                break
+    guards = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        lead = turn.restricted_team(team)[0]
+        if "protect" in lead[5]:
+            guards.append((team, lead[5].index("protect")))
+    assert len(found) >= 12 and len(guards) >= 12, (len(found), len(guards))
+    leads = [found[int(k)] for k in rng.choice(len(found), min(48, len(found)), replace=False)]
+    foes = [guards[int(k)] for k in rng.integers(0, len(guards), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, g]] * 2 for (_, k), (_, g) in zip(leads, foes)]
+    states, actions, sets = play([t for t, _ in leads], [t for t, _ in foes], seeds, rng, scripted, max_decisions=6)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    # the stall volatile (counter 3) outlives the turn of a successful Protect
+    protected = sum(int(states[1].stall[i, 1] > 0) for i in range(len(leads)))
+    assert protected >= 20, protected
+    assert _uses(states, actions)["crash"] >= 15
