@@ -28,9 +28,10 @@ WEATHER = np.zeros(len(TABLES.move_ids), bool)
 WEATHER[[TABLES.move_index[m] for m in MOVES]] = True
 
 
-def _teams() -> list[int]:
+def _teams(moves=MOVES) -> list[int]:
+    """Usable teams with a move of ``moves`` once restricted."""
     return [n for n in _usable_teams()
-            if any(WEATHER[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
+            if any(m in moves for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
 
 
 def _uses(states, actions) -> dict:
@@ -69,12 +70,16 @@ def _uses(states, actions) -> dict:
 
 
 def test_weatherless_battles_match_showdown(showdown9):
-    """48 battles of teams holding Thunder, Hurricane, Blizzard or Freeze-Dry, chosen half the time."""
+    """48 battles of teams holding Thunder, Hurricane, Blizzard or Freeze-Dry (a quarter of p1's Thunder),
+    chosen half the time."""
     rng = np.random.default_rng(101)
     usable = _teams()
     assert len(usable) >= 100, len(usable)
     count = 48
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    # a quarter of the p1 teams hold Thunder (rarer in the pool than the others), for its paralysis
+    thunder = _teams(("thunder",))
+    p1 = [DOCUMENT["teams"][int(n)] for n in np.concatenate([rng.choice(thunder, count // 4),
+                                                                rng.choice(usable, count - count // 4)])]
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=WEATHER)
