@@ -140,10 +140,9 @@ def test_l2_freeze_dry_on_water_types(showdown9):
     assert _uses(states, actions)["water_hit"] >= 20
 
 
-def test_l2_crash_into_immune(showdown9):
-    """High Jump Kick and Supercell Slam leads use them three turns running against leads immune to their
-    type (Ghost, Ground: a crash each turn, the user fainting) or random leads (a miss now and then)."""
-    rng = np.random.default_rng(104)
+def _crash_leads() -> list[tuple[list, int, str]]:
+    """Per usable team with a crash move once restricted: the team with its first such Pokémon moved to
+    the lead, that move's slot and the move."""
     found = []
     for n in _usable_teams():
         team = DOCUMENT["teams"][n]
@@ -152,6 +151,14 @@ def test_l2_crash_into_immune(showdown9):
             if slot >= 0:
                 found.append(([team[j]] + team[:j] + team[j + 1:], slot, r[5][slot]))
                 break
+    return found
+
+
+def test_l2_crash_into_immune(showdown9):
+    """High Jump Kick and Supercell Slam leads use them three turns running against leads immune to their
+    type (Ghost, Ground: a crash each turn, the user fainting) or random leads (a miss now and then)."""
+    rng = np.random.default_rng(104)
+    found = _crash_leads()
     immune_to = {"highjumpkick": TABLES.type_index["Ghost"], "supercellslam": TABLES.type_index["Ground"]}
     types_of = lambda team: TABLES.species_types[TABLES.species_index[team[0][0]]]
     leads = [found[int(k)] for k in rng.choice(len(found), min(48, len(found)), replace=False)]
@@ -178,14 +185,7 @@ def test_l2_crash_into_protect(showdown9):
     a move stopped by the ``protect`` volatile has failed, so its ``onMoveFail`` crash comes too (and no
     crash where the second Protect failed and the move hit)."""
     rng = np.random.default_rng(105)
-    found = []
-    for n in _usable_teams():
-        team = DOCUMENT["teams"][n]
-        for j, r in enumerate(turn.restricted_team(team)):
-            slot = next((k for k, m in enumerate(r[5]) if m in turn.CRASH_MOVES), -1)
-            if slot >= 0:
-                found.append(([team[j]] + team[:j] + team[j + 1:], slot))
-                break
+    found = [(team, slot) for team, slot, _ in _crash_leads()]
     guards = []
     for n in _usable_teams():
         team = DOCUMENT["teams"][n]
