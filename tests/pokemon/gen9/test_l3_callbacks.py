@@ -20,6 +20,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     compare,
+    move_decisions,
     play,
 )
 
@@ -39,33 +40,24 @@ def _uses(states, actions) -> dict:
     lost HP or not while the user spent PP; ``par``, ``frz``, ``confused``: the effect it left."""
     seen = {m: 0 for m in MOVES}
     seen.update(hit=0, miss=0, par=0, frz=0, confused=0, water_hit=0, crash=0)
-    for n, (a, b) in enumerate(zip(states, states[1:])):
-        for i in range(len(a.turn)):
-            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE:
-                continue
-            for s in range(2):
-                act = actions[i][n][s]
-                if not 0 <= act < 8:
-                    continue
-                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
-                move = TABLES.move_ids[int(a.moves[i, s, k, act % 4])]
-                if move not in seen:
-                    continue
-                seen[move] += 1
-                spent = b.pp[i, s, k, act % 4] < a.pp[i, s, k, act % 4]
-                same = b.active[i, 1 - s] == f or b.hp[i, 1 - s, f] == 0
-                if not (spent and same and a.hp[i, 1 - s, f] > 0):
-                    continue
-                lost = b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
-                seen["hit" if lost else "miss"] += 1
-                seen["crash"] += int(move in turn.CRASH_MOVES and not lost
-                                     and a.hp[i, s, k] - b.hp[i, s, k] >= min(a.max_hp[i, s, k] // 2, a.hp[i, s, k]))
-                water = TABLES.type_index["Water"]
-                types = [int(a.tera_type[i, 1 - s, f])] if a.terastallized[i, 1 - s, f] else list(a.types[i, 1 - s, f])
-                seen["water_hit"] += int(move == "freezedry" and lost and water in types)
-                seen["par"] += int(move == "thunder" and a.status[i, 1 - s, f] == 0 and b.status[i, 1 - s, f] == S.PAR)
-                seen["frz"] += int(move == "blizzard" and a.status[i, 1 - s, f] == 0 and b.status[i, 1 - s, f] == S.FRZ)
-                seen["confused"] += int(move == "hurricane" and a.confusion[i, 1 - s] == 0 and b.confusion[i, 1 - s] > 0)
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move not in seen:
+            continue
+        seen[move] += 1
+        spent = b.pp[i, s, k, act % 4] < a.pp[i, s, k, act % 4]
+        same = b.active[i, 1 - s] == f or b.hp[i, 1 - s, f] == 0
+        if not (spent and same and a.hp[i, 1 - s, f] > 0):
+            continue
+        lost = b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
+        seen["hit" if lost else "miss"] += 1
+        seen["crash"] += int(move in turn.CRASH_MOVES and not lost
+                             and a.hp[i, s, k] - b.hp[i, s, k] >= min(a.max_hp[i, s, k] // 2, a.hp[i, s, k]))
+        water = TABLES.type_index["Water"]
+        types = [int(a.tera_type[i, 1 - s, f])] if a.terastallized[i, 1 - s, f] else list(a.types[i, 1 - s, f])
+        seen["water_hit"] += int(move == "freezedry" and lost and water in types)
+        seen["par"] += int(move == "thunder" and a.status[i, 1 - s, f] == 0 and b.status[i, 1 - s, f] == S.PAR)
+        seen["frz"] += int(move == "blizzard" and a.status[i, 1 - s, f] == 0 and b.status[i, 1 - s, f] == S.FRZ)
+        seen["confused"] += int(move == "hurricane" and a.confusion[i, 1 - s] == 0 and b.confusion[i, 1 - s] > 0)
     return seen
 
 

@@ -27,6 +27,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     compare,
+    move_decisions,
     play,
 )
 
@@ -47,25 +48,16 @@ def _uses(states, actions) -> dict:
     Defense fell and Speed rose."""
     seen = {m: 0 for m in turn.multihit_moves()}
     seen.update(hit=0, ko=0, scaleshot_boost=0)
-    for n, (a, b) in enumerate(zip(states, states[1:])):
-        for i in range(len(a.turn)):
-            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE:
-                continue
-            for s in range(2):
-                act = actions[i][n][s]
-                if not 0 <= act < 8:
-                    continue
-                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
-                move = TABLES.move_ids[int(a.moves[i, s, k, act % 4])]
-                if move not in seen:
-                    continue
-                seen[move] += 1
-                same = b.active[i, 1 - s] == f or b.hp[i, 1 - s, f] == 0
-                lost = same and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
-                seen["hit"] += int(lost)
-                seen["ko"] += int(lost and b.hp[i, 1 - s, f] == 0)
-                if move == "scaleshot" and b.active[i, s] == k and b.hp[i, s, k] > 0:
-                    seen["scaleshot_boost"] += int(b.boosts[i, s, 1] < a.boosts[i, s, 1] and b.boosts[i, s, 4] > a.boosts[i, s, 4])
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move not in seen:
+            continue
+        seen[move] += 1
+        same = b.active[i, 1 - s] == f or b.hp[i, 1 - s, f] == 0
+        lost = same and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
+        seen["hit"] += int(lost)
+        seen["ko"] += int(lost and b.hp[i, 1 - s, f] == 0)
+        if move == "scaleshot" and b.active[i, s] == k and b.hp[i, s, k] > 0:
+            seen["scaleshot_boost"] += int(b.boosts[i, s, 1] < a.boosts[i, s, 1] and b.boosts[i, s, 4] > a.boosts[i, s, 4])
     return seen
 
 

@@ -19,10 +19,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from pokejax.gen9 import turn
 from pokejax.gen9 import state as S
+from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    TABLES,
+    _usable_teams,
+    compare,
+    move_decisions,
+    play,
+)
 
 L2_DECISIONS = 10    # the scripted turns and a few after them (not the battles' ends)
 POWER_MOVES = np.zeros(len(TABLES.move_ids), bool)
@@ -43,32 +50,23 @@ def _uses(states, actions) -> dict:
     seen = {m: 0 for m in turn.power_moves()}
     seen.update(hit=0, sucker_fail=0, sucker_hit=0, poltergeist_fail=0, facade_status=0, facade_burned=0,
                 terablast_tera=0, hex_status=0, stored_boosted=0)
-    for n, (a, b) in enumerate(zip(states, states[1:])):
-        for i in range(len(a.turn)):
-            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE:
-                continue
-            for s in range(2):
-                act = actions[i][n][s]
-                if not 0 <= act < 8:
-                    continue
-                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
-                move = TABLES.move_ids[int(a.moves[i, s, k, act % 4])]
-                if move not in seen:
-                    continue
-                seen[move] += 1
-                lost = b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
-                spent = b.pp[i, s, k, act % 4] < a.pp[i, s, k, act % 4]
-                seen["hit"] += int(lost)
-                up = b.hp[i, 1 - s, f] > 0 and b.active[i, 1 - s] == f and a.active[i, 1 - s] == f
-                if move == "suckerpunch" and spent:
-                    seen["sucker_hit" if lost else "sucker_fail"] += int(lost or up)
-                if move == "poltergeist" and spent and up:
-                    seen["poltergeist_fail"] += int(not lost)
-                seen["facade_status"] += int(move == "facade" and a.status[i, s, k] not in (0, S.SLP) and bool(lost))
-                seen["facade_burned"] += int(move == "facade" and a.status[i, s, k] == S.BRN and bool(lost))
-                seen["terablast_tera"] += int(move == "terablast" and (b.terastallized[i, s, k] or act >= 4) and bool(lost))
-                seen["hex_status"] += int(move == "hex" and a.status[i, 1 - s, f] != 0 and bool(lost))
-                seen["stored_boosted"] += int(move == "storedpower" and (a.boosts[i, s] > 0).any() and bool(lost))
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move not in seen:
+            continue
+        seen[move] += 1
+        lost = b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
+        spent = b.pp[i, s, k, act % 4] < a.pp[i, s, k, act % 4]
+        seen["hit"] += int(lost)
+        up = b.hp[i, 1 - s, f] > 0 and b.active[i, 1 - s] == f and a.active[i, 1 - s] == f
+        if move == "suckerpunch" and spent:
+            seen["sucker_hit" if lost else "sucker_fail"] += int(lost or up)
+        if move == "poltergeist" and spent and up:
+            seen["poltergeist_fail"] += int(not lost)
+        seen["facade_status"] += int(move == "facade" and a.status[i, s, k] not in (0, S.SLP) and bool(lost))
+        seen["facade_burned"] += int(move == "facade" and a.status[i, s, k] == S.BRN and bool(lost))
+        seen["terablast_tera"] += int(move == "terablast" and (b.terastallized[i, s, k] or act >= 4) and bool(lost))
+        seen["hex_status"] += int(move == "hex" and a.status[i, 1 - s, f] != 0 and bool(lost))
+        seen["stored_boosted"] += int(move == "storedpower" and (a.boosts[i, s] > 0).any() and bool(lost))
     return seen
 
 

@@ -109,6 +109,21 @@ def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: 
     return states, actions, sets
 
 
+def move_decisions(states, actions):
+    """Each move action of ``play``'s battles: ``(a, b, i, s, k, f, act, move)``, the host states before
+    and after the decision, the battle, the side, its active's slot, the foe's, the action (0-7) and the
+    move's id (moves chosen at a move request only, not switches)."""
+    for n, (a, b) in enumerate(zip(states, states[1:])):
+        for i in range(len(a.turn)):
+            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE:
+                continue
+            for s in range(2):
+                act = actions[i][n][s]
+                if 0 <= act < 8:
+                    k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
+                    yield a, b, i, s, k, f, act, TABLES.move_ids[int(a.moves[i, s, k, act % 4])]
+
+
 def _ours(st, i: int) -> dict:
     sides = []
     for side in range(2):
