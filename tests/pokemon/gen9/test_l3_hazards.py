@@ -19,10 +19,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from pokejax.gen9 import turn
 from pokejax.gen9 import state as S
+from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    TABLES,
+    _usable_teams,
+    compare,
+    draw_battles,
+    move_decisions,
+    play,
+)
 
 HAZARD_MOVES = np.zeros(len(TABLES.move_ids), bool)
 HAZARD_MOVES[[TABLES.move_index[m] for m in turn.hazard_moves()]] = True
@@ -64,9 +72,7 @@ def test_hazard_battles_match_showdown(showdown9):
     usable = _hazard_teams()
     assert len(usable) >= 200, len(usable)
     count = 48
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    p1, p2, seeds = draw_battles(rng, usable, count)
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=HAZARD_MOVES)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
@@ -78,17 +84,9 @@ def test_hazard_battles_match_showdown(showdown9):
 def _removals(states, actions) -> dict:
     """Decisions where a side's hazards were cleared by its own Rapid Spin or Defog, or the foe's Defog."""
     seen = {"rapidspin": 0, "defog": 0}
-    for n, (a, b) in enumerate(zip(states, states[1:])):
-        for i in range(len(a.turn)):
-            if n >= len(actions[i]) or a.request[i] != S.REQUEST_MOVE:
-                continue
-            for s in range(2):
-                act = actions[i][n][s]
-                if not 0 <= act < 8:
-                    continue
-                move = TABLES.move_ids[int(a.moves[i, s, a.active[i, s], act % 4])]
-                if move in seen and a.hazards[i].any() and not b.hazards[i, s].any():
-                    seen[move] += int(a.hazards[i, s].any() or move == "defog")
+    for a, b, i, s, _, _, _, move in move_decisions(states, actions):
+        if move in seen and a.hazards[i].any() and not b.hazards[i, s].any():
+            seen[move] += int(a.hazards[i, s].any() or move == "defog")
     return seen
 
 

@@ -27,6 +27,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     compare,
+    draw_battles,
     move_decisions,
     play,
 )
@@ -91,9 +92,7 @@ def test_multihit_battles_match_showdown(showdown9):
     usable = _multihit_teams()
     assert len(usable) >= 100, len(usable)
     count = 48
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    p1, p2, seeds = draw_battles(rng, usable, count)
     states, actions, sets = _run(showdown9, p1, p2, seeds, rng)
     seen = _uses(states, actions)
     assert seen["hit"] >= 60 and seen["ko"] >= 5, seen

@@ -27,6 +27,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     compare,
+    draw_battles,
     move_decisions,
     play,
 )
@@ -76,9 +77,7 @@ def test_power_battles_match_showdown(showdown9):
     usable = _power_teams()
     assert len(usable) >= 200, len(usable)
     count = 64
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    p1, p2, seeds = draw_battles(rng, usable, count)
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=POWER_MOVES)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"

@@ -189,12 +189,19 @@ def compare(bridge, states, actions, sets, seeds) -> tuple[list[str], int]:
     return problems, compared
 
 
-def _battles(count: int, seed: int):
-    rng = np.random.default_rng(seed)
-    usable = _usable_teams()
+def draw_battles(rng: np.random.Generator, usable: list[int], count: int) -> tuple[list, list, list]:
+    """``count`` battles: p1's and p2's pool teams drawn from ``usable`` and Showdown seeds, in that order
+    of ``rng``'s draws."""
     p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    return p1, p2, seeds
+
+
+def _battles(count: int, seed: int):
+    rng = np.random.default_rng(seed)
+    usable = _usable_teams()
+    p1, p2, seeds = draw_battles(rng, usable, count)
     return p1, p2, seeds, rng
 
 
@@ -257,9 +264,7 @@ def _boost_run(bridge, count: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     usable = _boost_teams()
     assert len(usable) >= 100
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    p1, p2, seeds = draw_battles(rng, usable, count)
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5)
     problems, _ = compare(bridge, states, actions, sets, seeds)
     assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"

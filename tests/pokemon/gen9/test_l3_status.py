@@ -19,9 +19,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pokejax.gen9 import turn
 from pokejax.gen9 import state as S
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
+from pokejax.gen9 import turn
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    TABLES,
+    _usable_teams,
+    compare,
+    draw_battles,
+    play,
+)
 
 STATUS_MOVES = np.zeros(len(TABLES.move_ids), bool)
 STATUS_MOVES[[TABLES.move_index[m] for m in turn.status_moves()]] = True
@@ -41,9 +48,7 @@ def _status_run(bridge, count: int, seed: int):
     rng = np.random.default_rng(seed)
     usable = _status_teams()
     assert len(usable) >= 100
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    p1, p2, seeds = draw_battles(rng, usable, count)
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=STATUS_MOVES)
     problems, _ = compare(bridge, states, actions, sets, seeds)
     assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
