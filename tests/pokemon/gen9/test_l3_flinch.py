@@ -12,12 +12,19 @@ flinch move (the target has moved already) changes nothing.
 
 from __future__ import annotations
 
-import numpy as np
 import jax.numpy as jnp
+import numpy as np
 
 from pokejax.gen9 import order, turn
 from pokejax.gen9 import state as S
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    TABLES,
+    _usable_teams,
+    compare,
+    play,
+    teams_holding,
+)
 
 FLINCH_MOVES = np.zeros(len(TABLES.move_ids), bool)
 FLINCH_MOVES[[TABLES.move_index[m] for m in turn.flinch_moves()]] = True
@@ -39,8 +46,7 @@ def _flinch_leads(count: int) -> list[tuple[int, int]]:
 
 def _flinch_teams() -> list[int]:
     """Usable teams with at least one flinch move once restricted."""
-    return [n for n in _usable_teams()
-            if any(FLINCH_MOVES[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
+    return teams_holding(FLINCH_MOVES)
 
 
 def test_flinch_battles_match_showdown(showdown9):

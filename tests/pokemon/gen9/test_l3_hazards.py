@@ -30,6 +30,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     draw_battles,
     move_decisions,
     play,
+    teams_holding,
 )
 
 HAZARD_MOVES = np.zeros(len(TABLES.move_ids), bool)
@@ -40,8 +41,7 @@ REMOVAL_MOVES[[TABLES.move_index[m] for m in turn.removal_moves()]] = True
 
 def _hazard_teams() -> list[int]:
     """Usable teams with at least one hazard move once restricted."""
-    return [n for n in _usable_teams()
-            if any(HAZARD_MOVES[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
+    return teams_holding(HAZARD_MOVES)
 
 
 def _entries(states):

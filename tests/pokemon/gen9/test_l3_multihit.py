@@ -30,6 +30,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     draw_battles,
     move_decisions,
     play,
+    teams_holding,
 )
 
 L2_DECISIONS = 10
@@ -39,8 +40,7 @@ MULTIHIT[[TABLES.move_index[m] for m in turn.multihit_moves()]] = True
 
 def _multihit_teams() -> list[int]:
     """Usable teams with at least one move of ``turn.multihit_moves()`` once restricted."""
-    return [n for n in _usable_teams()
-            if any(MULTIHIT[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
+    return teams_holding(MULTIHIT)
 
 
 def _uses(states, actions) -> dict:

@@ -30,6 +30,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     draw_battles,
     move_decisions,
     play,
+    teams_holding,
 )
 
 L2_DECISIONS = 10    # the scripted turns and a few after them (not the battles' ends)
@@ -39,8 +40,7 @@ POWER_MOVES[[TABLES.move_index[m] for m in turn.power_moves()]] = True
 
 def _power_teams() -> list[int]:
     """Usable teams with at least one move of ``turn.power_moves()`` once restricted."""
-    return [n for n in _usable_teams()
-            if any(POWER_MOVES[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
+    return teams_holding(POWER_MOVES)
 
 
 def _uses(states, actions) -> dict:

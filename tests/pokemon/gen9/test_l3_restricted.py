@@ -45,6 +45,12 @@ def _usable_teams() -> list[int]:
     return [n for n, team in enumerate(DOCUMENT["teams"]) if all(turn.restricted_species_ok(m[0]) for m in team)]
 
 
+def teams_holding(marked: np.ndarray) -> list[int]:
+    """Usable teams with at least one move ``marked`` (bool ``[M]``) once restricted."""
+    return [n for n in _usable_teams()
+            if any(marked[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
+
+
 def _restricted(teams: list[list], max_moves: int = 4) -> tuple[pool.Pool, list[list[dict]]]:
     """The restricted rows as a pokejax pool and as Showdown sets."""
     rows = [turn.restricted_team(t, max_moves) for t in teams]
