@@ -19,8 +19,19 @@ their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
 on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
 moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
-(``crash_moves()``, below) and Protect (``protect_moves()``, below). Not covered yet: other volatiles,
-everything of later stages.
+(``crash_moves()``, below), Protect (``protect_moves()``, below) and Substitute (``substitute_moves()``,
+below). Not covered yet: other volatiles, everything of later stages.
+Substitute as ``moves.js`` runs it: its ``onTryHit`` (no draw) fails with NOT_FAIL (no Update) with a
+substitute up or ``hp <= maxhp / 4``; else the volatile (``BattleState.sub_hp``: ``floor(maxhp / 4)``), then its
+``onHit``'s ``directDamage`` of as much, and the hit's two Updates. The volatile's ``onTryPrimaryHit`` (after
+the accuracy) takes the foe's moves without ``bypasssub`` (sound moves, Defog and Parting Shot have it): a
+status move fails (``getDamage`` gives nothing; its hit loop's two Updates still run); a damaging one's ``getDamage`` (its crit and roll draws) goes to
+the substitute, at most its HP, breaking it at 0, with the recoil right then (before the hit's Update and the
+hit loop's ``faintMessages``, which makes a user at 0 HP faint before the next Update) and the drain rounded
+up (``Math.ceil``); the target is then ``null``: its secondaries still draw ``random(100)`` but change nothing on
+it, while its user's ``self`` stages, its secondaries' ``self`` stages, its self-switch and Rapid Spin's
+``onAfterSubDamage`` happen; no DamagingHit (no Fire thaw), no thawsTarget, no ``attackedBy`` (Avalanche).
+Defog lowers no evasion behind a substitute. Switching out and fainting end it.
 
 Protect as ``moves.js`` and ``conditions.js`` run it (priority +4): its ``onPrepareHit`` (after the PP, before
 the hit steps) fails unless an action is still queued (``queue.willAct``: the foe's move action; not for the
@@ -796,6 +807,41 @@ def _protect_columns() -> dict:
     return {"stalling": stalling, "protectable": protectable}
 
 
+# Status moves whose whole effect is Showdown's ``substitute`` volatile (its ``onTryHit``, ``onHit`` and
+# condition), by id like ``SPIN_MOVES``.
+SUBSTITUTE_MOVES = ("substitute",)
+
+
+def substitute_moves() -> list[str]:
+    """The substitute moves ``step`` runs whole (Substitute): it fails (``NOT_FAIL``, no Update) with a
+    substitute up or at most a quarter of its user's max HP left, else makes one of ``floor(maxhp / 4)`` HP
+    and costs its user that (``directDamage``). The substitute takes the foe's damaging moves without
+    ``bypasssub`` (the damage, at most its HP; recoil and drain, rounded up, from it; no effect on the
+    Pokémon behind it: no secondary status, stages, flinch or confusion, the draws all made; its user's own
+    stages and switch still happen) and makes the foe's status moves without ``bypasssub`` fail after their
+    accuracy check."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in SUBSTITUTE_MOVES and m["id"] in placed
+                  and m.get("volatileStatus") == "substitute" and m["target"] == "self"
+                  and sorted(m.get("callbacks") or []) == ["condition.onEnd", "condition.onStart",
+                                                           "condition.onTryPrimaryHit", "onHit", "onTryHit"])
+
+
+@functools.lru_cache(maxsize=1)
+def _substitute_columns() -> dict:
+    """Per move index: ``makes_sub`` [M] (a move of ``substitute_moves()``) and ``bypasssub`` [M] (the flag:
+    a substitute does not stop it)."""
+    t = tables.load()
+    n = len(t.move_ids)
+    makes, bypass = np.zeros(n, bool), np.zeros(n, bool)
+    for m in substitute_moves():
+        makes[t.move_index[m]] = True
+    for i, m in enumerate(t.data["moves"], start=1):
+        bypass[i] = bool(m["flags"].get("bypasssub"))
+    return {"makes_sub": makes, "bypasssub": bypass}
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -805,7 +851,8 @@ def restricted_moves() -> list[str]:
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
-    ``multihit_moves()``, the crash moves of ``crash_moves()`` and Protect (``protect_moves()``) (Thunder,
+    ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``) and Substitute
+    (``substitute_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -822,7 +869,7 @@ def _restricted_moves() -> tuple[str, ...]:
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
-                        | set(protect_moves())))
+                        | set(protect_moves()) | set(substitute_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -914,7 +961,8 @@ def _status_table() -> tables.MoveTable:
     names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
-                             **_switch_columns(), **_multihit_columns(), **_protect_columns()})
+                             **_switch_columns(), **_multihit_columns(), **_protect_columns(),
+                             **_substitute_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -1053,7 +1101,7 @@ def _drawing(st: _Turn) -> _Turn:
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
-             "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled")
+             "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp")
 
 
 def _keep(tree):
@@ -1250,7 +1298,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     boosts = _set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), on)
     st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on),
                     confusion=_set_side(st.confusion, side, 0, on), moved=_set_side(st.moved, side, False, on),
-                    protect=_set_side(st.protect, side, False, on), stall=_set_side(st.stall, side, 0, on))
+                    protect=_set_side(st.protect, side, False, on), stall=_set_side(st.stall, side, 0, on),
+                    sub_hp=_set_side(st.sub_hp, side, 0, on))
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
@@ -1323,7 +1372,7 @@ def _unroosted(types, roosted):
 
 
 def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, theirs, their_max, their_atk, stages,
-             tera):
+             tera, subbed):
     """A damaging move's drain where it ``dealt`` damage (spreadDamage: Math.round of the damage ``lost``'s
     fraction healed to its user, nothing at full HP), or a status move of ``hp_moves()`` where it
     ``lands`` (runMoveEffects, its ``onHit``), by ``heal_kind``:
@@ -1342,6 +1391,9 @@ def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, 
     modify = lands & (kind == HEAL_MODIFY)
     drain = dealt & (kind == HEAL_DRAIN)
     amount = _fraction(jnp.where(drain, lost, max_hp), x.hp_mul, x.hp_add, x.hp_div)
+    # from a substitute's damage Math.ceil of the fraction (hp_mul / 2 over hp_div / 2 for a drain)
+    ceil = _fraction(lost, x.hp_mul // 2, x.hp_div // 2 - 1, jnp.maximum(x.hp_div // 2, 1))
+    amount = jnp.where(drain & subbed, ceil, amount)
     # Strength Sap: the target's Attack with its stage (its -1 is Defog's ``_boost`` in ``_use_move``)
     sap = lands & (kind == HEAL_SAP) & (stages[..., 0] > -6)
     stage = stages[..., 0]                                    # getStat: floor(stat * (2 + b) / 2) or stat * 2 / (2 - b)
@@ -1399,12 +1451,15 @@ def _hit_threshold(accuracy_, acc_stage, eva_stage):
     return (accuracy_ * num + den - 1) // den
 
 
-def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, cache, args: dict, power, eff, acc_stage, eva_stage):
+def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache, args: dict, power, eff, acc_stage,
+                eva_stage):
     """Hits 2 to ``count`` of a multi-hit move where ``multi`` (its first hit dealt damage), as
     ``hitStepMoveHitLoop`` runs them: each one (``multiaccuracy``: its accuracy check first, a miss ending
     the loop) draws its crit (``randomChance(1, 24)``, none for ``willCrit``) and roll ``random(16)``,
     deals its damage and runs an ``Update`` (a draw on a speed tie); the loop stops with the target at 0
-    HP. The hits' draws are a fixed pattern, so they are computed at once over a hit axis of
+    HP. While the target's substitute stands (``sub_left``: its HP after the first hit, 0: none) a hit goes
+    to it (its ``onTryPrimaryHit``: the same draws, at most its HP, breaking it at 0) and the next ones to the
+    Pokémon. The hits' draws are a fixed pattern, so they are computed at once over a hit axis of
     ``MAX_HITS - 1``: each hit's PRNG state by a jump from the first one, its damage by one ``damage.damage``
     vectorised over the axis (``row``, ``eff``: the first hit's gathers), then which hits happened from the
     running HP and accuracy checks, and one jump past all the draws made. ``args``: the first hit's
@@ -1442,19 +1497,25 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, cache, args: dic
     crit, roll, powers, ok, args = _keep((crit, roll, powers, ok, args))
     one = lambda c_, r_, p_: damage.damage(move, **args, crit=c_, roll=r_, power=p_, row=m, eff=eff).damage
     dmg = _keep(jax.vmap(one, in_axes=-1, out_axes=-1)(crit, roll, powers))      # [B, H]
+    # the substitute's HP before each hit (every hit before it broke went to it), the hits into the Pokémon
+    sub_before = jnp.maximum(sub_left[..., None] - (jnp.cumsum(dmg, axis=-1) - dmg), 0)
+    to_sub = sub_before > 0
+    to_mon = jnp.where(to_sub, 0, dmg)
     hp = _mon(st.hp, foe, them)
-    before = hp[..., None] - (jnp.cumsum(dmg, axis=-1) - dmg)                     # the HP before each hit
+    before = hp[..., None] - (jnp.cumsum(to_mon, axis=-1) - to_mon)               # the HP before each hit
     reach = wide(multi) & (h <= count[..., None]) & (before > 0)                  # the loop gets to the hit
     landed = jnp.cumprod((reach & ok).astype(jnp.int32), axis=-1) == 1
     tried = reach & jnp.concatenate([wide(multi)[..., :1], landed[..., :-1]], axis=-1)
     landed, tried = _keep((landed, tried))
     missed = (tried & ~ok).any(-1)
     draws = landed.sum(-1) * per + missed.astype(jnp.int32)
-    total = jnp.sum(jnp.where(landed, dmg, 0), axis=-1)
+    total = jnp.sum(jnp.where(landed, to_mon, 0), axis=-1)
+    taken = jnp.sum(jnp.where(landed & to_sub, jnp.minimum(dmg, sub_before), 0), axis=-1)
     after = jnp.sum(jnp.where((jnp.arange(1, most + 1) == draws[..., None])[..., None], states, 0), axis=-2,
                     dtype=jnp.uint32)
     st = st.replace(rng=jnp.where((draws > 0)[..., None], after, st.rng),
-                    hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - total, 0), multi))
+                    hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - total, 0), multi),
+                    sub_hp=_set_side(st.sub_hp, foe, sub_left - taken, multi & (sub_left > 0)))
     return _keep(st)
 
 
@@ -1535,6 +1596,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     terastallized=_set_mon(st.terastallized, side, me, False, ko),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), ko),
                     confusion=_set_side(st.confusion, side, 0, ko), stall=_set_side(st.stall, side, 0, ko),
+                    sub_hp=_set_side(st.sub_hp, side, 0, ko),
                     protect=_set_side(st.protect, side, False, ko),
                     winner=jnp.where(lost, foe, st.winner), request=jnp.where(lost, REQUEST_ENDED, st.request))
     acting = on & ~lost
@@ -1566,7 +1628,12 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # the foe's protect volatile (its onTryHit, the TryHit step: before the type immunity and the
     # accuracy, no draw) stops a move with the ``protect`` flag aimed at it
     blocked = on & x.protectable & ~self_move & ~side_move & _side(st.protect, foe)
-    on = on & ~(stalling & ~guarded) & ~blocked
+    # Substitute's onTryHit (the TryHit step, no draw): NOT_FAIL with a substitute up, or at most a quarter
+    # of its user's max HP left (``hp <= maxhp / 4``), or a max HP of 1
+    my_sub, foe_sub = _side(st.sub_hp, side), _side(st.sub_hp, foe)
+    user_max = _mon(st.max_hp, side, me)
+    weak = (my_sub > 0) | (4 * _mon(st.hp, side, me) <= user_max) | (user_max == 1)
+    on = on & ~(stalling & ~guarded) & ~blocked & ~(x.makes_sub & weak)
 
     a_types, d_types = _mon(st.types, side, me), _unroosted(_mon(st.types, foe, them), _side(st.roosted, foe))
     a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
@@ -1588,6 +1655,12 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     lands = on & ~immune & hit
     # onMoveFail: missed, immune or protected against (a target there)
     crash = (on | blocked) & x.crash & ~lands
+    # the foe's substitute (its onTryPrimaryHit, after the accuracy): a status move aimed at it without
+    # ``bypasssub`` fails (getDamage gives nothing; its hit loop still runs its two Updates), a damaging one
+    # hits it instead (below)
+    behind = (foe_sub > 0) & ~x.bypasssub & ~self_move & ~side_move
+    stopped_by_sub = lands & behind & (m.category == tables.STATUS)
+    lands = lands & ~stopped_by_sub
     # the hit loop's count (hitStepMoveHitLoop, after the accuracy check): a [2, 5] move samples it
     rng, pick = prng.random_int(rng, len(SAMPLED_HITS), when=lands & x.hits_sampled)
     count = jnp.where(x.hits_sampled, tables.small_lookup(np.asarray(SAMPLED_HITS), pick), x.hits)
@@ -1603,14 +1676,27 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
-    dealt = lands & (dmg.kind == damage.KIND_DAMAGE)
+    struck = lands & (dmg.kind == damage.KIND_DAMAGE)
+    # a damaging move into the foe's substitute (``HIT_SUBSTITUTE``): the damage (at most its HP) goes to
+    # it, breaking it at 0; its recoil and drain come from that damage, right then; the Pokémon behind it
+    # gets none of the move's effects (its secondaries still draw), its user's own stages and switch happen
+    subbed = struck & behind
+    dealt = struck & ~subbed
+    sub_damage = jnp.minimum(dmg.damage, foe_sub)
     hp = _mon(st.hp, foe, them)
-    lost = jnp.minimum(dmg.damage, hp)                         # Pokemon.damage: at most the HP it had
-    st = st.replace(hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - dmg.damage, 0), dealt))
-    # drain (spreadDamage, before the move's effects and secondaries) and the healing status moves
+    lost = jnp.where(subbed, sub_damage, jnp.minimum(dmg.damage, hp))   # Pokemon.damage: at most the HP it had
+    st = st.replace(hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - dmg.damage, 0), dealt),
+                    sub_hp=_set_side(st.sub_hp, foe, foe_sub - sub_damage, subbed))
+    # Substitute: the volatile (floor(maxhp / 4) HP), then its onHit's directDamage of as much
+    made = lands & x.makes_sub
+    cost = jnp.maximum(user_max // 4, 1)
+    st = st.replace(sub_hp=_set_side(st.sub_hp, side, user_max // 4, made),
+                    hp=_set_mon(st.hp, side, me, _mon(st.hp, side, me) - cost, made))
+    # drain (spreadDamage, before the move's effects and secondaries; from a substitute's damage
+    # Math.ceil) and the healing status moves
     max_hp = _mon(st.max_hp, side, me)
-    st, healed, sap = _hp_move(st, side, me, foe, them, x, lands, dealt, lost, user_hp, max_hp, hp, _mon(st.max_hp, foe, them),
-                          d_stats[..., 0], d_boosts, a_tera)
+    st, healed, sap = _hp_move(st, side, me, foe, them, x, lands, struck, lost, user_hp, max_hp, hp, _mon(st.max_hp, foe, them),
+                          d_stats[..., 0], d_boosts, a_tera, subbed)
 
     # a status move's boosts on its user, or its status on the target; when no stage moves or the
     # status is not set the move fails and its hit loop ends before its Updates
@@ -1621,14 +1707,15 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # it fails when neither happens
     fog = lands & x.defog
     parting = lands & x.switch_drop                           # Parting Shot's onHit: -1 Atk and SpA
-    evasion, lowered = _boost(_side(st.boosts, foe), x.target_drop, fog | sap | parting)   # Strength Sap's -1 Attack too
+    # (Defog's onHit lowers no evasion behind a substitute, which its ``bypasssub`` reaches)
+    evasion, lowered = _boost(_side(st.boosts, foe), x.target_drop, (fog & (foe_sub == 0)) | sap | parting)
     cleared = fog & (st.hazards > 0).any((-2, -1))
     none = jnp.zeros_like(st.hazards)
     st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),   # lowered: only where it moved
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
-    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded
+    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | made | stopped_by_sub
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -1640,20 +1727,20 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # a hit's selfDrops, then its secondary: each one random(100), drawn even when certain or when the
     # target fainted (a fainted Pokémon's stages do not move, nor does its status; the foe has not left
     # the field yet)
-    st = _drawing(_skip_draw(st, dealt & has_self))
-    mine, _ = _boost(_side(st.boosts, side), selfb, dealt & has_self)
+    st = _drawing(_skip_draw(st, struck & has_self))
+    mine, _ = _boost(_side(st.boosts, side), selfb, struck & has_self)
     has_status_sec, has_flinch = sec_status != 0, flinch_chance > 0
-    rng, roll = _keep(prng.random_int(st.rng, 100, when=dealt & (has_sec | has_status_sec | has_flinch
+    rng, roll = _keep(prng.random_int(st.rng, 100, when=struck & (has_sec | has_status_sec | has_flinch
                                                                    | (confuse_chance > 0))))
-    lucky = dealt & has_sec & (roll < chance)
-    theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & (_mon(st.hp, foe, them) > 0))
+    lucky = struck & has_sec & (roll < chance)
+    theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & dealt & (_mon(st.hp, foe, them) > 0))
     mine, _ = _boost(mine, sec_self, lucky)
-    st = st.replace(rng=rng, boosts=_set_side(_set_side(st.boosts, side, mine, dealt), foe, theirs, dealt))
+    st = st.replace(rng=rng, boosts=_set_side(_set_side(st.boosts, side, mine, struck), foe, theirs, dealt))
     st, _ = _try_status(st, foe, them, sec_status, dealt & has_status_sec & (roll < sec_chance))
     # a flinch secondary: addVolatile('flinch'), not on a fainted target (no draw); the Fangs' is their
     # second secondary, with a random(100) of its own after the status one's effect
     st = _drawing(st)
-    rng, second = prng.random_int(st.rng, 100, when=dealt & flinch_second)
+    rng, second = prng.random_int(st.rng, 100, when=struck & flinch_second)
     flinch_roll = jnp.where(flinch_second, second, roll)
     flinches = dealt & has_flinch & (flinch_roll < flinch_chance) & (_mon(st.hp, foe, them) > 0)
     # a confusion secondary: addVolatile('confusion') fails on a fainted or confused target (no draw),
@@ -1665,7 +1752,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     confusion=_set_side(st.confusion, foe, turns, confuses))
     # Rapid Spin's onAfterHit (after the secondaries and DamagingHit: nothing between reads the
     # hazards), its user up: its own side's hazards removed
-    spun = dealt & x.spin & (_mon(st.hp, side, me) > 0)
+    spun = struck & x.spin & (_mon(st.hp, side, me) > 0)
     st = st.replace(hazards=_set_side(st.hazards, side, jnp.zeros_like(st.hazards[..., 0, :]), spun),
                     hazard_order=_set_side(st.hazard_order, side, jnp.zeros_like(st.hazards[..., 0, :]), spun))
     # DamagingHit: a damaging Fire move thaws its frozen target
@@ -1673,9 +1760,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = _cure(st, foe, them, fire)
     st = _keep(st)
 
-    st = _tie_draw(st, dealt, cache)                           # the Update after the hit (not fainted yet)
-    # a multi-hit move's later hits (before the loop's faintMessages)
-    st = _later_hits(st, foe, them, m, x, move, count, dealt & (count > 1), cache,
+    st = _tie_draw(st, struck, cache)                          # the Update after the hit (not fainted yet)
+    # a multi-hit move's later hits (before the loop's faintMessages), into the substitute while it stands
+    st = _later_hits(st, foe, them, m, x, move, count, struck & (count > 1), jnp.where(subbed, _side(st.sub_hp, foe), 0), cache,
                      dict(level=_mon(st.level, side, me), atk_stats=a_stats, atk_boosts=a_boosts[..., :5],
                           atk_types=a_types, atk_tera=a_tera, atk_burned=burned, def_stats=d_stats,
                           def_boosts=d_boosts[..., :5], def_types=d_types, def_tera=d_tera, atk_stellar=stellar,
@@ -1683,26 +1770,29 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                      power, eff, a_boosts[..., 5], d_boosts[..., 6])
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)
-    fainted = dealt & (_mon(st.hp, foe, them) == 0)
+    fainted = struck & (_mon(st.hp, foe, them) == 0)       # (a multi-hit move's later hits past a substitute)
     st = st.replace(faint_speed=_set_side(st.faint_speed, foe, d_stats[..., 4], fainted),
                     confusion=_set_side(st.confusion, foe, 0, fainted), stall=_set_side(st.stall, foe, 0, fainted),
+                    sub_hp=_set_side(st.sub_hp, foe, 0, fainted),
                     protect=_set_side(st.protect, foe, False, fainted),
                     terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
                     boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
     st, fainted = _keep((st, fainted))
     # the recoil (applyRecoilDamage, after the hit loop's faintMessages): Math.round of the damage
     # dealt's fraction, at least 1; Struggle's Math.round(base max HP / 4), at least 1, as direct damage
-    recoil = dealt & (x.recoil_mul > 0)
+    recoil = struck & (x.recoil_mul > 0)
     mine = _mon(st.hp, side, me)
     cost = jnp.maximum(_fraction(jnp.where(struggle, max_hp, lost), x.recoil_mul, x.recoil_add, x.recoil_div), 1)
     st = st.replace(hp=_set_mon(st.hp, side, me, jnp.maximum(mine - cost, 0), recoil))
-    st = _tie_draw(st, dealt & ~fainted, cache)                # the Update after the hit loop (user not fainted yet)
+    # the Update after the hit loop (the user not fainted yet; a recoil from a substitute's damage came
+    # before the hit loop's faintMessages, which made its user faint)
+    st = _tie_draw(st, struck & ~fainted & ~(subbed & recoil & (_mon(st.hp, side, me) == 0)), cache)
     # AfterMoveSecondary: thawsTarget (Scald...) thaws the frozen target
     thawed = dealt & thaws_target & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, thawed)
-    # useMoveInner's selfBoost after the hit loop (Scale Shot), the move a success (a target hit), unless
-    # the loop's faintMessages ended the battle
-    boosting = dealt & x.has_self_boost & ~(fainted & (_left(st, foe) == 0))
+    # useMoveInner's selfBoost after the hit loop (Scale Shot), the move a success (a target or its
+    # substitute hit), unless the loop's faintMessages ended the battle
+    boosting = struck & x.has_self_boost & ~(fainted & (_left(st, foe) == 0))
     mine, _ = _boost(_side(st.boosts, side), x.self_boost, boosting)
     st = st.replace(boosts=_set_side(st.boosts, side, mine, boosting))
     # useMoveInner's MoveFail: High Jump Kick's crash, floor(base max HP / 2) (at least 1) to its user
@@ -1713,6 +1803,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     down = recoil & (_mon(st.hp, side, me) == 0)
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down),
                     confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
+                    sub_hp=_set_side(st.sub_hp, side, 0, down),
                     protect=_set_side(st.protect, side, False, down),
                     terastallized=_set_mon(st.terastallized, side, me, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
@@ -1723,7 +1814,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # selfSwitch (moveHit): a hit that dealt damage, or Parting Shot's drop that moved a stage, sets its
     # user's switchFlag (its user up); runAction then asks for the switch where the side has another
     # Pokémon left (``canSwitch``), else clears it
-    switches = x.self_switch & (dealt | (parting & lowered)) & (_mon(st.hp, side, me) > 0) & ~won
+    switches = x.self_switch & (struck | (parting & lowered)) & (_mon(st.hp, side, me) > 0) & ~won
     switches = switches & (_left(st, side) > 1)
     return _keep((_each_event(st, acting & ~won, cache), switches))   # the Update after the move action
 
@@ -1747,6 +1838,7 @@ def _residual_damage(st: BattleState, side, when):
     st = st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
                     confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
+                    sub_hp=_set_side(st.sub_hp, side, 0, down),
                     protect=_set_side(st.protect, side, False, down))
     out = down & (_left(st, side) == 0)
     return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))

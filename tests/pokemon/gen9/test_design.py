@@ -127,7 +127,9 @@ def test_both_forms_play_the_same_battles():
 # and healing (``turn.hp_moves()``) beside them, 42,064; 44,500: the self-switch moves
 # (``turn.switch_moves()``: the stop after a move action, the resumed turn's queued move), 43,580; 45,500:
 # Protect (``turn.protect_moves()``: its stall draw, the blocking, the protect and stall fields cleared on
-# fainting and switching, the residual's ties of the volatiles' handlers), 45,146. Each
+# fainting and switching, the residual's ties of the volatiles' handlers), 45,146; 46,500: Substitute
+# (``turn.substitute_moves()``: the substitute's HP field, the hit into it, its recoil and rounded-up drain,
+# the effects it keeps from the target), 46,265. Each
 # stage adds ~1-2 K: the bound catches a stage that brings back per-use copies of shared values, not the
 # stages' own growth. The multi-hit moves (``turn._later_hits``: up to nine later hits' draws read from
 # one table of PRNG jumps and one ``damage.damage`` vectorised over a hit axis, not a copy per hit) added

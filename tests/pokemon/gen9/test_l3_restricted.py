@@ -10,7 +10,7 @@ switches, forced switches); Showdown plays the same choices from the same teams 
 ``play``). After the start and after every decision: every Pokémon's HP, status, PP, Tera state,
 Stellar mask and species, each side's active slot, stages, switch flag and Tera right, the turn,
 the request (and whether a switch request is a self-switch's in the middle of the turn, with each side's
-move action still queued), each active's protect volatile and stall counter, the winner and the PRNG seed
+move action still queued), each active's protect volatile, stall counter and substitute's HP, the winner and the PRNG seed
 identical.
 
 Battles of teams rich in stat-stage moves, players choosing them half the time, reach status boosts,
@@ -140,7 +140,7 @@ def _ours(st, i: int) -> dict:
             "boosts": st.boosts[i, side].tolist(), "canTerastallize": bool(st.can_tera[i, side]),
             "flinch": bool(st.flinch[i, side]), "confusion": int(st.confusion[i, side]), "moved": bool(st.moved[i, side]),
             "hazards": st.hazards[i, side].tolist(), "hazardOrder": st.hazard_order[i, side].tolist(),
-            "queued": int(st.queued[i, side]), "protect": bool(st.protect[i, side]), "stall": int(st.stall[i, side]),
+            "queued": int(st.queued[i, side]), "protect": bool(st.protect[i, side]), "stall": int(st.stall[i, side]), "sub": int(st.sub_hp[i, side]),
             "pokemon": [{"hp": int(st.hp[i, side, k]), "status": int(st.status[i, side, k]),
                          "count": int(st.status_count[i, side, k]) if st.status[i, side, k] in (S.TOX, S.SLP) else 0,
                          "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
@@ -159,7 +159,7 @@ def _theirs(snap: dict) -> dict:
             "boosts": [s["boosts"][k] for k in tables.BOOSTS], "canTerastallize": s["canTerastallize"],
             "flinch": s["flinch"], "confusion": s["confusion"], "moved": s["moved"],
             "hazards": s["hazards"], "hazardOrder": s["hazardOrder"], "queued": s["queued"],
-            "protect": s["protect"], "stall": s["stall"],
+            "protect": s["protect"], "stall": s["stall"], "sub": s["sub"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),
                          "count": p["statusCount"],
                          "pp": p["pp"], "terastallized": p["terastallized"] is not None,
