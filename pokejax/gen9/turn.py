@@ -2044,6 +2044,26 @@ def step(state: BattleState, actions) -> BattleState:
     """One decision of each battle of the batch: ``actions`` int32 ``[B, 2]`` (``masks`` numbering;
     legal ones, e.g. through ``masks.legal_or_first``; ignored where a side does not act). Returns
     the state at the next decision (see the module docstring for what is covered)."""
+    return _step(state, actions, with_turn=True)
+
+
+def needs_turn(state: BattleState) -> jax.Array:
+    """bool ``[B]``: the battles whose next decision runs (part of) a turn: a move request, or a
+    self-switch's switch request in the middle of a turn (its rest follows the switch-in). For the
+    others (a battle to start, switch-ins after faints, an ended battle) ``switch_step`` gives what
+    ``step`` gives."""
+    return (state.request == REQUEST_MOVE) | ((state.request == REQUEST_SWITCH) & state.mid_turn)
+
+
+def switch_step(state: BattleState, actions) -> BattleState:
+    """``step`` without the turn: exact for the battles that do not ``needs_turn`` (for the others
+    its result is no state of the battle; callers keep them out). A program a fraction of ``step``'s size, for a batch
+    none of whose battles needs a turn (the RL env's decisions after the joint one: a lone
+    replacement, a new battle's start)."""
+    return _step(state, actions, with_turn=False)
+
+
+def _step(state: BattleState, actions, with_turn: bool) -> BattleState:
     request = state.request
     st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
                skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag),
@@ -2054,11 +2074,12 @@ def step(state: BattleState, actions) -> BattleState:
     # rest (the move action still queued, the residual) ``_turn`` then runs
     mid = (request == REQUEST_SWITCH) & state.mid_turn
     st = _forced_switch(st, actions, request == REQUEST_SWITCH, mid)
-    st = _turn(st, actions, request == REQUEST_MOVE, mid & (st.request != REQUEST_ENDED))
+    if with_turn:
+        st = _turn(st, actions, request == REQUEST_MOVE, mid & (st.request != REQUEST_ENDED))
     mid_turn = st.mid_turn & (st.request == REQUEST_SWITCH)     # a battle that ended keeps no queue
     st = st.replace(mid_turn=mid_turn, queued=jnp.where(mid_turn[..., None], st.queued, -1))
     st = _drawing(st)
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "switch_step", "needs_turn", "restricted_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]

@@ -10,6 +10,7 @@ import pytest
 
 import paritygym
 from paritygym.testing import check_env
+from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM
 from pokejax.gen9 import observe as O
 from pokejax.gen9.env import PokemonGen9RandomEnv, restricted_pool
 from pokejax.gen9.state import HAZARD_LAYERS, REQUEST_MOVE
@@ -171,3 +172,45 @@ def test_observation_and_mask_are_the_same_in_both_forms(batched):
             out[form] = [jax.device_get(run(games, p)) for p in (0, 1)]
     jax.tree.map(np.testing.assert_array_equal, out["cpu"], out["accelerator"])
     assert out["cpu"][0][1].any() and not np.array_equal(out["cpu"][0][0], out["cpu"][1][0])
+
+
+def _assert_same_tree(a, b, what):
+    leaves_a, tree_a = jax.tree_util.tree_flatten(a)
+    leaves_b, tree_b = jax.tree_util.tree_flatten(b)
+    assert tree_a == tree_b, what
+    for k, (x, y) in enumerate(zip(leaves_a, leaves_b)):
+        assert np.array_equal(np.asarray(x), np.asarray(y)), f"{what}: leaf {k} of {tree_a} differs"
+
+
+@pytest.mark.parametrize("opponent,max_steps", [(OPPONENT_HEURISTIC, 100_000), (OPPONENT_RANDOM, 4)])
+def test_step_batch_equals_vmapped_step(batched, opponent, max_steps):
+    """``step_batch`` (the decision loop batch-wide, its trips with no turn to run through
+    ``switch_step``) gives exactly the vmapped ``step``'s outputs, every leaf, step for step over 60
+    steps of random legal play with illegal actions mixed in, both opponents; ``max_steps_in_episode=4``
+    restarts all envs at once. Counts the opponent's lone replacements (trips after the first) and
+    the battles ended (a restart's start)."""
+    env, params, reset, step, mask = batched
+    assert paritygym.batched_step(env) == env.step_batch
+    step_batch = jax.jit(paritygym.batched_step(env))
+    params = params.replace(opponent=opponent, max_steps_in_episode=max_steps)
+    key = jax.random.key(70 + opponent + max_steps)
+    _, state = reset(jax.random.split(key, BATCH), params)
+    rng = np.random.default_rng(opponent)
+    rows = np.arange(BATCH)
+    lone = ended = 0
+    for t in range(60):
+        actions = _random_legal(rng, np.asarray(mask(state, params)))
+        actions = np.where(rng.random(BATCH) < 0.1, rng.integers(-2, 16, BATCH), actions).astype(np.int32)
+        keys = jax.random.split(jax.random.fold_in(key, t), BATCH)
+        out = step(keys, state, actions, params)
+        _assert_same_tree(out, step_batch(keys, state, actions, params), f"step {t}")
+        new_state, over = out[1], np.asarray(out[3] | out[4])
+        ended += int(over.sum())
+        # the opponent lost a Pokémon, the agent none, the battle goes on: its lone replacement
+        agent = np.asarray(state.agent)
+        down = lambda st: (np.asarray(st.game.battle.hp) == 0).sum(-1)      # [B, 2] fainted per side
+        before, after = down(state), down(new_state)
+        lone += int((~over & (after[rows, 1 - agent] > before[rows, 1 - agent])
+                     & (after[rows, agent] == before[rows, agent])).sum())
+        state = new_state
+    assert lone >= 3 and ended >= (BATCH if max_steps == 4 else 1), (lone, ended)
