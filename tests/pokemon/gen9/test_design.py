@@ -134,7 +134,8 @@ def test_both_forms_play_the_same_battles():
 # stages' own growth. The multi-hit moves (``turn._later_hits``: up to nine later hits' draws read from
 # one table of PRNG jumps and one ``damage.damage`` vectorised over a hit axis, not a copy per hit) added
 # ~6 K (42,064 -> 48,028 without the self-switch moves; with Freeze-Dry's effectiveness and the crash
-# moves 48,601); 51,777 with all of them.
+# moves 48,601); 51,777 with all of them; 51,490 with Substitute merged beside them (the later hits split
+# between the substitute and the Pokémon).
 MAX_CPU_STEP_HLO_INSTRUCTIONS = 52_500
 
 
