@@ -19,6 +19,7 @@ import numpy as np
 from flax import struct
 
 from paritygym.backend import accelerator_form
+from pokejax.rows import select
 
 NUM_SIDES = 2
 TEAM_SIZE = 6
@@ -46,11 +47,7 @@ def entry(x, index) -> jnp.ndarray:
     x = jnp.asarray(x)
     if not accelerator_form():
         return x[index]
-    index = jnp.asarray(index)
-    out = x[0]
-    for k in range(1, x.shape[0]):
-        out = jnp.where(index == k, x[k], out)
-    return out
+    return select(x, index)
 
 
 def with_entry(x, index, value) -> jnp.ndarray:

@@ -19,13 +19,12 @@ Crowned formes, their draws) belongs to the turn function, as in the Gen 1 engin
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from paritygym.backend import accelerator_form
 from pokejax.gen9.data import tables
+from pokejax.rows import select  # noqa: F401  (re-exported: the engine, masks and observation read by it)
 
 NUM_SIDES = 2
 TEAM_SIZE = 6
@@ -117,25 +116,6 @@ def active_of(field, active) -> jnp.ndarray:
     """``field[..., side, active[..., side], *rest]`` for a per-Pokémon ``field`` (team axis after the
     side axis) and ``active`` ``[..., 2]``; works with or without the batch axis."""
     return select(field, active)
-
-
-def select(x, index) -> jnp.ndarray:
-    """``x[..., index[...], *rest]``: the entry of the axis that follows ``index``'s axes (``x`` has
-    ``index``'s shape, then that axis, then ``rest``). In the accelerator form
-    (``paritygym.backend``, read at trace time) a chain of selects over the axis's few entries: an
-    accelerator runs a batch-indexed gather as one slow lookup per row (the TPU v5e ran the turn 4x
-    faster so). In the CPU form the gather, which XLA:CPU runs ~3x faster than the selects."""
-    x, index = jnp.asarray(x), jnp.asarray(index)
-    axis = index.ndim
-    if not accelerator_form():
-        taken = index.reshape(index.shape + (1,) * (x.ndim - index.ndim))
-        return jnp.take_along_axis(x, taken, axis=axis).squeeze(axis)
-    index = index.reshape(index.shape + (1,) * (x.ndim - index.ndim - 1))
-    entry = lambda k: jax.lax.index_in_dim(x, k, axis, keepdims=False)   # a static slice
-    out = entry(0)
-    for k in range(1, x.shape[axis]):
-        out = jnp.where(index == k, entry(k), out)
-    return out
 
 
 def _pool_arrays(pool) -> dict[str, np.ndarray]:
