@@ -11,10 +11,9 @@ import pytest
 
 import paritygym
 from climbjax import course, game
-from climbjax.env import Climb, EnvState
+from climbjax.env import Climb
 from climbjax.render import render_state
 from paritygym.testing import check_env
-from planarjax.physics.step import PhysicsState
 
 from .helpers import new_mujoco, random_states
 

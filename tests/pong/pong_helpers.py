@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pongjax import game
-from pongjax.env import EnvState, Pong
+from pongjax.env import Pong
 from pongjax.reference import STATE_FIELDS, CPong
 
 LO, HI = -35.0, 605.0  # paddle range for the default court
