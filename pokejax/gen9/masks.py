@@ -14,16 +14,23 @@ means Struggle and is the only legal move action; the Tera actions are illegal t
 takes ``move 1 terastallize`` as a plain Struggle (its ``chooseMove`` returns before reading the Tera
 flag), so they would be action 0 under another number. In a forced-switch request (``REQUEST_SWITCH``)
 only the sides with ``switch_flag`` act, with switches only. A side that does not act gets an all-False
-row (``must_act``), as in the Gen 1 engine (``pokejax.game.masks``). Disabling effects (Disable,
-Taunt, Encore, Choice items, Assault Vest), locks, trapping and Revival Blessing's choice of a
-fainted Pokémon come with the stages that add them.
+row (``must_act``), as in the Gen 1 engine (``pokejax.game.masks``). A move disabled by a volatile
+(``disabled``: Taunt's ``onDisableMove``, the status moves; Encore's, all but the encored move; Throat
+Chop's, the sound moves; Heal Block's, the ``heal`` ones) is illegal like one out of PP, and with no
+move left Struggle is offered (``getMoves`` returns none). Other disabling effects (Disable,
+Choice items, Assault Vest), locks, trapping and Revival Blessing's choice of a fainted Pokémon come
+with the stages that add them.
 """
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from pokejax.gen9.data import tables
 from pokejax.gen9.state import (
     REQUEST_MOVE,
     REQUEST_SWITCH,
@@ -43,15 +50,42 @@ def must_act(state: BattleState) -> jax.Array:
     return (request == REQUEST_MOVE) | ((request == REQUEST_SWITCH) & state.switch_flag)
 
 
+def disabled(state: BattleState) -> jax.Array:
+    """bool[B, 2, 4]: the active's move slots its volatiles disable at this decision (Showdown's
+    ``DisableMove`` event of the request): under Taunt (``taunt``) its status moves, under Encore
+    (``encore``) every move but the encored one, under Throat Chop's volatile (``throat_chop``) its sound
+    moves, under Heal Block's (``heal_block``) its moves with the ``heal`` flag."""
+    row = _disable_table().at(state.active_of(state.moves))                    # [B, 2, 4]
+    others = jnp.arange(4) != jnp.asarray(state.encore_slot)[..., None]
+    under = lambda x: (jnp.asarray(x) > 0)[..., None]
+    return ((row.status & under(state.taunt)) | (others & under(state.encore)) | (row.sound & under(state.throat_chop))
+            | (row.heal & under(state.heal_block)))
+
+
+@functools.lru_cache(maxsize=1)
+def _disable_table() -> tables.MoveTable:
+    """Per move index, what the disabling volatiles read: ``status`` (a status move: Taunt), the ``sound``
+    (Throat Chop) and ``heal`` (Heal Block) flags."""
+    t = tables.load()
+    flag = lambda name: np.asarray([False] + [bool(m["flags"].get(name)) for m in t.data["moves"]])
+    return tables.MoveTable({"status": t.move_category == tables.STATUS, "sound": flag("sound"), "heal": flag("heal")})
+
+
+def usable(state: BattleState) -> jax.Array:
+    """bool[B, 2, 4]: the active's move slots it may choose (a move, PP left, not ``disabled``); none:
+    Struggle."""
+    moves, pp = state.active_of(state.moves), state.active_of(state.pp)       # [B, 2, 4]
+    return (moves != 0) & (pp > 0) & ~disabled(state)
+
+
 def legal_mask(state: BattleState) -> jax.Array:
     """bool[B, 2, NUM_ACTIONS]: each side's legal actions (see the module docstring); all False for a
     side that does not act."""
-    moves, pp = state.active_of(state.moves), state.active_of(state.pp)       # [B, 2, 4]
-    usable = (moves != 0) & (pp > 0)
-    struggle = ~jnp.any(usable, axis=-1, keepdims=True)
-    move_actions = jnp.where(struggle, jnp.arange(4) == 0, usable)
+    ok = usable(state)
+    struggle = ~jnp.any(ok, axis=-1, keepdims=True)
+    move_actions = jnp.where(struggle, jnp.arange(4) == 0, ok)
     tera_ok = state.can_tera & ~state.active_of(state.terastallized)           # [B, 2]
-    tera_actions = usable & tera_ok[..., None]
+    tera_actions = ok & tera_ok[..., None]
 
     slots = jnp.arange(TEAM_SIZE)
     bench = ((slots < state.team_size[..., None]) & (state.hp > 0)

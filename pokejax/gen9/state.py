@@ -89,6 +89,21 @@ class BattleState:
     sub_hp: jnp.ndarray         # int32 the HP of the active's ``substitute`` volatile (Showdown's
                                 # ``volatiles.substitute.hp``, floor(maxhp / 4) when made), 0: none; gone when broken,
                                 # on switching out and on fainting
+    taunt: jnp.ndarray          # int32 the turns left of the active's ``taunt`` volatile (Showdown's ``duration``: 3 when set,
+                                # 4 on a target that had moved this turn and not switched in; its residual handler counts
+                                # it down, ending it at 0), 0: none; its status moves are disabled. Cleared on switching out
+                                # and on fainting
+    throat_chop: jnp.ndarray    # int32 the turns left of the active's ``throatchop`` volatile (Throat Chop's secondary: 2 when
+                                # set, counted down by its residual handler), 0: none; its sound moves are disabled
+    heal_block: jnp.ndarray     # int32 the turns left of the active's ``healblock`` volatile (Psychic Noise's secondary: 2
+                                # when set), 0: none; its moves with the ``heal`` flag are disabled
+    last_move: jnp.ndarray      # int32 the move slot (0-3) of the active's ``lastMove`` (set when a move action gets past
+                                # ``BeforeMove`` and its PP: ``moveUsed``), 4: Struggle (in no slot), -1: none; cleared on
+                                # switching out and on fainting (``clearVolatile``)
+    encore: jnp.ndarray         # int32 the turns left of the active's ``encore`` volatile (``duration``: 3 when set, 4 on a
+                                # target whose move action ran this turn; counted down by its residual handler, which also
+                                # ends it when the encored move has no PP left), 0: none; cleared on switching out and fainting
+    encore_slot: jnp.ndarray    # int32 the move slot of the encored move (``effectState.move``), read while ``encore`` > 0
     hazards: jnp.ndarray        # int32 [.., 4] the entry hazards on the side (HAZARDS order): Stealth Rock (0-1),
                                 # Spikes (0-3 layers), Toxic Spikes (0-2 layers), Sticky Web (0-1)
     hazard_order: jnp.ndarray   # int32 [.., 4] each hazard's rank (1-4) in the order they were set on the side
@@ -189,6 +204,12 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         protect=jnp.zeros(teams.shape, bool),
         stall=jnp.zeros(teams.shape, jnp.int32),
         sub_hp=jnp.zeros(teams.shape, jnp.int32),
+        taunt=jnp.zeros(teams.shape, jnp.int32),
+        throat_chop=jnp.zeros(teams.shape, jnp.int32),
+        heal_block=jnp.zeros(teams.shape, jnp.int32),
+        last_move=jnp.full(teams.shape, -1, jnp.int32),
+        encore=jnp.zeros(teams.shape, jnp.int32),
+        encore_slot=jnp.zeros(teams.shape, jnp.int32),
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),

@@ -19,8 +19,10 @@ their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
 on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
 moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
-(``crash_moves()``, below), Protect (``protect_moves()``, below) and Substitute (``substitute_moves()``,
-below). Not covered yet: other volatiles, everything of later stages.
+(``crash_moves()``, below), Protect (``protect_moves()``, below), Substitute (``substitute_moves()``,
+below), Taunt, Encore, Throat Chop and Psychic Noise (``lock_moves()``, below). Not covered yet: other
+volatiles, everything of later stages.
+
 Substitute as ``moves.js`` runs it: its ``onTryHit`` (no draw) fails with NOT_FAIL (no Update) with a
 substitute up or ``hp <= maxhp / 4``; else the volatile (``BattleState.sub_hp``: ``floor(maxhp / 4)``), then its
 ``onHit``'s ``directDamage`` of as much, and the hit's two Updates. The volatile's ``onTryPrimaryHit`` (after
@@ -32,6 +34,29 @@ up (``Math.ceil``); the target is then ``null``: its secondaries still draw ``ra
 it, while its user's ``self`` stages, its secondaries' ``self`` stages, its self-switch and Rapid Spin's
 ``onAfterSubDamage`` happen; no DamagingHit (no Fire thaw), no thawsTarget, no ``attackedBy`` (Avalanche).
 Defog lowers no evasion behind a substitute. Switching out and fainting end it.
+
+Taunt and Encore as ``moves.js`` runs their volatiles (``BattleState.taunt``, ``encore``, ``encore_slot``,
+``last_move``): a status move adding its volatile after the accuracy check (Protect stops it), failing on a
+target holding it already. Taunt lasts 3 turns, 4 where ``onStart`` finds the target's move action already
+run and the target not switched in this turn (``activeTurns``, ``queue.willMove``); the target's status
+moves are disabled in the requests (``masks.disabled``; none left: Struggle, chosen so at the decision)
+and a status move chosen before it landed is stopped at ``BeforeMove`` (priority 5: after sleep, freeze
+and flinch, before confusion and paralysis; no PP, no draw). Encore takes the target's ``lastMove``
+(``moveUsed``: a move action past ``BeforeMove`` and its PP; Struggle is in no slot) and fails with none,
+a ``failencore`` one or one out of PP; 3 turns, 4 where the target's move action has run; every other move
+is disabled, and a move action chosen before it landed becomes the encored move at ``runMove``'s
+``OverrideAction`` (Struggle excepted). Their residual handlers (orders 15 and 16, after the statuses',
+before Roost's; the two actives' handlers of one order tie on speed) count them down, Encore's also
+ending when its move has no PP left; ``nextTurn``'s ``DisableMove`` event of a Pokémon holding both
+sorts their two handlers (a tie: a draw). Throat Chop's secondary (chance 100: its ``random(100)`` drawn,
+always below) adds ``throatchop`` (``BattleState.throat_chop``), Psychic Noise's ``healblock``
+(``heal_block``), each for 2 turns on a target up that does not hold it (a second one changes nothing):
+the target's sound moves, or its moves with the ``heal`` flag (every healing move here, drain ones
+included: Pain Split has none), are disabled and, chosen before, stopped at ``BeforeMove`` (priority 6:
+after flinch, before Taunt); their residual handlers have orders 22 and 20. Their ``BeforeMove`` and
+``ModifyMove`` handlers tie on one Pokémon (a draw at each sort), and at ``nextTurn`` the ``DisableMove``
+handlers of k of the four volatiles draw k - 1 times. Switching out and fainting clear them all and the
+last move.
 
 Protect as ``moves.js`` and ``conditions.js`` run it (priority +4): its ``onPrepareHit`` (after the PP, before
 the hit steps) fails unless an action is still queued (``queue.willAct``: the foe's move action; not for the
@@ -219,7 +244,7 @@ from flax import struct
 
 from paritygym.backend import accelerator_form
 from pokejax import prng
-from pokejax.gen9 import accuracy, damage, order
+from pokejax.gen9 import accuracy, damage, masks, order
 from pokejax.gen9 import state as S
 from pokejax.gen9.data import tables
 from pokejax.gen9.masks import ACTION_SWITCH_BASE, ACTION_TERA_BASE
@@ -842,6 +867,104 @@ def _substitute_columns() -> dict:
     return {"makes_sub": makes, "bypasssub": bypass}
 
 
+# Status moves whose whole effect is a volatile on their target restricting what it may choose, by id like
+# ``PROTECT_MOVES``: Taunt (``taunt``: its status moves disabled, and stopped at ``BeforeMove``).
+TAUNT_MOVES = ("taunt",)
+# Encore (``encore``: its target locked into its last move).
+ENCORE_MOVES = ("encore",)
+# Damaging moves whose one secondary (chance 100) adds a volatile disabling moves of the target: Throat Chop
+# (its ``onHit`` adds ``throatchop``: sound moves, 2 turns) and Psychic Noise (``volatileStatus:
+# 'healblock'``: moves with the ``heal`` flag, 2 turns for Psychic Noise's ``durationCallback``).
+THROAT_CHOP_MOVES = ("throatchop",)
+HEAL_BLOCK_MOVES = ("psychicnoise",)
+
+
+def _taunt_effect(m: dict) -> bool:
+    """Taunt as ``moves.js`` has it: its ``taunt`` volatile with its four callbacks, nothing else."""
+    keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
+    return (m["id"] in TAUNT_MOVES and m["category"] == "Status" and m["target"] == "normal"
+            and keys == {"volatileStatus", "condition"} and m["volatileStatus"] == "taunt"
+            and m["condition"] == {"duration": 3, "onBeforeMovePriority": 5, "onResidualOrder": 15}
+            and sorted(m.get("callbacks") or []) == ["condition.onBeforeMove", "condition.onDisableMove",
+                                                     "condition.onEnd", "condition.onStart"])
+
+
+def _encore_effect(m: dict) -> bool:
+    """Encore as ``moves.js`` has it: its ``encore`` volatile with its five callbacks, nothing else."""
+    keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
+    return (m["id"] in ENCORE_MOVES and m["category"] == "Status" and m["target"] == "normal"
+            and keys == {"volatileStatus", "condition"} and m["volatileStatus"] == "encore"
+            and m["condition"] == {"duration": 3, "noCopy": True, "onResidualOrder": 16}
+            and sorted(m.get("callbacks") or []) == ["condition.onDisableMove", "condition.onEnd",
+                                                     "condition.onOverrideAction", "condition.onResidual",
+                                                     "condition.onStart"])
+
+
+def _throat_chop_effect(m: dict) -> bool:
+    """Throat Chop as ``moves.js`` has it: a damaging move whose one secondary's ``onHit`` adds its
+    ``throatchop`` condition (four handlers and an ``onModifyMove`` that stops a sound move), nothing else."""
+    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
+    return (m["id"] in THROAT_CHOP_MOVES and m["category"] != "Status" and not others
+            and m.get("secondaries") == [{"chance": 100}]
+            and m.get("condition") == {"duration": 2, "onBeforeMovePriority": 6, "onResidualOrder": 22}
+            and sorted(m.get("callbacks") or []) == ["condition.onBeforeMove", "condition.onDisableMove",
+                                                     "condition.onEnd", "condition.onModifyMove",
+                                                     "condition.onStart", "secondary.onHit"])
+
+
+def lock_moves() -> list[str]:
+    """The moves restricting their target's choices that ``step`` runs whole: Taunt (its ``taunt``
+    volatile: 3 turns, 4 on a target whose move action ran this turn and that did not switch in this turn
+    (``onStart``: ``activeTurns`` and not ``queue.willMove``); its target's status moves disabled in the
+    requests (Struggle when none is left), and a status move chosen before it landed stopped at
+    ``BeforeMove`` (priority 5: after sleep, freeze and flinch, before confusion and paralysis) with no
+    PP spent; it fails on a target already taunted; its residual handler (order 15) counts it down) and
+    Encore (its ``encore`` volatile on the target's ``lastMove``: it fails with none, one in no move slot
+    (Struggle), one with the ``failencore`` flag (Encore) or out of PP, and on a target encored already; 3
+    turns, 4 where the target's move action has run this turn (not ``queue.willMove``); every other move
+    disabled in the requests; a move action chosen before it landed is turned into the encored move at
+    ``runMove``'s ``OverrideAction``, before ``BeforeMove``, Struggle excepted; its residual handler (order
+    16) counts it down and ends it when the encored move has no PP left), Throat Chop (a damaging move whose
+    secondary, chance 100, adds the ``throatchop`` volatile to a target up and without it: its sound moves
+    disabled and stopped at ``BeforeMove``, priority 6, for 2 turns; residual order 22) and Psychic Noise (a
+    damaging sound move whose secondary adds ``healblock``: 2 turns, its moves with the ``heal`` flag
+    disabled and stopped at ``BeforeMove``, priority 6; residual order 20; a heal-blocked target keeps its
+    turns, ``onRestart``). A Pokémon holding both ``throatchop`` and ``healblock`` has two handlers of
+    ``BeforeMove`` (priority 6) and of ``ModifyMove`` that tie: a draw at each."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in placed and (
+        _taunt_effect(m) or _encore_effect(m) or _throat_chop_effect(m)
+        or (m["id"] in HEAL_BLOCK_MOVES and _covered(m) and _volatile_secondary(m, "healblock") == 100)))
+
+
+@functools.lru_cache(maxsize=1)
+def _lock_columns() -> dict:
+    """Per move index: ``taunting``, ``encoring``, ``chopping`` and ``blocking`` [M] (a Taunt, an Encore, a
+    Throat Chop, a Psychic Noise of ``lock_moves()``), and the ``sound`` and ``heal`` flags [M] (what
+    Throat Chop's and Heal Block's ``onBeforeMove`` stop)."""
+    t = tables.load()
+    n = len(t.move_ids)
+    cols = {name: np.zeros(n, bool) for name in ("taunting", "encoring", "chopping", "blocking", "sound", "heal")}
+    for m in lock_moves():
+        for name, ids in (("taunting", TAUNT_MOVES), ("encoring", ENCORE_MOVES), ("chopping", THROAT_CHOP_MOVES),
+                          ("blocking", HEAL_BLOCK_MOVES)):
+            cols[name][t.move_index[m]] = m in ids
+    for i, m in enumerate(t.data["moves"], start=1):
+        cols["sound"][i], cols["heal"][i] = bool(m["flags"].get("sound")), bool(m["flags"].get("heal"))
+    return cols
+
+
+@functools.lru_cache(maxsize=1)
+def _fail_encore() -> np.ndarray:
+    """bool [M]: the moves with the ``failencore`` flag (Encore, Struggle...): an Encore fails on them."""
+    t = tables.load()
+    out = np.zeros(len(t.move_ids), bool)
+    for i, m in enumerate(t.data["moves"], start=1):
+        out[i] = bool(m["flags"].get("failencore"))
+    return out
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -851,8 +974,9 @@ def restricted_moves() -> list[str]:
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
-    ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``) and Substitute
-    (``substitute_moves()``) (Thunder,
+    ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Substitute
+    (``substitute_moves()``) and Taunt and Encore (``lock_moves()``: Taunt, Encore, Throat Chop, Psychic
+    Noise) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -869,7 +993,8 @@ def _restricted_moves() -> tuple[str, ...]:
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
-                        | set(protect_moves()) | set(substitute_moves())))
+                        | set(protect_moves()) | set(substitute_moves())
+                        | set(lock_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -962,7 +1087,8 @@ def _status_table() -> tables.MoveTable:
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
                              **_switch_columns(), **_multihit_columns(), **_protect_columns(),
-                             **_substitute_columns()})
+                             **_substitute_columns(),
+                             **_lock_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -1101,7 +1227,8 @@ def _drawing(st: _Turn) -> _Turn:
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
-             "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp")
+             "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
+             "encore", "encore_slot", "throat_chop", "heal_block")
 
 
 def _keep(tree):
@@ -1299,7 +1426,9 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on),
                     confusion=_set_side(st.confusion, side, 0, on), moved=_set_side(st.moved, side, False, on),
                     protect=_set_side(st.protect, side, False, on), stall=_set_side(st.stall, side, 0, on),
-                    sub_hp=_set_side(st.sub_hp, side, 0, on))
+                    sub_hp=_set_side(st.sub_hp, side, 0, on), taunt=_set_side(st.taunt, side, 0, on),
+                    last_move=_set_side(st.last_move, side, -1, on), encore=_set_side(st.encore, side, 0, on),
+                    throat_chop=_set_side(st.throat_chop, side, 0, on), heal_block=_set_side(st.heal_block, side, 0, on))
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
@@ -1337,9 +1466,9 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
 
 
 def _struggling(st: BattleState):
-    """bool[B, 2]: the active has no move with PP left (its move action is Struggle)."""
-    usable = (st.active_of(st.moves) != 0) & (st.active_of(st.pp) > 0)
-    return ~usable.any(-1)
+    """bool[B, 2]: the active has no move it may choose, with PP left and not disabled (``masks.usable``):
+    its move action is Struggle."""
+    return ~masks.usable(st).any(-1)
 
 
 def _left(st: BattleState, side):
@@ -1519,14 +1648,17 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache,
     return _keep(st)
 
 
-def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_foe, will_act):
+def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_foe, will_act, struggling, foe_fresh):
     """``side``'s active uses its move ``slot`` (Struggle when no move has PP) on the foe: its status
     first (``BeforeMove``: sleep's turns, the thaw draw, full paralysis), then PP, type and powder
     immunity, accuracy, crit and roll, HP, stat stages, statuses and their secondaries, thawing,
     Struggle's recoil, fainting and the end of the battle, with the draws between. ``foe_attacks``: the
     foe's action still queued this turn is a damaging move (Sucker Punch's ``onTry``); ``foe_moved``: the
     foe's move action ran earlier this turn (Payback); ``hit_by_foe``: and damaged this user (Avalanche);
-    ``will_act``: an action is still queued after this one (Protect's ``queue.willAct()``)."""
+    ``will_act``: an action is still queued after this one (Protect's ``queue.willAct()``; in singles the
+    foe's move action: ``queue.willMove(target)``); ``struggling`` bool[B, 2]: each side's move action is
+    Struggle (chosen so at the decision: a Taunt landing before it moves changes no choice);
+    ``foe_fresh``: the foe switched in this turn (its ``activeTurns`` is 0)."""
     t = tables.load()
     # the speeds every eachEvent of this move sorts by: Showdown refreshed them before the move
     # (the commit or the Gen 8 re-sort) and not again until the move's action is over
@@ -1535,7 +1667,10 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     foe = 1 - side
     me, them = _side(st.active, side), _side(st.active, foe)
     on = on & (_mon(st.hp, side, me) > 0)                     # a fainted Pokémon's move does not run
-    struggle = _side(_struggling(st), side)
+    struggle = _side(struggling, side)
+    # Encore's OverrideAction (runMove, before BeforeMove; not for Struggle): the encored move instead of the
+    # one chosen before it landed
+    slot = jnp.where((_side(st.encore, side) > 0) & ~struggle, _side(st.encore_slot, side), slot)
     moves = _mon(st.moves, side, me)
     move = S.select(moves, slot)
     move = jnp.where(struggle, t.move_index["struggle"], move)
@@ -1567,10 +1702,17 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     asleep, frozen, paralysed = on & (status == SLP), on & (status == FRZ), on & (status == PAR)
     flinched = on & _side(st.flinch, side)
     wakes = asleep & (count <= 1)
+    # throatchop and healblock: two BeforeMove handlers of priority 6 that tie (their sort's draw comes first)
+    chop, block = _side(st.throat_chop, side) > 0, _side(st.heal_block, side) > 0
+    st = _skip_draw(st, on & chop & block)
     st = _drawing(st)
     rng, thaw = prng.random_int(st.rng, 5, when=frozen & ~defrost)
     thaws = frozen & (defrost | (thaw == 0))
-    held = (asleep & ~wakes) | (frozen & ~thaws) | flinched
+    # Taunt's (priority 5, after flinch's): a status move chosen before the taunt landed ("cant")
+    taunted = on & (_side(st.taunt, side) > 0) & (m.category == tables.STATUS) & ~struggle
+    # Throat Chop's and Heal Block's (priority 6): a sound move, a move with the heal flag
+    taunted = taunted | (on & ((chop & x.sound) | (block & x.heal)) & ~struggle)
+    held = (asleep & ~wakes) | (frozen & ~thaws) | flinched | taunted
     time = _side(st.confusion, side)
     confused = on & ~held & (time > 0)
     rolls = confused & (time > 1)
@@ -1583,7 +1725,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     lvl = (2 * _mon(st.level, side, me) // 5 + 2).astype(attack.dtype)
     base = (lvl * 40 * attack // jnp.maximum(defense, 1) // 50 + 2) & 0xFFFF
     hurt = jnp.maximum(base * (100 - roll).astype(base.dtype) // 100, 1).astype(jnp.int32)
-    rng, para = prng.random_int(rng, 4, when=paralysed & ~flinched & ~self_hit)
+    rng, para = prng.random_int(rng, 4, when=paralysed & ~flinched & ~taunted & ~self_hit)
     cant = held | self_hit | (paralysed & (para == 0))
     st = st.replace(rng=rng, status_count=_set_mon(st.status_count, side, me, count - 1, asleep),
                     confusion=_set_side(st.confusion, side, time - 1, confused),
@@ -1597,6 +1739,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), ko),
                     confusion=_set_side(st.confusion, side, 0, ko), stall=_set_side(st.stall, side, 0, ko),
                     sub_hp=_set_side(st.sub_hp, side, 0, ko),
+                    taunt=_set_side(st.taunt, side, 0, ko),
+                    last_move=_set_side(st.last_move, side, -1, ko), encore=_set_side(st.encore, side, 0, ko),
+                    throat_chop=_set_side(st.throat_chop, side, 0, ko), heal_block=_set_side(st.heal_block, side, 0, ko),
                     protect=_set_side(st.protect, side, False, ko),
                     winner=jnp.where(lost, foe, st.winner), request=jnp.where(lost, REQUEST_ENDED, st.request))
     acting = on & ~lost
@@ -1606,7 +1751,10 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     pp = _mon(st.pp, side, me)
     pay = on & ~struggle                                       # Struggle costs no PP
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
-    st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay))
+    st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay),
+                    last_move=_set_side(st.last_move, side, jnp.where(struggle, 4, slot), on))   # moveUsed
+    # useMoveInner's ModifyMove event: throatchop's and healblock's handlers tie
+    st = _skip_draw(st, on & chop & block)
     # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
     # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
     # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
@@ -1703,6 +1851,22 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1))
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
     st, inflicted = _try_status(st, foe, them, inflict, lands & (inflict != 0))
+    # Taunt's addVolatile: fails on a target taunted already; its onStart: a duration of 3, one more where
+    # the target's move action has run this turn (not ``queue.willMove``) and it did not switch in this turn
+    taunts = lands & x.taunting & (_side(st.taunt, foe) == 0)
+    st = st.replace(taunt=_set_side(st.taunt, foe, jnp.where(will_act | foe_fresh, 3, 4), taunts))
+    # Encore's addVolatile: fails on a target encored already; its onStart fails without a lastMove in a
+    # move slot, on a ``failencore`` move and on one out of PP; a duration of 3, one more where the target's
+    # move action has run this turn
+    last = _side(st.last_move, foe)
+    known = (last >= 0) & (last < 4)
+    kept = jnp.clip(last, 0, 3)
+    their_move = S.select(_mon(st.moves, foe, them), kept)
+    their_pp = S.select(_mon(st.pp, foe, them), kept)
+    encores = (lands & x.encoring & (_side(st.encore, foe) == 0) & known & (their_pp > 0)
+               & ~jnp.asarray(_fail_encore())[their_move])
+    st = st.replace(encore=_set_side(st.encore, foe, jnp.where(will_act, 3, 4), encores),
+                    encore_slot=_set_side(st.encore_slot, foe, kept, encores))
     # Defog's onHit: -1 evasion to the target (up: the move needs it), both sides' hazards cleared;
     # it fails when neither happens
     fog = lands & x.defog
@@ -1715,7 +1879,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
-    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | made | stopped_by_sub
+    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | made | stopped_by_sub | taunts | encores
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -1731,7 +1895,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     mine, _ = _boost(_side(st.boosts, side), selfb, struck & has_self)
     has_status_sec, has_flinch = sec_status != 0, flinch_chance > 0
     rng, roll = _keep(prng.random_int(st.rng, 100, when=struck & (has_sec | has_status_sec | has_flinch
-                                                                   | (confuse_chance > 0))))
+                                                                   | (confuse_chance > 0) | x.chopping | x.blocking)))
     lucky = struck & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & dealt & (_mon(st.hp, foe, them) > 0))
     mine, _ = _boost(mine, sec_self, lucky)
@@ -1750,6 +1914,12 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng, turns = prng.random_range(rng, 2, 6, when=confuses)
     st = st.replace(rng=rng, flinch=_set_side(st.flinch, foe, True, flinches),
                     confusion=_set_side(st.confusion, foe, turns, confuses))
+    # Throat Chop's secondary onHit and Psychic Noise's healblock (chance 100: the roll always passes):
+    # addVolatile on a target up, failing (or, for healblock, ``onRestart`` changing nothing) on one that has it
+    target_up = dealt & (_mon(st.hp, foe, them) > 0)
+    chops = target_up & x.chopping & (_side(st.throat_chop, foe) == 0)
+    blocks = target_up & x.blocking & (_side(st.heal_block, foe) == 0)
+    st = st.replace(throat_chop=_set_side(st.throat_chop, foe, 2, chops), heal_block=_set_side(st.heal_block, foe, 2, blocks))
     # Rapid Spin's onAfterHit (after the secondaries and DamagingHit: nothing between reads the
     # hazards), its user up: its own side's hazards removed
     spun = struck & x.spin & (_mon(st.hp, side, me) > 0)
@@ -1774,6 +1944,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(faint_speed=_set_side(st.faint_speed, foe, d_stats[..., 4], fainted),
                     confusion=_set_side(st.confusion, foe, 0, fainted), stall=_set_side(st.stall, foe, 0, fainted),
                     sub_hp=_set_side(st.sub_hp, foe, 0, fainted),
+                    taunt=_set_side(st.taunt, foe, 0, fainted),
+                    last_move=_set_side(st.last_move, foe, -1, fainted), encore=_set_side(st.encore, foe, 0, fainted),
+                    throat_chop=_set_side(st.throat_chop, foe, 0, fainted), heal_block=_set_side(st.heal_block, foe, 0, fainted),
                     protect=_set_side(st.protect, foe, False, fainted),
                     terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
                     boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
@@ -1804,6 +1977,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down),
                     confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
                     sub_hp=_set_side(st.sub_hp, side, 0, down),
+                    taunt=_set_side(st.taunt, side, 0, down),
+                    last_move=_set_side(st.last_move, side, -1, down), encore=_set_side(st.encore, side, 0, down),
+                    throat_chop=_set_side(st.throat_chop, side, 0, down), heal_block=_set_side(st.heal_block, side, 0, down),
                     protect=_set_side(st.protect, side, False, down),
                     terastallized=_set_mon(st.terastallized, side, me, False, down),
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
@@ -1839,6 +2015,9 @@ def _residual_damage(st: BattleState, side, when):
                     boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
                     confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
                     sub_hp=_set_side(st.sub_hp, side, 0, down),
+                    taunt=_set_side(st.taunt, side, 0, down),
+                    last_move=_set_side(st.last_move, side, -1, down), encore=_set_side(st.encore, side, 0, down),
+                    throat_chop=_set_side(st.throat_chop, side, 0, down), heal_block=_set_side(st.heal_block, side, 0, down),
                     protect=_set_side(st.protect, side, False, down))
     out = down & (_left(st, side) == 0)
     return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
@@ -1861,6 +2040,12 @@ def _residual(st: BattleState, on):
     st = _drawing(st)
     rng, swap = prng.random_range(st.rng, 0, 2, when=tie)
     st = st.replace(rng=rng)
+    # the taunt volatiles' handlers (onResidualOrder 15: after the statuses', before roost's): both
+    # actives taunted (up) and tied on speed, a draw of the same sort
+    st = _skip_draw(st, on & ((st.taunt > 0) & up).all(-1) & (speed[..., 0] == speed[..., 1]))
+    # the encore (onResidualOrder 16), healblock (20) and throatchop (22) volatiles' handlers, the same
+    for turns in (st.encore, st.heal_block, st.throat_chop):
+        st = _skip_draw(st, on & ((turns > 0) & up).all(-1) & (speed[..., 0] == speed[..., 1]))
     # the roost volatiles' handlers (onResidualOrder 25: after the statuses'; the duration ends them):
     # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
     roosts = on & (st.roosted & up).all(-1)
@@ -1883,6 +2068,14 @@ def _residual(st: BattleState, on):
     return st
 
 
+def _next_turn(st: BattleState, when):
+    """``nextTurn``'s ``DisableMove`` event of each active where ``when``: the handlers of its taunt, encore,
+    throatchop and healblock volatiles tie (no order or priority, the same speed): k of them draw k - 1
+    times."""
+    k = sum((v > 0).astype(jnp.int32) for v in (st.taunt, st.encore, st.throat_chop, st.heal_block))
+    return st.replace(skipped=st.skipped + jnp.where(when, jnp.maximum(k - 1, 0).sum(-1), 0), bound=st.bound + 6)
+
+
 def _turn(st: BattleState, actions, on, resume):
     """A whole turn of a move request (``on``), or the rest of a turn after a self-switch's switch-in
     (``resume``: the move action still queued, ``BattleState.queued``, then the residual). A self-switch
@@ -1893,7 +2086,8 @@ def _turn(st: BattleState, actions, on, resume):
     tera = moving & (act >= ACTION_TERA_BASE)
     slot = jnp.where(switching, 0, act % ACTION_TERA_BASE)
     move = S.select(st.active_of(st.moves), slot)
-    move = jnp.where(_struggling(st), tables.load().move_index["struggle"], move)
+    struggling = _keep(_struggling(st))                                         # as chosen, at the decision
+    move = jnp.where(struggling, tables.load().move_index["struggle"], move)
     row = tables.move_table().at(move)                                          # both moves' rows, one gather
     priority, attacks = row.priority, row.category != tables.STATUS
     speed = _speeds(st)
@@ -1967,7 +2161,11 @@ def _turn(st: BattleState, actions, on, resume):
         hit_by_foe = jnp.zeros_like(on) if k == 0 else foe_moved & (_mon(st.hp, s, _side(st.active, s)) < before)
         go = _side(moving if k == 0 else later_moving, s) & (st.request != REQUEST_ENDED) & ~stopped
         will_act = _side(moving, 1 - s) if k == 0 else jnp.zeros_like(on)      # the foe's move action queued
-        st, switches = _use_move(st, s, _side(slot, s), go, foe_attacks, foe_moved, hit_by_foe, will_act)
+        # the foe switched in this turn: by its switch action (the first mover's foe), or by the self-switch
+        # a resumed turn answers (the queued mover's foe)
+        foe_fresh = _side(switching, 1 - s) if k == 0 else resume
+        st, switches = _use_move(st, s, _side(slot, s), go, foe_attacks, foe_moved, hit_by_foe, will_act, struggling,
+                                 foe_fresh)
         # a self-switch: runAction's switch request in the middle of the turn, the rest of the queue
         # (the other side's move action if it has not run, its Pokémon up; the residual) waiting for it
         switches = switches & (st.request != REQUEST_ENDED)
@@ -1994,14 +2192,24 @@ def _turn(st: BattleState, actions, on, resume):
     st = _residual(st, on & (st.request != REQUEST_ENDED))
     live = on & (st.request != REQUEST_ENDED)
     up = st.active_of(st.hp) > 0
+    # Encore's residual handler: its duration, then the end of an encore whose move has no PP left
+    encored_pp = S.select(st.active_of(st.pp), st.encore_slot)
     st = st.replace(flinch=jnp.where(on[..., None], st.flinch & ~live[..., None] & up, st.flinch),
                     protect=jnp.where(on[..., None], st.protect & ~live[..., None] & up, st.protect),
                     stall=jnp.where(on[..., None] & (live[..., None] & ~st.stalled | ~up), 0, st.stall),
+                    taunt=jnp.where(on[..., None] & live[..., None] & up, jnp.maximum(st.taunt - 1, 0), st.taunt),
+                    throat_chop=jnp.where(on[..., None] & live[..., None] & up, jnp.maximum(st.throat_chop - 1, 0),
+                                          st.throat_chop),
+                    heal_block=jnp.where(on[..., None] & live[..., None] & up, jnp.maximum(st.heal_block - 1, 0),
+                                         st.heal_block),
+                    encore=jnp.where(on[..., None] & live[..., None] & up,
+                                     jnp.where(encored_pp > 0, jnp.maximum(st.encore - 1, 0), 0), st.encore),
                     stalled=st.stalled & ~on[..., None])
     st = _each_event(st, live)
     st = st.replace(status=jnp.where(live[..., None, None] & (st.hp == 0), 0, st.status))
     down = live[..., None] & (st.active_of(st.hp) == 0)                          # [B, 2]
     fainted = down.any(-1)
+    st = _next_turn(st, live & ~fainted)
     return st.replace(switch_flag=jnp.where(live[..., None], down, st.switch_flag),
                       request=jnp.where(live, jnp.where(fainted, REQUEST_SWITCH, REQUEST_MOVE), st.request),
                       turn=jnp.where(live & ~fainted, st.turn + 1, st.turn))
@@ -2035,6 +2243,7 @@ def _forced_switch(st: BattleState, actions, on, mid):
     down = live[..., None] & (st.active_of(st.hp) == 0)                          # [B, 2]
     fainted = down.any(-1)
     st = st.replace(status=jnp.where(live[..., None, None] & (st.hp == 0), 0, st.status))
+    st = _next_turn(st, live & ~fainted)
     return st.replace(switch_flag=jnp.where(live[..., None], down, st.switch_flag),
                       request=jnp.where(live, jnp.where(fainted, REQUEST_SWITCH, REQUEST_MOVE), st.request),
                       turn=jnp.where(live & ~fainted, st.turn + 1, st.turn))

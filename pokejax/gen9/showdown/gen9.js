@@ -42,7 +42,11 @@
 //             Pokemon.speed), switchFlag, queued (the move slot of the side's move action still queued, its
 //             Pokémon not fainted; 0 for Struggle; -1: none), flinch, confusion (its turns left, 0: none), moved (activeMoveActions > 0), hazards (layers of Stealth Rock, Spikes, Toxic Spikes,
 //             Sticky Web), hazardOrder (each one's
-//             rank, 1-4, in the order they were set, 0: absent), boosts,
+//             rank, 1-4, in the order they were set, 0: absent), protect, stall (its counter), taunt (the
+//             taunt volatile's duration, 0: none), lastMove (the slot of the active's lastMove, 4: in no
+//             slot, -1: none), encore (the encore volatile's duration, 0: none), encoreSlot (the slot of its
+//             move, -1: none), throatChop, healBlock (those volatiles' durations, 0: none), legal (the move actions 0-3 the side's request offers:
+//             requestMoves), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
 //             slp's time, else 0), terastallized, stellar, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
 //             PRNG draw with its callers (`draws`, `marks`: the draw count at each state) and the log
@@ -258,6 +262,28 @@ function playChoice(side, action) {
 // The entry hazards of pokejax's BattleState.hazards, in its order (layers; 1 for one-layer hazards).
 const HAZARDS = ['stealthrock', 'spikes', 'toxicspikes', 'stickyweb'];
 
+// The move slot (0-3) of a move of the Pokemon, 4 for one in no slot (Struggle).
+function slotOf(pokemon, id) {
+  const k = pokemon.moveSlots.findIndex(m => m.id === id);
+  return k < 0 ? 4 : k;
+}
+
+// The move actions (pokejax's 0-3) the side's request offers: the slots of the moves not disabled (Struggle,
+// offered alone when none is left, and a locked move are one slot each); none when the side does not choose
+// a move.
+function requestMoves(battle, side) {
+  const req = side.activeRequest;
+  const none = [false, false, false, false];
+  if (battle.ended || !req || req.wait || req.forceSwitch || !req.active) return none;
+  const active = side.active[0];
+  const moves = req.active[0].moves;
+  if (moves.length === 1 && (moves[0].id === 'struggle' || moves[0].disabled === undefined)) {
+    const k = Math.max(active.moveSlots.findIndex(m => m.id === moves[0].id), 0);
+    return none.map((_, i) => i === k);
+  }
+  return none.map((_, i) => i < moves.length && !moves[i].disabled);
+}
+
 function snapPlay(battle) {
   const winner = !battle.ended ? null : battle.winner === 'P1' ? 0 : battle.winner === 'P2' ? 1 : 2;
   return {seed: battle.prng.getSeed(), turn: battle.turn, request: battle.ended ? 'ended' : battle.requestState,
@@ -274,6 +300,13 @@ function snapPlay(battle) {
         protect: !!(active && active.volatiles['protect']),
         stall: active && active.volatiles['stall'] ? active.volatiles['stall'].counter : 0,
         sub: active && active.volatiles['substitute'] ? active.volatiles['substitute'].hp : 0,
+        taunt: active && active.volatiles['taunt'] ? active.volatiles['taunt'].duration : 0,
+        lastMove: active && active.lastMove ? slotOf(active, active.lastMove.id) : -1,
+        encore: active && active.volatiles['encore'] ? active.volatiles['encore'].duration : 0,
+        throatChop: active && active.volatiles['throatchop'] ? active.volatiles['throatchop'].duration : 0,
+        healBlock: active && active.volatiles['healblock'] ? active.volatiles['healblock'].duration : 0,
+        encoreSlot: active && active.volatiles['encore'] ? slotOf(active, active.volatiles['encore'].move) : -1,
+        legal: requestMoves(battle, side),
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,
         canTerastallize: bySlot.some(p => p.canTerastallize),
         pokemon: bySlot.map(p => ({hp: p.hp, status: p.status, fainted: !!p.fainted, pp: p.moveSlots.map(m => m.pp),

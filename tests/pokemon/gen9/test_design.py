@@ -135,8 +135,10 @@ def test_both_forms_play_the_same_battles():
 # one table of PRNG jumps and one ``damage.damage`` vectorised over a hit axis, not a copy per hit) added
 # ~6 K (42,064 -> 48,028 without the self-switch moves; with Freeze-Dry's effectiveness and the crash
 # moves 48,601); 51,777 with all of them; 51,490 with Substitute merged beside them (the later hits split
-# between the substitute and the Pokémon).
-MAX_CPU_STEP_HLO_INSTRUCTIONS = 52_500
+# between the substitute and the Pokémon). 59,800: Taunt, Encore, Throat Chop and Psychic Noise
+# (``turn.lock_moves()``: six per-side fields written at every switch-in and faint, the override, the
+# residual's counts, the handlers' ties), 59,119 (56,466 with Taunt and Encore alone) without Substitute, 58,769 with it.
+MAX_CPU_STEP_HLO_INSTRUCTIONS = 59_800
 
 
 def test_the_cpu_form_computes_the_steps_shared_values_once():

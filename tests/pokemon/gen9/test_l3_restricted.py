@@ -10,8 +10,10 @@ switches, forced switches); Showdown plays the same choices from the same teams 
 ``play``). After the start and after every decision: every Pokémon's HP, status, PP, Tera state,
 Stellar mask and species, each side's active slot, stages, switch flag and Tera right, the turn,
 the request (and whether a switch request is a self-switch's in the middle of the turn, with each side's
-move action still queued), each active's protect volatile, stall counter and substitute's HP, the winner and the PRNG seed
-identical.
+move action still queued), each active's protect volatile, stall counter, substitute's HP, taunt duration, last
+move, encore (its duration and move), throatchop and healblock durations, the move
+actions the request offers (``masks.legal_mask`` against the request's moves: disabled ones, Struggle
+alone), the winner and the PRNG seed identical.
 
 Battles of teams rich in stat-stage moves, players choosing them half the time, reach status boosts,
 +6 and its failure, self drops and secondaries.
@@ -130,7 +132,9 @@ def move_decisions(states, actions):
                     yield a, b, i, s, k, f, act, TABLES.move_ids[int(a.moves[i, s, k, act % 4])]
 
 
-def _ours(st, i: int) -> dict:
+def _ours(st, i: int, legal: np.ndarray) -> dict:
+    """The comparable state of battle ``i``; ``legal``: ``masks.legal_mask`` of ``st`` (its move actions are
+    compared with the request's)."""
     sides = []
     for side in range(2):
         size = int(st.team_size[i, side])
@@ -141,6 +145,9 @@ def _ours(st, i: int) -> dict:
             "flinch": bool(st.flinch[i, side]), "confusion": int(st.confusion[i, side]), "moved": bool(st.moved[i, side]),
             "hazards": st.hazards[i, side].tolist(), "hazardOrder": st.hazard_order[i, side].tolist(),
             "queued": int(st.queued[i, side]), "protect": bool(st.protect[i, side]), "stall": int(st.stall[i, side]), "sub": int(st.sub_hp[i, side]),
+            "taunt": int(st.taunt[i, side]), "lastMove": int(st.last_move[i, side]), "encore": int(st.encore[i, side]),
+            "encoreSlot": int(st.encore_slot[i, side]) if st.encore[i, side] > 0 else -1,
+            "throatChop": int(st.throat_chop[i, side]), "healBlock": int(st.heal_block[i, side]), "legal": [bool(x) for x in legal[i, side, :4]],
             "pokemon": [{"hp": int(st.hp[i, side, k]), "status": int(st.status[i, side, k]),
                          "count": int(st.status_count[i, side, k]) if st.status[i, side, k] in (S.TOX, S.SLP) else 0,
                          "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
@@ -159,7 +166,9 @@ def _theirs(snap: dict) -> dict:
             "boosts": [s["boosts"][k] for k in tables.BOOSTS], "canTerastallize": s["canTerastallize"],
             "flinch": s["flinch"], "confusion": s["confusion"], "moved": s["moved"],
             "hazards": s["hazards"], "hazardOrder": s["hazardOrder"], "queued": s["queued"],
-            "protect": s["protect"], "stall": s["stall"], "sub": s["sub"],
+            "protect": s["protect"], "stall": s["stall"], "sub": s["sub"], "taunt": s["taunt"], "lastMove": s["lastMove"],
+            "encore": s["encore"], "encoreSlot": s["encoreSlot"], "throatChop": s["throatChop"],
+            "healBlock": s["healBlock"], "legal": s["legal"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),
                          "count": p["statusCount"],
                          "pp": p["pp"], "terastallized": p["terastallized"] is not None,
@@ -176,9 +185,10 @@ def compare(bridge, states, actions, sets, seeds) -> tuple[list[str], int]:
     reference = bridge.play([{"teams": [sets[i], sets[len(seeds) + i]], "seed": seeds[i], "actions": actions[i]}
                              for i in range(len(seeds))])
     problems, compared = [], 0
+    legal = [np.asarray(masks.legal_mask(st)) for st in states]
     for i, r in enumerate(reference):
         for n, snap in enumerate(r["states"]):
-            ours, theirs = _ours(states[n], i), _theirs(snap)
+            ours, theirs = _ours(states[n], i, legal[n]), _theirs(snap)
             compared += 1
             if ours != theirs:
                 diff = {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k] and k != "sides"}
