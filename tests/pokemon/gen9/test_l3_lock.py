@@ -182,13 +182,14 @@ def test_encore_battles_match_showdown(showdown9):
 
 
 def test_lock_battles_match_showdown(showdown9):
-    """32 battles of teams holding Taunt or Encore on every Pokémon, chosen half the time: both volatiles
-    on one Pokémon (an encored status move under Taunt: Struggle), their residual handlers together."""
-    states, actions, sets, seeds = _battles(LOCK, 32, 122)
+    """32 battles of teams holding Taunt or Encore on every Pokémon, chosen 80 % of the time: both
+    volatiles on one Pokémon (an encored status move under Taunt: Struggle), their residual handlers
+    together (rare: chosen half the time, 2 decisions in 48 battles once the teams also held Substitute)."""
+    states, actions, sets, seeds = _battles(LOCK, 32, 122, prefer=0.8)
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
     both = sum(int(((st.taunt > 0) & (st.encore > 0)).sum()) for st in states)
-    assert both >= 5, both
+    assert both >= 4, both   # 6
 
 
 def test_l2_encore_overrides_the_choice(showdown9):
