@@ -63,6 +63,8 @@ class BattleState:
     max_pp: jnp.ndarray         # int32 [.., 4]
     ability: jnp.ndarray        # int32
     item: jnp.ndarray           # int32 (0 = none)
+    self_sleep: jnp.ndarray     # bool: its sleep is its own doing (Rest: Showdown's ``statusState.source`` an ally), which
+                                # the Sleep Clause Mod does not count; set with every status, read only under slp
     tera_type: jnp.ndarray      # int32 type index
     terastallized: jnp.ndarray  # bool
     stellar: jnp.ndarray        # int32 bit mask (bit = type index) of Showdown's ``stellarBoostedTypes``
@@ -192,6 +194,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         hp=rows["max_hp"],
         status=jnp.zeros(shape, jnp.int32),
         status_count=jnp.zeros(shape, jnp.int32),
+        self_sleep=jnp.zeros(shape, bool),
         pp=rows["max_pp"],
         terastallized=jnp.zeros(shape, bool),
         stellar=jnp.zeros(shape, jnp.int32),

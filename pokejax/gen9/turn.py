@@ -19,8 +19,16 @@ their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
 on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
 moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
-(``crash_moves()``, below) and Protect (``protect_moves()``, below). Not covered yet: other volatiles,
-everything of later stages.
+(``crash_moves()``, below), Protect (``protect_moves()``, below) and Rest (``sleep_moves()``, below). Not covered
+yet: other volatiles, everything of later stages.
+
+Rest as ``moves.js`` runs it: its ``onTry`` (after the PP, before the hit steps, no draw) fails on a sleeping user
+(one that woke in this ``BeforeMove`` has been cured) or one at full HP, the move ending before its ``Update``
+events; its ``onHit`` runs ``setStatus('slp')`` on its user, which replaces another status and which the Sleep Clause
+Mod lets through (its ``onSetStatus`` returns for a source that is an ally), slp's ``onStart`` drawing its turns
+``random(2, 5)`` before Rest sets them to 3 (asleep two turns, awake and moving on the third), then heals to the max
+HP. The clause then ignores that sleeper (``statusState.source`` an ally: ``BattleState.self_sleep``), so the foe may
+put another Pokémon of its side to sleep.
 
 Protect as ``moves.js`` and ``conditions.js`` run it (priority +4): its ``onPrepareHit`` (after the PP, before
 the hit steps) fails unless an action is still queued (``queue.willAct``: the foe's move action; not for the
@@ -796,6 +804,34 @@ def _protect_columns() -> dict:
     return {"stalling": stalling, "protectable": protectable}
 
 
+# Status moves whose whole effect is Rest's: ``onTry`` (fails on a sleeping user or one at full HP) and ``onHit``
+# (``setStatus('slp')`` on the user, then ``time = startTime = 3`` and a full heal), by id like ``SPIN_MOVES``.
+REST_MOVES = ("rest",)
+
+
+def sleep_moves() -> list[str]:
+    """The moves of the sleep stage ``step`` runs whole: Rest (``REST_MOVES``: after the PP its ``onTry`` fails,
+    drawing nothing and running no ``Update``, on a sleeping user or one at full HP; else ``setStatus('slp')`` on its
+    user, overriding any other status, which the Sleep Clause Mod lets through (the source is an ally: the sleep does not
+    count for the clause afterwards either, ``BattleState.self_sleep``), slp's ``onStart`` drawing its ``random(2, 5)``
+    before Rest sets the turns to 3 (two turns asleep, awake on the third), then a heal to the max HP)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in REST_MOVES and m["id"] in placed
+                  and m["target"] == "self" and sorted(m.get("callbacks") or []) == ["onHit", "onTry"]
+                  and not any(m.get(f) for f in _EFFECT_FIELDS))
+
+
+@functools.lru_cache(maxsize=1)
+def _sleep_columns() -> dict:
+    """Per move index: ``rest`` [M] (a move of ``sleep_moves()`` in ``REST_MOVES``)."""
+    t = tables.load()
+    rest = np.zeros(len(t.move_ids), bool)
+    for m in set(sleep_moves()) & set(REST_MOVES):
+        rest[t.move_index[m]] = True
+    return {"rest": rest}
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -805,7 +841,8 @@ def restricted_moves() -> list[str]:
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
-    ``multihit_moves()``, the crash moves of ``crash_moves()`` and Protect (``protect_moves()``) (Thunder,
+    ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``) and Rest
+    (``sleep_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -822,7 +859,7 @@ def _restricted_moves() -> tuple[str, ...]:
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
-                        | set(protect_moves())))
+                        | set(protect_moves()) | set(sleep_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -914,7 +951,8 @@ def _status_table() -> tables.MoveTable:
     names = ("inflict", "sec_status", "sec_chance", "powder", "defrost", "thaws_target", "flinch_chance",
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
-                             **_switch_columns(), **_multihit_columns(), **_protect_columns()})
+                             **_switch_columns(), **_multihit_columns(), **_protect_columns(),
+                             **_sleep_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -1053,7 +1091,8 @@ def _drawing(st: _Turn) -> _Turn:
 # The fields of the step's state that it writes (the others are the teams' fixed data).
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
-             "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled")
+             "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled",
+             "self_sleep")
 
 
 def _keep(tree):
@@ -1130,13 +1169,15 @@ def _try_status(st: BattleState, side, slot, status, when):
     target_status = _mon(st.status, side, slot)
     ok = when & (status != 0) & (_mon(st.hp, side, slot) > 0) & (target_status == 0)
     ok = ok & ~_immune_to(_mon(st.types, side, slot), _tera(st, side, slot), status)
-    asleep = (_side(st.status, side) == SLP) & (_side(st.hp, side) > 0)
+    # the Sleep Clause Mod counts the side's sleepers up whose sleep a foe caused (not Rest's: ``self_sleep``)
+    asleep = (_side(st.status, side) == SLP) & (_side(st.hp, side) > 0) & ~_side(st.self_sleep, side)
     ok = ok & ~((status == SLP) & asleep.any(-1))
     st = _drawing(st)
     rng, turns = prng.random_range(st.rng, 2, 5, when=ok & (status == SLP))
     count = jnp.where(status == SLP, turns, 0)
     return _keep((st.replace(rng=rng, status=_set_mon(st.status, side, slot, status, ok),
-                             status_count=_set_mon(st.status_count, side, slot, count, ok)), ok))
+                             status_count=_set_mon(st.status_count, side, slot, count, ok),
+                             self_sleep=_set_mon(st.self_sleep, side, slot, False, ok)), ok))
 
 
 def _cure(st: BattleState, side, slot, when):
@@ -1612,6 +1653,18 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st, healed, sap = _hp_move(st, side, me, foe, them, x, lands, dealt, lost, user_hp, max_hp, hp, _mon(st.max_hp, foe, them),
                           d_stats[..., 0], d_boosts, a_tera)
 
+    # Rest: its onTry (after the PP, no draw) fails on a sleeping user or one at full HP, the move failing before its
+    # Updates; its onHit's setStatus('slp') replaces any other status (the Sleep Clause Mod lets a self-inflicted sleep
+    # through), slp's onStart draws random(2, 5), then Rest sets the turns to 3 and heals to the max HP
+    rests = (lands & x.rest & (_mon(st.status, side, me) != SLP) & (_mon(st.hp, side, me) < max_hp)
+             & (_mon(st.hp, side, me) > 0))
+    st = _drawing(st)
+    rng, _ = prng.random_range(st.rng, 2, 5, when=rests)
+    st = st.replace(rng=rng, status=_set_mon(st.status, side, me, SLP, rests),
+                    status_count=_set_mon(st.status_count, side, me, 3, rests),
+                    self_sleep=_set_mon(st.self_sleep, side, me, True, rests),
+                    hp=_set_mon(st.hp, side, me, max_hp, rests))
+    st = _keep(st)
     # a status move's boosts on its user, or its status on the target; when no stage moves or the
     # status is not set the move fails and its hit loop ends before its Updates
     mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1))
@@ -1628,7 +1681,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
-    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded
+    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | rests
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -1969,4 +2022,4 @@ def step(state: BattleState, actions) -> BattleState:
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "sleep_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]

@@ -44,7 +44,8 @@
 //             Sticky Web), hazardOrder (each one's
 //             rank, 1-4, in the order they were set, 0: absent), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
-//             slp's time, else 0), terastallized, stellar, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
+//             slp's time, else 0), selfSleep (asleep by its own move, Rest: the Sleep Clause Mod
+//             lets it through), terastallized, stellar, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
 //             PRNG draw with its callers (`draws`, `marks`: the draw count at each state) and the log
 //   choices   {cases: [{teams, seed, sides: [edit, edit], request: 'move' | 'switch'}]}
 //             -> {results: [{accepted: [[14 bools], [14 bools]], request}]}: a started battle with
@@ -277,6 +278,7 @@ function snapPlay(battle) {
         canTerastallize: bySlot.some(p => p.canTerastallize),
         pokemon: bySlot.map(p => ({hp: p.hp, status: p.status, fainted: !!p.fainted, pp: p.moveSlots.map(m => m.pp),
           statusCount: p.status === 'tox' ? p.statusState.stage : p.status === 'slp' ? p.statusState.time : 0,
+          selfSleep: p.status === 'slp' && !!p.statusState.source && p.statusState.source.isAlly(p),
           terastallized: p.terastallized || null, stellar: p.stellarBoostedTypes.slice(), species: p.species.id}))};
     })};
 }

@@ -143,6 +143,7 @@ def _ours(st, i: int) -> dict:
             "queued": int(st.queued[i, side]), "protect": bool(st.protect[i, side]), "stall": int(st.stall[i, side]),
             "pokemon": [{"hp": int(st.hp[i, side, k]), "status": int(st.status[i, side, k]),
                          "count": int(st.status_count[i, side, k]) if st.status[i, side, k] in (S.TOX, S.SLP) else 0,
+                         "selfSleep": bool(st.self_sleep[i, side, k]) and int(st.status[i, side, k]) == S.SLP,
                          "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
                          "terastallized": bool(st.terastallized[i, side, k]), "stellar": int(st.stellar[i, side, k]),
                          "species": TABLES.species_ids[int(st.species[i, side, k])]}
@@ -162,6 +163,7 @@ def _theirs(snap: dict) -> dict:
             "protect": s["protect"], "stall": s["stall"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),
                          "count": p["statusCount"],
+                         "selfSleep": p["selfSleep"],
                          "pp": p["pp"], "terastallized": p["terastallized"] is not None,
                          "stellar": sum(1 << TABLES.type_index[t] for t in p["stellar"]), "species": p["species"]}
                         for p in s["pokemon"]]})
