@@ -19,8 +19,8 @@ their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
 on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
 moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
-(``crash_moves()``, below), Protect (``protect_moves()``, below) and Rest (``sleep_moves()``, below). Not covered
-yet: other volatiles, everything of later stages.
+(``crash_moves()``, below), Protect (``protect_moves()``, below), Rest and Sleep Talk (``sleep_moves()``, below).
+Not covered yet: other volatiles, everything of later stages.
 
 Rest as ``moves.js`` runs it: its ``onTry`` (after the PP, before the hit steps, no draw) fails on a sleeping user
 (one that woke in this ``BeforeMove`` has been cured) or one at full HP, the move ending before its ``Update``
@@ -29,6 +29,15 @@ Mod lets through (its ``onSetStatus`` returns for a source that is an ally), slp
 ``random(2, 5)`` before Rest sets them to 3 (asleep two turns, awake and moving on the third), then heals to the max
 HP. The clause then ignores that sleeper (``statusState.source`` an ally: ``BattleState.self_sleep``), so the foe may
 put another Pokémon of its side to sleep.
+
+Sleep Talk as ``moves.js`` runs it: ``sleepUsable``, so slp's ``BeforeMove`` counts the turns down and lets it run
+(other handlers still run: confusion's); its PP is spent, then its ``onTry`` fails (no draw, no Update) unless its user
+is asleep (one that woke in this ``BeforeMove`` is not). Its ``onHit`` samples one of the user's moves that may be
+called (``nosleeptalk``, ``charge``, Z and Max moves left out; PP left or not), ``random(n)`` over them in slot order
+(none: it fails), and ``useMove`` runs that one in the same pipeline (``_use_move`` gathers the called move's rows; its
+PP is not spent; its own draws, Updates and faints; a called Rest fails, its user asleep; a called U-turn switches).
+Sleep Talk's hit then runs its ``Update`` (a target fainted by the called move is out; a user at 0 HP by its recoil
+or crash is still in: it faints at Sleep Talk's ``faintMessages``, after it) and its hit loop's ``Update``.
 
 Protect as ``moves.js`` and ``conditions.js`` run it (priority +4): its ``onPrepareHit`` (after the PP, before
 the hit steps) fails unless an action is still queued (``queue.willAct``: the foe's move action; not for the
@@ -807,6 +816,9 @@ def _protect_columns() -> dict:
 # Status moves whose whole effect is Rest's: ``onTry`` (fails on a sleeping user or one at full HP) and ``onHit``
 # (``setStatus('slp')`` on the user, then ``time = startTime = 3`` and a full heal), by id like ``SPIN_MOVES``.
 REST_MOVES = ("rest",)
+# Status moves whose whole effect is Sleep Talk's: ``sleepUsable``, ``onTry`` (fails unless its user is asleep) and
+# ``onHit`` (``useMove`` of a random callable move of its user), by id.
+SLEEP_TALK_MOVES = ("sleeptalk",)
 
 
 def sleep_moves() -> list[str]:
@@ -814,12 +826,35 @@ def sleep_moves() -> list[str]:
     drawing nothing and running no ``Update``, on a sleeping user or one at full HP; else ``setStatus('slp')`` on its
     user, overriding any other status, which the Sleep Clause Mod lets through (the source is an ally: the sleep does not
     count for the clause afterwards either, ``BattleState.self_sleep``), slp's ``onStart`` drawing its ``random(2, 5)``
-    before Rest sets the turns to 3 (two turns asleep, awake on the third), then a heal to the max HP)."""
+    before Rest sets the turns to 3 (two turns asleep, awake on the third), then a heal to the max HP) and Sleep Talk
+    (``SLEEP_TALK_MOVES``: usable asleep, failing awake, calling a random callable move of its user through
+    ``useMove``, whose PP is not spent)."""
     t = tables.load()
     placed, _ = _kernel_covered()
-    return sorted(m["id"] for m in t.data["moves"] if m["id"] in REST_MOVES and m["id"] in placed
-                  and m["target"] == "self" and sorted(m.get("callbacks") or []) == ["onHit", "onTry"]
-                  and not any(m.get(f) for f in _EFFECT_FIELDS))
+    rest = [m["id"] for m in t.data["moves"] if m["id"] in REST_MOVES and m["id"] in placed
+            and m["target"] == "self" and sorted(m.get("callbacks") or []) == ["onHit", "onTry"]
+            and not any(m.get(f) for f in _EFFECT_FIELDS)]
+    talk = [m["id"] for m in t.data["moves"] if m["id"] in SLEEP_TALK_MOVES and m["id"] in placed
+            and m["target"] == "self" and sorted(m.get("callbacks") or []) == ["onHit", "onTry"]
+            and m.get("sleepUsable") and m.get("callsMove") and not any(m.get(f) for f in _EFFECT_FIELDS)]
+    return sorted(rest + talk)
+
+
+@functools.lru_cache(maxsize=1)
+def _talk_columns() -> dict:
+    """Per move index, read for the chosen move before the tables' rows are gathered (those are the rows of the move
+    that runs, Sleep Talk's called one): ``defrost`` [M] (it thaws its frozen user in BeforeMove), ``sleep_usable``
+    [M] (a move of ``sleep_moves()`` in ``SLEEP_TALK_MOVES``: slp's BeforeMove lets it run), and ``callable`` [M] (Sleep
+    Talk may call it: no ``nosleeptalk`` or ``charge`` flag, not Z or Max)."""
+    t = tables.load()
+    n = len(t.move_ids)
+    defrost, usable, callable_ = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
+    talkers = set(sleep_moves()) & set(SLEEP_TALK_MOVES)
+    for i, m in enumerate(t.data["moves"], start=1):
+        defrost[i] = bool(m["flags"].get("defrost"))
+        usable[i] = m["id"] in talkers
+        callable_[i] = not (m["flags"].get("nosleeptalk") or m["flags"].get("charge") or m.get("isZ") or m.get("isMax"))
+    return {"defrost": defrost, "sleep_usable": usable, "callable": callable_}
 
 
 @functools.lru_cache(maxsize=1)
@@ -841,8 +876,8 @@ def restricted_moves() -> list[str]:
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
-    ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``) and Rest
-    (``sleep_moves()``) (Thunder,
+    ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Rest and Sleep
+    Talk (``sleep_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -1517,23 +1552,17 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     on = on & (_mon(st.hp, side, me) > 0)                     # a fainted Pokémon's move does not run
     struggle = _side(_struggling(st), side)
     moves = _mon(st.moves, side, me)
-    move = S.select(moves, slot)
-    move = jnp.where(struggle, t.move_index["struggle"], move)
-    # the move's rows of the tables, one gather each
-    m, b, x = tables.move_table().at(move), _boost_table().at(move), _status_table().at(move)
-    prim, selfb, has_self, sec, sec_self, chance, has_sec = (b.prim, b.self, b.has_self, b.sec, b.sec_self,
-                                                             b.chance, b.has_sec)
-    inflict, sec_status, sec_chance = x.inflict, x.sec_status, x.sec_chance
-    powder, defrost, thaws_target, flinch_chance = x.powder, x.defrost, x.thaws_target, x.flinch_chance
-    flinch_second, first_turn, confuse_chance = x.flinch_second, x.first_turn, x.confuse_chance
-    self_move = m.self_status
-    rule = x.power_rule
+    chosen = S.select(moves, slot)
+    chosen = jnp.where(struggle, t.move_index["struggle"], chosen)
+    # the columns BeforeMove and Sleep Talk read of the chosen move (the tables' rows are those of the move that
+    # runs: Sleep Talk's called move)
+    talk_cols = _talk_columns()
+    defrost, usable_asleep = _keep((jnp.asarray(talk_cols["defrost"])[chosen],
+                                    jnp.asarray(talk_cols["sleep_usable"])[chosen]))
     # runMove counts the move action (activeMoveActions) before BeforeMove; Fake Out's onTry fails
     # after a first one
-    too_late = on & first_turn & _side(st.moved, side)
+    was_moved = _side(st.moved, side)
     st = st.replace(moved=_set_side(st.moved, side, True, on))
-    lay = x.lay
-    side_move = lay.any(-1)                                    # an entry hazard: targets the foe's side
 
     # BeforeMove (before the PP), its handlers by priority: slp and frz (10), flinch (8), confusion (3),
     # par (1), the first one returning false ending it. Sleep counts its turns down and wakes at 0; a
@@ -1550,7 +1579,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = _drawing(st)
     rng, thaw = prng.random_int(st.rng, 5, when=frozen & ~defrost)
     thaws = frozen & (defrost | (thaw == 0))
-    held = (asleep & ~wakes) | (frozen & ~thaws) | flinched
+    held = (asleep & ~wakes & ~usable_asleep) | (frozen & ~thaws) | flinched     # Sleep Talk: sleepUsable
     time = _side(st.confusion, side)
     confused = on & ~held & (time > 0)
     rolls = confused & (time > 1)
@@ -1586,6 +1615,32 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     pay = on & ~struggle                                       # Struggle costs no PP
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
     st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay))
+    # Sleep Talk: its onTry fails unless its user is asleep (one that woke in BeforeMove is not), then its onHit samples
+    # one of the user's moves that may be called (random(n) over them in slot order, PP or not; none: it fails), and
+    # useMove runs it: the rows below are the called move's, its PP is not spent
+    talk = on & usable_asleep
+    callable_ = (moves != 0) & jnp.asarray(talk_cols["callable"])[moves]                      # [B, 4]
+    n_callable = callable_.sum(-1)
+    calls = talk & (_mon(st.status, side, me) == SLP) & (n_callable > 0)
+    st = _drawing(st)
+    rng, pick = prng.random_int(st.rng, jnp.maximum(n_callable, 1), when=calls)
+    rank = jnp.cumsum(callable_.astype(jnp.int32), axis=-1) - 1
+    called = jnp.sum(jnp.where(callable_ & (rank == pick[..., None]), moves, 0), axis=-1)
+    move = jnp.where(calls, called, chosen)
+    on = on & (~talk | calls)
+    st, move, on, calls = _keep((st.replace(rng=rng), move, on, calls))
+    # the move's rows of the tables, one gather each
+    m, b, x = tables.move_table().at(move), _boost_table().at(move), _status_table().at(move)
+    prim, selfb, has_self, sec, sec_self, chance, has_sec = (b.prim, b.self, b.has_self, b.sec, b.sec_self,
+                                                             b.chance, b.has_sec)
+    inflict, sec_status, sec_chance = x.inflict, x.sec_status, x.sec_chance
+    powder, thaws_target, flinch_chance = x.powder, x.thaws_target, x.flinch_chance
+    flinch_second, first_turn, confuse_chance = x.flinch_second, x.first_turn, x.confuse_chance
+    self_move = m.self_status
+    rule = x.power_rule
+    too_late = on & first_turn & was_moved
+    lay = x.lay
+    side_move = lay.any(-1)                                    # an entry hazard: targets the foe's side
     # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
     # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
     # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
@@ -1762,7 +1817,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     mine = _mon(st.hp, side, me)
     st = st.replace(hp=_set_mon(st.hp, side, me, jnp.maximum(mine - jnp.maximum(max_hp // 2, 1), 0), crash))
     recoil = recoil | crash
-    # runMove's faintMessages and checkWin: the user fainted by recoil; both sides out: the user's wins
+    # Sleep Talk's hit's Update after the called move (a target it fainted is out; its user at 0 HP faints only at
+    # Sleep Talk's faintMessages, after it), then its hit loop's Update (below, with the user's faint)
+    st = _tie_draw(st, calls & (_mon(st.hp, foe, them) > 0), cache)
+    # runMove's faintMessages and checkWin (Sleep Talk's hit loop's for a called move): the user fainted by recoil; both
+    # sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down),
                     confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
@@ -1778,6 +1837,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Pokémon left (``canSwitch``), else clears it
     switches = x.self_switch & (dealt | (parting & lowered)) & (_mon(st.hp, side, me) > 0) & ~won
     switches = switches & (_left(st, side) > 1)
+    st = _each_event(st, calls, cache)                         # Sleep Talk's hit loop's Update
     return _keep((_each_event(st, acting & ~won, cache), switches))   # the Update after the move action
 
 
