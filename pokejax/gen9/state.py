@@ -97,6 +97,10 @@ class BattleState:
                                 # active that fainted last: its speed stat (fainting's clearVolatile calls
                                 # setSpecies; the residual's sort of the turn it fainted in still counts
                                 # its status handler)
+    wish_hp: jnp.ndarray        # int32 the max HP of the Pokémon whose Wish waits in the side's slot (Showdown's slot
+                                # condition ``wish`` keeps half of it; its heal truncates that, at least 1), 0: none
+    wish_turn: jnp.ndarray      # int32 that Wish's ``startingTurn`` (the turn it was made - 1, mod 256: it heals the slot's
+                                # active at the residual of a later turn), -1: none
     queued: jnp.ndarray         # int32 at a self-switch's mid-turn request (``mid_turn``): the move slot of the side's
                                 # move action still queued this turn (Showdown's ``queue``; 0 for Struggle), -1: none
     # ---- per battle [B, ...]
@@ -211,6 +215,8 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),
+        wish_hp=jnp.zeros(teams.shape, jnp.int32),
+        wish_turn=jnp.full(teams.shape, -1, jnp.int32),
         queued=jnp.full(teams.shape, -1, jnp.int32),
         mid_turn=jnp.zeros(b, bool),
         rng=seed,

@@ -19,8 +19,8 @@ their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
 on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
 moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
-(``crash_moves()``, below), Protect (``protect_moves()``, below), Rest and Sleep Talk (``sleep_moves()``, below).
-Not covered yet: other volatiles, everything of later stages.
+(``crash_moves()``, below), Protect (``protect_moves()``, below), Rest and Sleep Talk (``sleep_moves()``, below)
+and Wish (``wish_moves()``, below). Not covered yet: other volatiles, everything of later stages.
 
 Rest as ``moves.js`` runs it: its ``onTry`` (after the PP, before the hit steps, no draw) fails on a sleeping user
 (one that woke in this ``BeforeMove`` has been cured) or one at full HP, the move ending before its ``Update``
@@ -38,6 +38,13 @@ called (``nosleeptalk``, ``charge``, Z and Max moves left out; PP left or not), 
 PP is not spent; its own draws, Updates and faints; a called Rest fails, its user asleep; a called U-turn switches).
 Sleep Talk's hit then runs its ``Update`` (a target fainted by the called move is out; a user at 0 HP by its recoil
 or crash is still in: it faints at Sleep Talk's ``faintMessages``, after it) and its hit loop's ``Update``.
+
+Wish as its ``wish`` slot condition runs: ``addSlotCondition`` on its user's slot fails while one waits there (the
+move fails, no ``Update``); ``onStart`` keeps half the user's max HP (``BattleState.wish_hp``: the max HP) and
+``startingTurn``, the turn - 1 mod 256 (``BattleState.wish_turn``). Its residual handler (order 4, before the
+statuses'; a fainted holder's runs too, sorted by its cached speed; both sides' tie on speed with a draw) returns
+on that turn; at a later turn's residual it ends, healing whoever is in the slot by the half, truncated, at least 1
+(nothing at full HP, nothing for a fainted Pokémon: the wish is gone all the same). Switching keeps it in the slot.
 
 Protect as ``moves.js`` and ``conditions.js`` run it (priority +4): its ``onPrepareHit`` (after the PP, before
 the hit steps) fails unless an action is still queued (``queue.willAct``: the foe's move action; not for the
@@ -819,6 +826,8 @@ REST_MOVES = ("rest",)
 # Status moves whose whole effect is Sleep Talk's: ``sleepUsable``, ``onTry`` (fails unless its user is asleep) and
 # ``onHit`` (``useMove`` of a random callable move of its user), by id.
 SLEEP_TALK_MOVES = ("sleeptalk",)
+# Status moves whose whole effect is Wish's slot condition, by id.
+WISH_MOVES = ("wish",)
 
 
 def sleep_moves() -> list[str]:
@@ -840,6 +849,18 @@ def sleep_moves() -> list[str]:
     return sorted(rest + talk)
 
 
+def wish_moves() -> list[str]:
+    """The slot-condition moves ``step`` runs whole: Wish (``WISH_MOVES``: its ``wish`` slot condition on its user's side
+    keeps half the user's max HP and the turn; it fails, no ``Update``, while one waits there; at the residual of a
+    later turn (its handler of order 4, before the statuses') it heals whoever is in the slot, unless fainted)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in WISH_MOVES and m["id"] in placed
+                  and m.get("slotCondition") == "Wish" and m["target"] == "self"
+                  and sorted(m.get("callbacks") or []) == ["condition.onEnd", "condition.onResidual", "condition.onStart"]
+                  and m.get("condition") == {"onResidualOrder": 4} and not any(m.get(f) for f in _EFFECT_FIELDS))
+
+
 @functools.lru_cache(maxsize=1)
 def _talk_columns() -> dict:
     """Per move index, read for the chosen move before the tables' rows are gathered (those are the rows of the move
@@ -859,12 +880,14 @@ def _talk_columns() -> dict:
 
 @functools.lru_cache(maxsize=1)
 def _sleep_columns() -> dict:
-    """Per move index: ``rest`` [M] (a move of ``sleep_moves()`` in ``REST_MOVES``)."""
+    """Per move index: ``rest`` [M] (a move of ``sleep_moves()`` in ``REST_MOVES``), ``wish`` [M] (``wish_moves()``)."""
     t = tables.load()
-    rest = np.zeros(len(t.move_ids), bool)
+    rest, wish = np.zeros(len(t.move_ids), bool), np.zeros(len(t.move_ids), bool)
     for m in set(sleep_moves()) & set(REST_MOVES):
         rest[t.move_index[m]] = True
-    return {"rest": rest}
+    for m in wish_moves():
+        wish[t.move_index[m]] = True
+    return {"rest": rest, "wish": wish}
 
 
 def restricted_moves() -> list[str]:
@@ -877,7 +900,7 @@ def restricted_moves() -> list[str]:
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
     ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Rest and Sleep
-    Talk (``sleep_moves()``) (Thunder,
+    Talk (``sleep_moves()``), Wish (``wish_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -894,7 +917,7 @@ def _restricted_moves() -> tuple[str, ...]:
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
-                        | set(protect_moves()) | set(sleep_moves())))
+                        | set(protect_moves()) | set(sleep_moves()) | set(wish_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1127,7 +1150,7 @@ def _drawing(st: _Turn) -> _Turn:
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled",
-             "self_sleep")
+             "self_sleep", "wish_hp", "wish_turn")
 
 
 def _keep(tree):
@@ -1719,6 +1742,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     status_count=_set_mon(st.status_count, side, me, 3, rests),
                     self_sleep=_set_mon(st.self_sleep, side, me, True, rests),
                     hp=_set_mon(st.hp, side, me, max_hp, rests))
+    # Wish: addSlotCondition fails while a wish waits in the slot (the move fails, no Update); else its onStart keeps
+    # half its user's max HP and the turn, (turn - 1) mod 256
+    wishes = lands & x.wish & (_side(st.wish_hp, side) == 0)
+    st = st.replace(wish_hp=_set_side(st.wish_hp, side, max_hp, wishes),
+                    wish_turn=_set_side(st.wish_turn, side, (st.turn - 1) % 256, wishes))
     st = _keep(st)
     # a status move's boosts on its user, or its status on the target; when no stage moves or the
     # status is not set the move fails and its hit loop ends before its Updates
@@ -1736,7 +1764,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
-    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | rests
+    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | rests | wishes
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -1879,6 +1907,17 @@ def _residual(st: BattleState, on):
     speed = jnp.where(up, _speeds(st), st.faint_speed)
     both = sorted_.all(-1)
     tie = both & (order_of[..., 0] == order_of[..., 1]) & (speed[..., 0] == speed[..., 1])
+    # the wish slot conditions' handlers (order 4: before the statuses'; a fainted holder's too): two tie on speed (a
+    # draw); at the residual of a later turn than the wish's each ends, healing the slot's active unless fainted
+    wishing = on[..., None] & (st.wish_hp > 0)
+    st = _skip_draw(st, wishing.all(-1) & (speed[..., 0] == speed[..., 1]))
+    due = wishing & (((st.turn - 1) % 256)[..., None] > st.wish_turn)
+    hp, max_hp = st.active_of(st.hp), st.active_of(st.max_hp)
+    healed = jnp.minimum(hp + jnp.maximum(st.wish_hp // 2, 1), max_hp)
+    for s in range(2):
+        side = jnp.full(on.shape, s, jnp.int32)
+        st = st.replace(hp=_set_mon(st.hp, side, st.active[..., s], healed[..., s], due[..., s] & (hp[..., s] > 0)))
+    st = st.replace(wish_hp=jnp.where(due, 0, st.wish_hp), wish_turn=jnp.where(due, -1, st.wish_turn))
     st = _drawing(st)
     rng, swap = prng.random_range(st.rng, 0, 2, when=tie)
     st = st.replace(rng=rng)
@@ -2082,4 +2121,4 @@ def step(state: BattleState, actions) -> BattleState:
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "sleep_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "sleep_moves", "wish_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]

@@ -274,6 +274,8 @@ function snapPlay(battle) {
         hazardOrder: HAZARDS.map(id => Object.keys(side.sideConditions).filter(c => HAZARDS.includes(c)).indexOf(id) + 1),
         protect: !!(active && active.volatiles['protect']),
         stall: active && active.volatiles['stall'] ? active.volatiles['stall'].counter : 0,
+        wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
+        wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,
         canTerastallize: bySlot.some(p => p.canTerastallize),
         pokemon: bySlot.map(p => ({hp: p.hp, status: p.status, fainted: !!p.fainted, pp: p.moveSlots.map(m => m.pp),
