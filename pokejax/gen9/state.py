@@ -89,6 +89,8 @@ class BattleState:
                                 # succeeds on ``randomChance(1, counter)``), 0: none. Set or tripled by a successful
                                 # Protect (its duration of 2 then outlasts one residual), gone at the residual of a turn
                                 # with no successful Protect, on a failed one's draw, on switching out and on fainting
+    seeded: jnp.ndarray         # bool: the active holds Showdown's ``leechseed`` volatile (its source the foe's slot);
+                                # switching out, fainting and its own Rapid Spin remove it
     hazards: jnp.ndarray        # int32 [.., 4] the entry hazards on the side (HAZARDS order): Stealth Rock (0-1),
                                 # Spikes (0-3 layers), Toxic Spikes (0-2 layers), Sticky Web (0-1)
     hazard_order: jnp.ndarray   # int32 [.., 4] each hazard's rank (1-4) in the order they were set on the side
@@ -212,6 +214,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         moved=jnp.zeros(teams.shape, bool),
         protect=jnp.zeros(teams.shape, bool),
         stall=jnp.zeros(teams.shape, jnp.int32),
+        seeded=jnp.zeros(teams.shape, bool),
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),

@@ -20,7 +20,8 @@ damage (``hp_moves()``, below) and the damaging moves whose power, type, categor
 on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
 moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
 (``crash_moves()``, below), Protect (``protect_moves()``, below), Rest and Sleep Talk (``sleep_moves()``, below)
-and Wish (``wish_moves()``, below). Not covered yet: other volatiles, everything of later stages.
+Wish (``wish_moves()``, below) and Leech Seed (``leech_moves()``, below). Not covered yet: other volatiles,
+Substitute, everything of later stages.
 
 Rest as ``moves.js`` runs it: its ``onTry`` (after the PP, before the hit steps, no draw) fails on a sleeping user
 (one that woke in this ``BeforeMove`` has been cured) or one at full HP, the move ending before its ``Update``
@@ -45,6 +46,15 @@ move fails, no ``Update``); ``onStart`` keeps half the user's max HP (``BattleSt
 statuses'; a fainted holder's runs too, sorted by its cached speed; both sides' tie on speed with a draw) returns
 on that turn; at a later turn's residual it ends, healing whoever is in the slot by the half, truncated, at least 1
 (nothing at full HP, nothing for a fainted Pokémon: the wish is gone all the same). Switching keeps it in the slot.
+
+Leech Seed as ``moves.js`` runs it: its ``onTryImmunity`` makes a Grass type (current types) immune before the
+accuracy check (no draw); after its 90 % accuracy ``addVolatile('leechseed')`` fails on a target seeded already (no
+``Update``). The volatile (``BattleState.seeded``; its source is the foe's slot) has a residual handler of order 8
+(after a wish's, before the statuses'; both actives seeded and tied on speed: a draw whose value orders them): with
+the Pokémon in the seeder's slot fainted it does nothing, else ``floor(baseMaxhp / 8)`` (at least 1, at most the
+holder's HP) of damage to its holder, healed to that Pokémon, then ``faintMessages`` (a holder fainted so runs no
+status handler; its side out ends the battle). Switching out, fainting and the holder's Rapid Spin (its ``onAfterHit``,
+with the hazards) remove it.
 
 Protect as ``moves.js`` and ``conditions.js`` run it (priority +4): its ``onPrepareHit`` (after the PP, before
 the hit steps) fails unless an action is still queued (``queue.willAct``: the foe's move action; not for the
@@ -828,6 +838,8 @@ REST_MOVES = ("rest",)
 SLEEP_TALK_MOVES = ("sleeptalk",)
 # Status moves whose whole effect is Wish's slot condition, by id.
 WISH_MOVES = ("wish",)
+# Status moves whose whole effect is Leech Seed's ``leechseed`` volatile on the target (Grass types immune), by id.
+LEECH_MOVES = ("leechseed",)
 
 
 def sleep_moves() -> list[str]:
@@ -861,6 +873,21 @@ def wish_moves() -> list[str]:
                   and m.get("condition") == {"onResidualOrder": 4} and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
+def leech_moves() -> list[str]:
+    """Leech Seed (``LEECH_MOVES``): its ``onTryImmunity`` (a Grass type by its current types, before the accuracy, no
+    draw), its accuracy, then the ``leechseed`` volatile on the target (failing, no ``Update``, on one seeded already);
+    the volatile's residual handler (order 8: after a wish's, before the statuses') takes ``floor(baseMaxhp / 8)`` (at
+    least 1, at most its HP) from its holder and heals that to the Pokémon in the seeder's slot, doing nothing when that
+    one is fainted; switching out, fainting and the holder's Rapid Spin remove it."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in LEECH_MOVES and m["id"] in placed
+                  and m.get("volatileStatus") == "leechseed" and m["target"] == "normal"
+                  and sorted(m.get("callbacks") or []) == ["condition.onResidual", "condition.onStart", "onTryImmunity"]
+                  and m.get("condition") == {"onResidualOrder": 8}
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "volatileStatus"))
+
+
 @functools.lru_cache(maxsize=1)
 def _talk_columns() -> dict:
     """Per move index, read for the chosen move before the tables' rows are gathered (those are the rows of the move
@@ -880,14 +907,17 @@ def _talk_columns() -> dict:
 
 @functools.lru_cache(maxsize=1)
 def _sleep_columns() -> dict:
-    """Per move index: ``rest`` [M] (a move of ``sleep_moves()`` in ``REST_MOVES``), ``wish`` [M] (``wish_moves()``)."""
+    """Per move index: ``rest`` [M] (a move of ``sleep_moves()`` in ``REST_MOVES``), ``wish`` [M] (``wish_moves()``),
+    ``leech`` [M] (``leech_moves()``)."""
     t = tables.load()
-    rest, wish = np.zeros(len(t.move_ids), bool), np.zeros(len(t.move_ids), bool)
+    rest, wish, leech = (np.zeros(len(t.move_ids), bool) for _ in range(3))
     for m in set(sleep_moves()) & set(REST_MOVES):
         rest[t.move_index[m]] = True
     for m in wish_moves():
         wish[t.move_index[m]] = True
-    return {"rest": rest, "wish": wish}
+    for m in leech_moves():
+        leech[t.move_index[m]] = True
+    return {"rest": rest, "wish": wish, "leech": leech}
 
 
 def restricted_moves() -> list[str]:
@@ -900,7 +930,7 @@ def restricted_moves() -> list[str]:
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
     ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Rest and Sleep
-    Talk (``sleep_moves()``), Wish (``wish_moves()``) (Thunder,
+    Talk (``sleep_moves()``), Wish (``wish_moves()``), Leech Seed (``leech_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -917,7 +947,7 @@ def _restricted_moves() -> tuple[str, ...]:
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
-                        | set(protect_moves()) | set(sleep_moves()) | set(wish_moves())))
+                        | set(protect_moves()) | set(sleep_moves()) | set(wish_moves()) | set(leech_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1150,7 +1180,7 @@ def _drawing(st: _Turn) -> _Turn:
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled",
-             "self_sleep", "wish_hp", "wish_turn")
+             "self_sleep", "wish_hp", "wish_turn", "seeded")
 
 
 def _keep(tree):
@@ -1349,7 +1379,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     boosts = _set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), on)
     st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on),
                     confusion=_set_side(st.confusion, side, 0, on), moved=_set_side(st.moved, side, False, on),
-                    protect=_set_side(st.protect, side, False, on), stall=_set_side(st.stall, side, 0, on))
+                    protect=_set_side(st.protect, side, False, on), stall=_set_side(st.stall, side, 0, on),
+                    seeded=_set_side(st.seeded, side, False, on))
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
@@ -1701,6 +1732,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     powder_immune = _status_tables()[-1]
     grass = jnp.any(jnp.stack([tables.small_lookup(powder_immune, k) for k in damage.current_types(d_types, d_tera)]), axis=0)
     immune = immune | (powder & ~self_move & grass)
+    # Leech Seed's onTryImmunity: a Grass type (its current types) is immune, before the accuracy
+    grass_type = jnp.any(jnp.stack([k == t.type_index["Grass"] for k in damage.current_types(d_types, d_tera)]), axis=0)
+    immune = immune | (x.leech & grass_type)
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
@@ -1747,6 +1781,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     wishes = lands & x.wish & (_side(st.wish_hp, side) == 0)
     st = st.replace(wish_hp=_set_side(st.wish_hp, side, max_hp, wishes),
                     wish_turn=_set_side(st.wish_turn, side, (st.turn - 1) % 256, wishes))
+    # Leech Seed: addVolatile fails on a target seeded already (the move fails, no Update)
+    seeds = lands & x.leech & ~_side(st.seeded, foe) & (_mon(st.hp, foe, them) > 0)
+    st = st.replace(seeded=_set_side(st.seeded, foe, True, seeds))
     st = _keep(st)
     # a status move's boosts on its user, or its status on the target; when no stage moves or the
     # status is not set the move fails and its hit loop ends before its Updates
@@ -1764,7 +1801,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
-    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | rests | wishes
+    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | rests | wishes | seeds
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -1802,7 +1839,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Rapid Spin's onAfterHit (after the secondaries and DamagingHit: nothing between reads the
     # hazards), its user up: its own side's hazards removed
     spun = dealt & x.spin & (_mon(st.hp, side, me) > 0)
-    st = st.replace(hazards=_set_side(st.hazards, side, jnp.zeros_like(st.hazards[..., 0, :]), spun),
+    st = st.replace(seeded=_set_side(st.seeded, side, False, spun),       # and its user's leechseed volatile
+                    hazards=_set_side(st.hazards, side, jnp.zeros_like(st.hazards[..., 0, :]), spun),
                     hazard_order=_set_side(st.hazard_order, side, jnp.zeros_like(st.hazards[..., 0, :]), spun))
     # DamagingHit: a damaging Fire move thaws its frozen target
     fire = dealt & (move_type == t.type_index["Fire"]) & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
@@ -1918,8 +1956,12 @@ def _residual(st: BattleState, on):
         side = jnp.full(on.shape, s, jnp.int32)
         st = st.replace(hp=_set_mon(st.hp, side, st.active[..., s], healed[..., s], due[..., s] & (hp[..., s] > 0)))
     st = st.replace(wish_hp=jnp.where(due, 0, st.wish_hp), wish_turn=jnp.where(due, -1, st.wish_turn))
+    # the leechseed volatiles' handlers (order 8): two tie on speed, the draw's value their order
+    leeching = on[..., None] & st.seeded & up
+    leech_tie = leeching.all(-1) & (speed[..., 0] == speed[..., 1])
     st = _drawing(st)
-    rng, swap = prng.random_range(st.rng, 0, 2, when=tie)
+    rng, leech_swap = prng.random_range(st.rng, 0, 2, when=leech_tie)
+    rng, swap = prng.random_range(rng, 0, 2, when=tie)
     st = st.replace(rng=rng)
     # the roost volatiles' handlers (onResidualOrder 25: after the statuses'; the duration ends them):
     # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
@@ -1936,11 +1978,38 @@ def _residual(st: BattleState, on):
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
     first = jnp.where(tie, swap, later.astype(jnp.int32))
     first = jnp.where(both, first, jnp.where(sorted_[..., 0], 0, 1)).astype(jnp.int32)
-    st, first, has = _keep((st, first, has))
+    leech_first = jnp.where(leech_tie, leech_swap, (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
+    leech_first = jnp.where(leeching.all(-1), leech_first, jnp.where(leeching[..., 0], 0, 1)).astype(jnp.int32)
+    st, first, has, leech_first = _keep((st, first, has, leech_first))
+    for k in range(2):
+        s = leech_first if k == 0 else 1 - leech_first
+        st = _leech(st, s, _side(leeching, s) & (st.request != REQUEST_ENDED))
     for k in range(2):
         s = first if k == 0 else 1 - first
-        st = _residual_damage(st, s, _side(has, s) & (st.request != REQUEST_ENDED))
+        up_now = _mon(st.hp, s, _side(st.active, s)) > 0            # not fainted by a leech handler
+        st = _residual_damage(st, s, _side(has, s) & up_now & (st.request != REQUEST_ENDED))
     return st
+
+
+def _leech(st: BattleState, side, when):
+    """The ``leechseed`` volatile's residual handler on ``side``'s active where ``when`` (its holder up): nothing when
+    the Pokémon in the seeder's slot (the foe's active) is fainted; else ``floor(baseMaxhp / 8)`` (at least 1) of damage
+    to the holder, at most its HP, healed to the foe (up to its max HP), then faintMessages: the holder at 0 HP faints,
+    its side out ends the battle (the foe wins)."""
+    k, f = _side(st.active, side), _side(st.active, 1 - side)
+    hp, foe_hp = _mon(st.hp, side, k), _mon(st.hp, 1 - side, f)
+    go = when & (hp > 0) & (foe_hp > 0)
+    drained = jnp.minimum(jnp.maximum(_mon(st.max_hp, side, k) // 8, 1), hp)
+    healed = jnp.minimum(foe_hp + drained, _mon(st.max_hp, 1 - side, f))
+    st = st.replace(hp=_set_mon(_set_mon(st.hp, side, k, hp - drained, go), 1 - side, f, healed, go))
+    down = go & (hp - drained == 0)
+    st = st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
+                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
+                    confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
+                    protect=_set_side(st.protect, side, False, down), seeded=_set_side(st.seeded, side, False, down),
+                    faint_speed=_set_side(st.faint_speed, side, _mon(st.stats[..., 4], side, k), down))
+    out = down & (_left(st, side) == 0)
+    return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
 
 
 def _turn(st: BattleState, actions, on, resume):
@@ -2116,9 +2185,11 @@ def step(state: BattleState, actions) -> BattleState:
     st = _forced_switch(st, actions, request == REQUEST_SWITCH, mid)
     st = _turn(st, actions, request == REQUEST_MOVE, mid & (st.request != REQUEST_ENDED))
     mid_turn = st.mid_turn & (st.request == REQUEST_SWITCH)     # a battle that ended keeps no queue
+    # fainting clears the leechseed volatile (whatever fainted the Pokémon; nothing reads it on a fainted one before)
+    st = st.replace(seeded=st.seeded & (st.active_of(st.hp) > 0))
     st = st.replace(mid_turn=mid_turn, queued=jnp.where(mid_turn[..., None], st.queued, -1))
     st = _drawing(st)
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "sleep_moves", "wish_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "sleep_moves", "wish_moves", "leech_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]

@@ -272,7 +272,7 @@ function snapPlay(battle) {
           .map(a => Math.max(a.pokemon.moveSlots.findIndex(m => m.id === a.moveid), 0)).concat([-1])[0], flinch: !!(active && active.volatiles['flinch']), confusion: active && active.volatiles['confusion'] ? active.volatiles['confusion'].time : 0,
         hazards: HAZARDS.map(id => side.sideConditions[id] ? (side.sideConditions[id].layers || 1) : 0),
         hazardOrder: HAZARDS.map(id => Object.keys(side.sideConditions).filter(c => HAZARDS.includes(c)).indexOf(id) + 1),
-        protect: !!(active && active.volatiles['protect']),
+        protect: !!(active && active.volatiles['protect']), seeded: !!(active && active.volatiles['leechseed']),
         stall: active && active.volatiles['stall'] ? active.volatiles['stall'].counter : 0,
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
         wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,
