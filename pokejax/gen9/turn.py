@@ -20,8 +20,10 @@ damage (``hp_moves()``, below) and the damaging moves whose power, type, categor
 on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
 moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
 (``crash_moves()``, below), Protect (``protect_moves()``, below), Rest and Sleep Talk (``sleep_moves()``, below)
-Wish (``wish_moves()``, below) and Leech Seed (``leech_moves()``, below). Not covered yet: other volatiles,
-Substitute, everything of later stages.
+Wish (``wish_moves()``, below), Leech Seed (``leech_moves()``, below) and Haze (``haze_moves()``: target ``all``,
+``tryMoveHit`` with no accuracy check and none of the hit loop's ``Update`` events, running with the foe fainted,
+its ``onHitField`` clearing every active's stages; it never fails). Not covered yet: other volatiles, Substitute,
+everything of later stages.
 
 Rest as ``moves.js`` runs it: its ``onTry`` (after the PP, before the hit steps, no draw) fails on a sleeping user
 (one that woke in this ``BeforeMove`` has been cured) or one at full HP, the move ending before its ``Update``
@@ -840,6 +842,8 @@ SLEEP_TALK_MOVES = ("sleeptalk",)
 WISH_MOVES = ("wish",)
 # Status moves whose whole effect is Leech Seed's ``leechseed`` volatile on the target (Grass types immune), by id.
 LEECH_MOVES = ("leechseed",)
+# Status moves whose whole effect is Haze's ``onHitField`` (every active's stages cleared), by id.
+HAZE_MOVES = ("haze",)
 
 
 def sleep_moves() -> list[str]:
@@ -888,6 +892,17 @@ def leech_moves() -> list[str]:
                   and not any(m.get(f) for f in _EFFECT_FIELDS if f != "volatileStatus"))
 
 
+def haze_moves() -> list[str]:
+    """Haze (``HAZE_MOVES``): target ``all``, so ``tryMoveHit`` (no accuracy check, no hit loop: none of its ``Update``
+    events; it runs with the foe fainted), its ``onHitField`` clearing the stages of every active not fainted; it never
+    fails."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in HAZE_MOVES and m["id"] in placed
+                  and m["target"] == "all" and m.get("callbacks") == ["onHitField"]
+                  and not any(m.get(f) for f in _EFFECT_FIELDS))
+
+
 @functools.lru_cache(maxsize=1)
 def _talk_columns() -> dict:
     """Per move index, read for the chosen move before the tables' rows are gathered (those are the rows of the move
@@ -908,16 +923,18 @@ def _talk_columns() -> dict:
 @functools.lru_cache(maxsize=1)
 def _sleep_columns() -> dict:
     """Per move index: ``rest`` [M] (a move of ``sleep_moves()`` in ``REST_MOVES``), ``wish`` [M] (``wish_moves()``),
-    ``leech`` [M] (``leech_moves()``)."""
+    ``leech`` [M] (``leech_moves()``), ``haze`` [M] (``haze_moves()``)."""
     t = tables.load()
-    rest, wish, leech = (np.zeros(len(t.move_ids), bool) for _ in range(3))
+    rest, wish, leech, haze = (np.zeros(len(t.move_ids), bool) for _ in range(4))
     for m in set(sleep_moves()) & set(REST_MOVES):
         rest[t.move_index[m]] = True
     for m in wish_moves():
         wish[t.move_index[m]] = True
     for m in leech_moves():
         leech[t.move_index[m]] = True
-    return {"rest": rest, "wish": wish, "leech": leech}
+    for m in haze_moves():
+        haze[t.move_index[m]] = True
+    return {"rest": rest, "wish": wish, "leech": leech, "haze": haze}
 
 
 def restricted_moves() -> list[str]:
@@ -930,7 +947,8 @@ def restricted_moves() -> list[str]:
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
     ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Rest and Sleep
-    Talk (``sleep_moves()``), Wish (``wish_moves()``), Leech Seed (``leech_moves()``) (Thunder,
+    Talk (``sleep_moves()``), Wish (``wish_moves()``), Leech Seed (``leech_moves()``), Haze
+    (``haze_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -947,7 +965,8 @@ def _restricted_moves() -> tuple[str, ...]:
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
-                        | set(protect_moves()) | set(sleep_moves()) | set(wish_moves()) | set(leech_moves())))
+                        | set(protect_moves()) | set(sleep_moves()) | set(wish_moves()) | set(leech_moves())
+                        | set(haze_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1694,7 +1713,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rule = x.power_rule
     too_late = on & first_turn & was_moved
     lay = x.lay
-    side_move = lay.any(-1)                                    # an entry hazard: targets the foe's side
+    side_move = lay.any(-1) | x.haze                           # an entry hazard: the foe's side; Haze: the field
     # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
     # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
     # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
@@ -1802,6 +1821,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
     succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | rests | wishes | seeds
+    # Haze's onHitField (tryMoveHit: no Update): every active's stages cleared (a fainted one's are already)
+    st = st.replace(boosts=jnp.where((lands & x.haze)[..., None, None], 0, st.boosts))
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -2192,4 +2213,4 @@ def step(state: BattleState, actions) -> BattleState:
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "sleep_moves", "wish_moves", "leech_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "sleep_moves", "wish_moves", "leech_moves", "haze_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
