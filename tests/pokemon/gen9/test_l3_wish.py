@@ -72,12 +72,12 @@ def test_wish_battles_match_showdown(showdown9):
 
 def test_l2_wish_heals_the_pokemon_switched_in(showdown9):
     """p1's lead uses Wish on turn 1 (hit by the foe's attack), switches on turn 2: the Pokémon coming in, hit too, is
-    healed at turn 2's residual by half the wisher's max HP; Wish again on turn 3 and 4 (the second fails while the
-    first waits)."""
+    healed at turn 2's residual by half the wisher's max HP; the wisher comes back on turn 3 and uses Wish on turns 4
+    and 5 (the second fails while the first waits)."""
     count = 24
     users = [_row(s, ["wish", "earthquake"]) for s in ("clefable", "vaporeon", "jirachi", "blissey")]
     foes = [_row(s, ["earthquake"]) for s in ("hippowdon", "garchomp", "tyranitar")]
-    states, actions, sets, seeds = _led(users, foes, count, 132, [[0, 0], [8 + 1, 0], [0, 0], [0, 0]])
+    states, actions, sets, seeds = _led(users, foes, count, 132, [[0, 0], [8 + 1, 0], [8, 0], [0, 0], [0, 0]])
     problems, _ = compare(showdown9, states, actions, sets, seeds)
     assert not problems, problems[:2]
     passed = 0
