@@ -91,6 +91,8 @@ class BattleState:
                                 # with no successful Protect, on a failed one's draw, on switching out and on fainting
     seeded: jnp.ndarray         # bool: the active holds Showdown's ``leechseed`` volatile (its source the foe's slot);
                                 # switching out, fainting and its own Rapid Spin remove it
+    yawn: jnp.ndarray           # int32 the duration left of the active's ``yawn`` volatile (2 when set, 1 after a residual;
+                                # at the next residual it ends: sleep through ``trySetStatus``), 0: none
     hazards: jnp.ndarray        # int32 [.., 4] the entry hazards on the side (HAZARDS order): Stealth Rock (0-1),
                                 # Spikes (0-3 layers), Toxic Spikes (0-2 layers), Sticky Web (0-1)
     hazard_order: jnp.ndarray   # int32 [.., 4] each hazard's rank (1-4) in the order they were set on the side
@@ -215,6 +217,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         protect=jnp.zeros(teams.shape, bool),
         stall=jnp.zeros(teams.shape, jnp.int32),
         seeded=jnp.zeros(teams.shape, bool),
+        yawn=jnp.zeros(teams.shape, jnp.int32),
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),

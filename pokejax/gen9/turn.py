@@ -22,8 +22,11 @@ moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry an
 (``crash_moves()``, below), Protect (``protect_moves()``, below), Rest and Sleep Talk (``sleep_moves()``, below)
 Wish (``wish_moves()``, below), Leech Seed (``leech_moves()``, below) and Haze (``haze_moves()``: target ``all``,
 ``tryMoveHit`` with no accuracy check and none of the hit loop's ``Update`` events, running with the foe fainted,
-its ``onHitField`` clearing every active's stages; it never fails). Not covered yet: other volatiles, Substitute,
-everything of later stages.
+its ``onHitField`` clearing every active's stages; it never fails) and Yawn (``yawn_moves()``: its ``onTryHit``
+fails on a target with a status, ``addVolatile`` on one yawning; the ``yawn`` volatile, ``BattleState.yawn``, lasts
+2, its residual handler of order 23, after the statuses', two of them ordered by a speed-tie draw, ending it at the
+second residual with ``trySetStatus('slp')`` from the yawner: the Sleep Clause Mod and a status stop it, else the
+sleep turns are drawn). Not covered yet: other volatiles, Substitute, everything of later stages.
 
 Rest as ``moves.js`` runs it: its ``onTry`` (after the PP, before the hit steps, no draw) fails on a sleeping user
 (one that woke in this ``BeforeMove`` has been cured) or one at full HP, the move ending before its ``Update``
@@ -844,6 +847,8 @@ WISH_MOVES = ("wish",)
 LEECH_MOVES = ("leechseed",)
 # Status moves whose whole effect is Haze's ``onHitField`` (every active's stages cleared), by id.
 HAZE_MOVES = ("haze",)
+# Status moves whose whole effect is Yawn's ``yawn`` volatile on the target, by id.
+YAWN_MOVES = ("yawn",)
 
 
 def sleep_moves() -> list[str]:
@@ -903,6 +908,21 @@ def haze_moves() -> list[str]:
                   and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
+def yawn_moves() -> list[str]:
+    """Yawn (``YAWN_MOVES``): its ``onTryHit`` fails on a target with a status (before the accuracy: none), then the
+    ``yawn`` volatile (failing, no ``Update``, on a target yawning already), duration 2; its residual handler (order 23:
+    after the statuses', before roost's; two tie on speed, the draw ordering them) ends it at the second residual:
+    ``trySetStatus('slp')`` with the yawner as the source (the Sleep Clause Mod counts it; a status, a fainted
+    holder: nothing), drawing the sleep turns."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in YAWN_MOVES and m["id"] in placed
+                  and m.get("volatileStatus") == "yawn" and m["target"] == "normal"
+                  and sorted(m.get("callbacks") or []) == ["condition.onEnd", "condition.onStart", "onTryHit"]
+                  and m.get("condition") == {"duration": 2, "noCopy": True, "onResidualOrder": 23}
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "volatileStatus"))
+
+
 @functools.lru_cache(maxsize=1)
 def _talk_columns() -> dict:
     """Per move index, read for the chosen move before the tables' rows are gathered (those are the rows of the move
@@ -923,9 +943,9 @@ def _talk_columns() -> dict:
 @functools.lru_cache(maxsize=1)
 def _sleep_columns() -> dict:
     """Per move index: ``rest`` [M] (a move of ``sleep_moves()`` in ``REST_MOVES``), ``wish`` [M] (``wish_moves()``),
-    ``leech`` [M] (``leech_moves()``), ``haze`` [M] (``haze_moves()``)."""
+    ``leech`` [M] (``leech_moves()``), ``haze`` [M] (``haze_moves()``), ``yawn`` [M] (``yawn_moves()``)."""
     t = tables.load()
-    rest, wish, leech, haze = (np.zeros(len(t.move_ids), bool) for _ in range(4))
+    rest, wish, leech, haze, yawn = (np.zeros(len(t.move_ids), bool) for _ in range(5))
     for m in set(sleep_moves()) & set(REST_MOVES):
         rest[t.move_index[m]] = True
     for m in wish_moves():
@@ -934,7 +954,9 @@ def _sleep_columns() -> dict:
         leech[t.move_index[m]] = True
     for m in haze_moves():
         haze[t.move_index[m]] = True
-    return {"rest": rest, "wish": wish, "leech": leech, "haze": haze}
+    for m in yawn_moves():
+        yawn[t.move_index[m]] = True
+    return {"rest": rest, "wish": wish, "leech": leech, "haze": haze, "yawn": yawn}
 
 
 def restricted_moves() -> list[str]:
@@ -948,7 +970,7 @@ def restricted_moves() -> list[str]:
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
     ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Rest and Sleep
     Talk (``sleep_moves()``), Wish (``wish_moves()``), Leech Seed (``leech_moves()``), Haze
-    (``haze_moves()``) (Thunder,
+    (``haze_moves()``), Yawn (``yawn_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -966,7 +988,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
                         | set(protect_moves()) | set(sleep_moves()) | set(wish_moves()) | set(leech_moves())
-                        | set(haze_moves())))
+                        | set(haze_moves()) | set(yawn_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1199,7 +1221,7 @@ def _drawing(st: _Turn) -> _Turn:
 _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled",
-             "self_sleep", "wish_hp", "wish_turn", "seeded")
+             "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn")
 
 
 def _keep(tree):
@@ -1399,7 +1421,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on),
                     confusion=_set_side(st.confusion, side, 0, on), moved=_set_side(st.moved, side, False, on),
                     protect=_set_side(st.protect, side, False, on), stall=_set_side(st.stall, side, 0, on),
-                    seeded=_set_side(st.seeded, side, False, on))
+                    seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on))
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
@@ -1803,6 +1825,10 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Leech Seed: addVolatile fails on a target seeded already (the move fails, no Update)
     seeds = lands & x.leech & ~_side(st.seeded, foe) & (_mon(st.hp, foe, them) > 0)
     st = st.replace(seeded=_set_side(st.seeded, foe, True, seeds))
+    # Yawn: its onTryHit fails on a target with a status, addVolatile on one yawning already (no Update)
+    yawns = (lands & x.yawn & (_mon(st.status, foe, them) == 0) & (_side(st.yawn, foe) == 0)
+             & (_mon(st.hp, foe, them) > 0))
+    st = st.replace(yawn=_set_side(st.yawn, foe, 2, yawns))
     st = _keep(st)
     # a status move's boosts on its user, or its status on the target; when no stage moves or the
     # status is not set the move fails and its hit loop ends before its Updates
@@ -1820,7 +1846,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
-    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | rests | wishes | seeds
+    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | rests | wishes | seeds | yawns
     # Haze's onHitField (tryMoveHit: no Update): every active's stages cleared (a fainted one's are already)
     st = st.replace(boosts=jnp.where((lands & x.haze)[..., None, None], 0, st.boosts))
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
@@ -1983,6 +2009,10 @@ def _residual(st: BattleState, on):
     st = _drawing(st)
     rng, leech_swap = prng.random_range(st.rng, 0, 2, when=leech_tie)
     rng, swap = prng.random_range(rng, 0, 2, when=tie)
+    # the yawn volatiles' handlers (order 23, by their duration): two tie on speed, the draw's value their order
+    yawning = on[..., None] & (st.yawn > 0) & up
+    yawn_tie = yawning.all(-1) & (speed[..., 0] == speed[..., 1])
+    rng, yawn_swap = prng.random_range(rng, 0, 2, when=yawn_tie)
     st = st.replace(rng=rng)
     # the roost volatiles' handlers (onResidualOrder 25: after the statuses'; the duration ends them):
     # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
@@ -2009,6 +2039,17 @@ def _residual(st: BattleState, on):
         s = first if k == 0 else 1 - first
         up_now = _mon(st.hp, s, _side(st.active, s)) > 0            # not fainted by a leech handler
         st = _residual_damage(st, s, _side(has, s) & up_now & (st.request != REQUEST_ENDED))
+    yawn_first = jnp.where(yawn_tie, yawn_swap, (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
+    yawn_first = jnp.where(yawning.all(-1), yawn_first, jnp.where(yawning[..., 0], 0, 1)).astype(jnp.int32)
+    st, yawn_first = _keep((st, yawn_first))
+    for k in range(2):
+        s = yawn_first if k == 0 else 1 - yawn_first
+        a = _side(st.active, s)
+        go = _side(yawning, s) & (_mon(st.hp, s, a) > 0) & (st.request != REQUEST_ENDED)
+        left = _side(st.yawn, s) - 1
+        st = st.replace(yawn=_set_side(st.yawn, s, left, go))
+        # its end: trySetStatus('slp') from the yawner (setStatus of the status it has: fails), the Sleep Clause
+        st, _ = _try_status(st, s, a, jnp.full_like(s, SLP), go & (left == 0))
     return st
 
 
@@ -2207,10 +2248,10 @@ def step(state: BattleState, actions) -> BattleState:
     st = _turn(st, actions, request == REQUEST_MOVE, mid & (st.request != REQUEST_ENDED))
     mid_turn = st.mid_turn & (st.request == REQUEST_SWITCH)     # a battle that ended keeps no queue
     # fainting clears the leechseed volatile (whatever fainted the Pokémon; nothing reads it on a fainted one before)
-    st = st.replace(seeded=st.seeded & (st.active_of(st.hp) > 0))
+    st = st.replace(seeded=st.seeded & (st.active_of(st.hp) > 0), yawn=jnp.where(st.active_of(st.hp) > 0, st.yawn, 0))
     st = st.replace(mid_turn=mid_turn, queued=jnp.where(mid_turn[..., None], st.queued, -1))
     st = _drawing(st)
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 
 
-__all__ = ["step", "restricted_moves", "sleep_moves", "wish_moves", "leech_moves", "haze_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]
+__all__ = ["step", "restricted_moves", "sleep_moves", "wish_moves", "leech_moves", "haze_moves", "yawn_moves", "switch_moves", "hp_moves", "status_moves", "boost_moves", "flinch_moves", "confusion_moves", "FIRST_TURN_MOVES", "COVERED_STATUSES", "restricted_team", "restricted_species_ok", "EXCLUDED_SPECIES_PREFIXES"]

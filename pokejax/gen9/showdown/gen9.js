@@ -273,6 +273,7 @@ function snapPlay(battle) {
         hazards: HAZARDS.map(id => side.sideConditions[id] ? (side.sideConditions[id].layers || 1) : 0),
         hazardOrder: HAZARDS.map(id => Object.keys(side.sideConditions).filter(c => HAZARDS.includes(c)).indexOf(id) + 1),
         protect: !!(active && active.volatiles['protect']), seeded: !!(active && active.volatiles['leechseed']),
+        yawn: active && active.volatiles['yawn'] ? active.volatiles['yawn'].duration : 0,
         stall: active && active.volatiles['stall'] ? active.volatiles['stall'].counter : 0,
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
         wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,
