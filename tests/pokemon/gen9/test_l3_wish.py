@@ -15,12 +15,21 @@ time.
 
 from __future__ import annotations
 
+import pytest
+
 from pokejax.gen9 import state as S
 from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
 from tests.pokemon.gen9.test_l3_restricted import compare
+
+# Left out of turn.restricted_moves(): with this stage's residual handlers (Wish 4, Leech Seed 8, Yawn 23) in the list,
+# Showdown's speedSort (a selection sort, swapping) moves the statuses' tied handlers before its shuffle, so the side a
+# tie's draw puts first depends on the handlers present (test_l3_hazards::test_l2_defog_mirror: a Wish of one side turned
+# a mirror match's burn tie around); turn._residual reads it in the statuses-first order. These tests pass on their own
+# teams but the move is not exact in general yet.
+pytestmark = pytest.mark.skip(reason="not in restricted_moves yet: the residual sort's positions with its handlers")
 
 TABLES = tables.load()
 WISH = TABLES.move_index["wish"]
