@@ -62,6 +62,8 @@ class BattleState:
     max_pp: jnp.ndarray         # int32 [.., 4]
     ability: jnp.ndarray        # int32
     item: jnp.ndarray           # int32 (0 = none)
+    self_sleep: jnp.ndarray     # bool: its sleep is its own doing (Rest: Showdown's ``statusState.source`` an ally), which
+                                # the Sleep Clause Mod does not count; set with every status, read only under slp
     tera_type: jnp.ndarray      # int32 type index
     terastallized: jnp.ndarray  # bool
     stellar: jnp.ndarray        # int32 bit mask (bit = type index) of Showdown's ``stellarBoostedTypes``
@@ -104,6 +106,10 @@ class BattleState:
                                 # target whose move action ran this turn; counted down by its residual handler, which also
                                 # ends it when the encored move has no PP left), 0: none; cleared on switching out and fainting
     encore_slot: jnp.ndarray    # int32 the move slot of the encored move (``effectState.move``), read while ``encore`` > 0
+    seeded: jnp.ndarray         # bool: the active holds Showdown's ``leechseed`` volatile (its source the foe's slot);
+                                # switching out, fainting and its own Rapid Spin remove it
+    yawn: jnp.ndarray           # int32 the duration left of the active's ``yawn`` volatile (2 when set, 1 after a residual;
+                                # at the next residual it ends: sleep through ``trySetStatus``), 0: none
     hazards: jnp.ndarray        # int32 [.., 4] the entry hazards on the side (HAZARDS order): Stealth Rock (0-1),
                                 # Spikes (0-3 layers), Toxic Spikes (0-2 layers), Sticky Web (0-1)
     hazard_order: jnp.ndarray   # int32 [.., 4] each hazard's rank (1-4) in the order they were set on the side
@@ -112,6 +118,10 @@ class BattleState:
                                 # active that fainted last: its speed stat (fainting's clearVolatile calls
                                 # setSpecies; the residual's sort of the turn it fainted in still counts
                                 # its status handler)
+    wish_hp: jnp.ndarray        # int32 the max HP of the Pokémon whose Wish waits in the side's slot (Showdown's slot
+                                # condition ``wish`` keeps half of it; its heal truncates that, at least 1), 0: none
+    wish_turn: jnp.ndarray      # int32 that Wish's ``startingTurn`` (the turn it was made - 1, mod 256: it heals the slot's
+                                # active at the residual of a later turn), -1: none
     queued: jnp.ndarray         # int32 at a self-switch's mid-turn request (``mid_turn``): the move slot of the side's
                                 # move action still queued this turn (Showdown's ``queue``; 0 for Struggle), -1: none
     # ---- per battle [B, ...]
@@ -190,6 +200,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         hp=rows["max_hp"],
         status=jnp.zeros(shape, jnp.int32),
         status_count=jnp.zeros(shape, jnp.int32),
+        self_sleep=jnp.zeros(shape, bool),
         pp=rows["max_pp"],
         terastallized=jnp.zeros(shape, bool),
         stellar=jnp.zeros(shape, jnp.int32),
@@ -210,9 +221,13 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         last_move=jnp.full(teams.shape, -1, jnp.int32),
         encore=jnp.zeros(teams.shape, jnp.int32),
         encore_slot=jnp.zeros(teams.shape, jnp.int32),
+        seeded=jnp.zeros(teams.shape, bool),
+        yawn=jnp.zeros(teams.shape, jnp.int32),
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),
+        wish_hp=jnp.zeros(teams.shape, jnp.int32),
+        wish_turn=jnp.full(teams.shape, -1, jnp.int32),
         queued=jnp.full(teams.shape, -1, jnp.int32),
         mid_turn=jnp.zeros(b, bool),
         rng=seed,

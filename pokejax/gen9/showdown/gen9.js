@@ -48,7 +48,8 @@
 //             move, -1: none), throatChop, healBlock (those volatiles' durations, 0: none), legal (the move actions 0-3 the side's request offers:
 //             requestMoves), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
-//             slp's time, else 0), terastallized, stellar, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
+//             slp's time, else 0), selfSleep (asleep by its own move, Rest: the Sleep Clause Mod
+//             lets it through), terastallized, stellar, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
 //             PRNG draw with its callers (`draws`, `marks`: the draw count at each state) and the log
 //   choices   {cases: [{teams, seed, sides: [edit, edit], request: 'move' | 'switch'}]}
 //             -> {results: [{accepted: [[14 bools], [14 bools]], request}]}: a started battle with
@@ -297,7 +298,8 @@ function snapPlay(battle) {
           .map(a => Math.max(a.pokemon.moveSlots.findIndex(m => m.id === a.moveid), 0)).concat([-1])[0], flinch: !!(active && active.volatiles['flinch']), confusion: active && active.volatiles['confusion'] ? active.volatiles['confusion'].time : 0,
         hazards: HAZARDS.map(id => side.sideConditions[id] ? (side.sideConditions[id].layers || 1) : 0),
         hazardOrder: HAZARDS.map(id => Object.keys(side.sideConditions).filter(c => HAZARDS.includes(c)).indexOf(id) + 1),
-        protect: !!(active && active.volatiles['protect']),
+        protect: !!(active && active.volatiles['protect']), seeded: !!(active && active.volatiles['leechseed']),
+        yawn: active && active.volatiles['yawn'] ? active.volatiles['yawn'].duration : 0,
         stall: active && active.volatiles['stall'] ? active.volatiles['stall'].counter : 0,
         sub: active && active.volatiles['substitute'] ? active.volatiles['substitute'].hp : 0,
         taunt: active && active.volatiles['taunt'] ? active.volatiles['taunt'].duration : 0,
@@ -307,10 +309,13 @@ function snapPlay(battle) {
         healBlock: active && active.volatiles['healblock'] ? active.volatiles['healblock'].duration : 0,
         encoreSlot: active && active.volatiles['encore'] ? slotOf(active, active.volatiles['encore'].move) : -1,
         legal: requestMoves(battle, side),
+        wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
+        wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,
         canTerastallize: bySlot.some(p => p.canTerastallize),
         pokemon: bySlot.map(p => ({hp: p.hp, status: p.status, fainted: !!p.fainted, pp: p.moveSlots.map(m => m.pp),
           statusCount: p.status === 'tox' ? p.statusState.stage : p.status === 'slp' ? p.statusState.time : 0,
+          selfSleep: p.status === 'slp' && !!p.statusState.source && p.statusState.source.isAlly(p),
           terastallized: p.terastallized || null, stellar: p.stellarBoostedTypes.slice(), species: p.species.id}))};
     })};
 }

@@ -148,8 +148,11 @@ def _ours(st, i: int, legal: np.ndarray) -> dict:
             "taunt": int(st.taunt[i, side]), "lastMove": int(st.last_move[i, side]), "encore": int(st.encore[i, side]),
             "encoreSlot": int(st.encore_slot[i, side]) if st.encore[i, side] > 0 else -1,
             "throatChop": int(st.throat_chop[i, side]), "healBlock": int(st.heal_block[i, side]), "legal": [bool(x) for x in legal[i, side, :4]],
+            "seeded": bool(st.seeded[i, side]), "yawn": int(st.yawn[i, side]),
+            "wishHp": int(st.wish_hp[i, side]), "wishTurn": int(st.wish_turn[i, side]) if st.wish_hp[i, side] else -1,
             "pokemon": [{"hp": int(st.hp[i, side, k]), "status": int(st.status[i, side, k]),
                          "count": int(st.status_count[i, side, k]) if st.status[i, side, k] in (S.TOX, S.SLP) else 0,
+                         "selfSleep": bool(st.self_sleep[i, side, k]) and int(st.status[i, side, k]) == S.SLP,
                          "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
                          "terastallized": bool(st.terastallized[i, side, k]), "stellar": int(st.stellar[i, side, k]),
                          "species": TABLES.species_ids[int(st.species[i, side, k])]}
@@ -169,8 +172,10 @@ def _theirs(snap: dict) -> dict:
             "protect": s["protect"], "stall": s["stall"], "sub": s["sub"], "taunt": s["taunt"], "lastMove": s["lastMove"],
             "encore": s["encore"], "encoreSlot": s["encoreSlot"], "throatChop": s["throatChop"],
             "healBlock": s["healBlock"], "legal": s["legal"],
+            "seeded": s["seeded"], "yawn": s["yawn"], "wishHp": s["wishHp"], "wishTurn": s["wishTurn"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),
                          "count": p["statusCount"],
+                         "selfSleep": p["selfSleep"],
                          "pp": p["pp"], "terastallized": p["terastallized"] is not None,
                          "stellar": sum(1 << TABLES.type_index[t] for t in p["stellar"]), "species": p["species"]}
                         for p in s["pokemon"]]})

@@ -59,7 +59,7 @@ def test_switch_battles_match_showdown(showdown9):
     seen = _mid_turn(states)
     print(seen)
     assert seen["requests"] >= 100 and seen["queued"] >= 30 and seen["double"] >= 3, seen
-    assert int((states[-1].request == S.REQUEST_ENDED).sum()) >= 10   # teams with Protect and Substitute end later
+    assert int((states[-1].request == S.REQUEST_ENDED).sum()) >= 8    # Protect, Substitute and Rest in the teams lengthen them
 
 
 def _play(p1: list[list], p2: list[list], count: int, seed: int, scripted, max_decisions: int = 40):

@@ -1,0 +1,128 @@
+"""L3 and L2 of Leech Seed (``turn.leech_moves()``): Gen 9 battles of ``turn.step`` against Showdown, state and PRNG
+after every decision (the comparison of ``test_l3_restricted.py``, which includes each active's ``leechseed`` volatile,
+``BattleState.seeded``).
+
+Leech Seed's ``onTryImmunity`` makes a Grass type (by its current types: a Tera type counts) immune before the accuracy
+check (no draw); else its 90 % accuracy, then ``addVolatile('leechseed')``, failing (no ``Update``) on a target seeded
+already. The volatile's residual handler (order 8: after a wish's, before the statuses'; two of them tie on speed, the
+draw deciding which drains first) does nothing when the Pokémon in the seeder's slot is fainted, else deals
+``floor(baseMaxhp / 8)`` (at least 1, at most the holder's HP) to its holder and heals that much to the foe, then
+``faintMessages`` (the holder fainting, its side out ending the battle). Switching out, fainting and its holder's Rapid
+Spin (``onAfterHit``) remove it. Substitute is not in the engine.
+
+Teams are restricted pool teams each of whose Pokémon is given Leech Seed as its first move; the players pick it half
+the time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pokejax.gen9 import state as S
+from pokejax.gen9 import turn
+from pokejax.gen9.data import tables
+from tests.pokemon.gen9.test_l3_confusion import _battles
+from tests.pokemon.gen9.test_l3_hp import _led, _row
+from tests.pokemon.gen9.test_l3_restricted import compare
+
+# Left out of turn.restricted_moves(): with this stage's residual handlers (Wish 4, Leech Seed 8, Yawn 23) in the list,
+# Showdown's speedSort (a selection sort, swapping) moves the statuses' tied handlers before its shuffle, so the side a
+# tie's draw puts first depends on the handlers present (test_l3_hazards::test_l2_defog_mirror: a Wish of one side turned
+# a mirror match's burn tie around); turn._residual reads it in the statuses-first order. These tests pass on their own
+# teams but the move is not exact in general yet.
+pytestmark = pytest.mark.skip(reason="not in restricted_moves yet: the residual sort's positions with its handlers")
+
+TABLES = tables.load()
+LEECH = TABLES.move_index["leechseed"]
+GRASS = TABLES.type_index["Grass"]
+
+
+def _leeches(states) -> dict:
+    """Over consecutive move decisions: Leech Seeds that seeded, that failed on a seeded target, on a Grass one; turns
+    ending with a seeded active that lost HP while the foe was up, with both actives seeded, seeded Pokémon fainting at
+    the residual (up after the moves), seeds removed by switching out."""
+    seen = dict(seeded=0, again=0, grass=0, drained=0, both=0, fainted=0, switched=0)
+    for a, b in zip(states, states[1:]):
+        for i in range(len(a.turn)):
+            if a.request[i] != S.REQUEST_MOVE:
+                continue
+            seen["both"] += int(b.seeded[i].all())
+            for s in range(2):
+                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
+                seen["switched"] += int(a.seeded[i, s] and b.active[i, s] != k and b.hp[i, s, k] > 0)
+                if a.seeded[i, s] and b.active[i, s] == k and b.hp[i, s, k] < a.hp[i, s, k]:
+                    seen["drained"] += 1
+                    seen["fainted"] += int(b.hp[i, s, k] == 0)
+                slots = list(a.moves[i, s, k])
+                if LEECH not in slots or int(b.active[i, s]) != k or int(b.active[i, 1 - s]) != f:
+                    continue
+                j = slots.index(LEECH)
+                if b.pp[i, s, k, j] == a.pp[i, s, k, j]:
+                    continue
+                types = set(int(x) for x in a.types[i, 1 - s, f])
+                if b.terastallized[i, 1 - s, f] and int(b.tera_type[i, 1 - s, f]) != TABLES.type_index["Stellar"]:
+                    types = {int(b.tera_type[i, 1 - s, f])}     # a Terastallization of this turn came first
+                if GRASS in types:
+                    seen["grass"] += 1
+                    assert not b.seeded[i, 1 - s] or a.seeded[i, 1 - s]
+                elif a.seeded[i, 1 - s]:
+                    seen["again"] += 1
+                elif b.seeded[i, 1 - s]:
+                    seen["seeded"] += 1
+    return seen
+
+
+def test_moves_are_covered():
+    assert turn.leech_moves() == ["leechseed"]
+    assert set(turn.leech_moves()) <= set(turn.restricted_moves())
+    assert "rapidspin" in turn.restricted_moves()
+
+
+def test_leech_seed_battles_match_showdown(showdown9):
+    """32 battles of teams holding Leech Seed on every Pokémon, chosen half the time."""
+    states, actions, sets, seeds = _battles(["leechseed"], 32, 141)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    seen = _leeches(states)
+    print(seen)
+    assert seen["seeded"] >= 100 and seen["again"] >= 30 and seen["grass"] >= 10, seen
+    assert seen["drained"] >= 200 and seen["both"] >= 50 and seen["fainted"] >= 5 and seen["switched"] >= 20, seen
+
+
+def test_l2_rapid_spin_removes_the_seed_and_grass_is_immune(showdown9):
+    """p2's Grass leads (Amoonguss, Venusaur, Sinistcha) are immune to p1's Leech Seed on turn 1 (no accuracy draw);
+    p1's leads seed a non-Grass foe in another set of battles, then switch out while the foe uses Rapid Spin: a hit
+    removes the seed (with its side's hazards, its user up); an immune Ghost switching in leaves it."""
+    count = 24
+    users = [_row(s, ["leechseed"]) for s in ("venusaur", "amoonguss", "meowscarada")]
+    grass = [_row(s, ["earthquake"]) for s in ("amoonguss", "venusaur", "sinistcha")]
+    states, actions, sets, seeds = _led(users, grass, count, 142, [[0, 0]])
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    assert not states[1].seeded[:, 1].any()
+    spinners = [_row(s, ["rapidspin", "earthquake"]) for s in ("excadrill", "donphan", "greattusk", "forretress")]
+    states, actions, sets, seeds = _led(users, spinners, count, 143, [[0, 1], [8 + 1, 0]])
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    removed = 0
+    for i in range(count):
+        a, b = states[1], states[2]
+        if a.seeded[i, 1] and a.request[i] == S.REQUEST_MOVE and b.active[i, 1] == a.active[i, 1]:
+            spun = b.pp[i, 1, int(a.active[i, 1]), 0] < a.pp[i, 1, int(a.active[i, 1]), 0]
+            hit = b.hp[i, 0, int(b.active[i, 0])] < a.hp[i, 0, int(b.active[i, 0])]     # p1 switched first
+            if spun and hit and b.hp[i, 1, int(b.active[i, 1])] > 0:
+                assert not b.seeded[i, 1]
+                removed += 1
+    assert removed >= 8, removed
+
+
+def test_l2_both_seeded_in_a_mirror_match(showdown9):
+    """Mirror matches of non-Grass leads using Leech Seed on turns 1 to 3: both seeded after turn 1 (Leech Seed then
+    failing on a seeded target), the two leechseed handlers tie on speed at each residual (a draw ordering them)."""
+    count = 24
+    users = [_row(s, ["leechseed", "protect"]) for s in ("blissey", "toxapex", "tinglu", "kingambit", "cinccino")]
+    states, actions, sets, seeds = _led(users, None, count, 144, [[0, 0]] * 3)
+    problems, _ = compare(showdown9, states, actions, sets, seeds)
+    assert not problems, problems[:2]
+    both = sum(int(states[n].seeded[i].all()) for n in (2, 3) for i in range(count))
+    assert both >= 20, both
