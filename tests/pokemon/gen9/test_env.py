@@ -55,12 +55,13 @@ def test_layout_and_spaces():
 
 def test_observation_shows_the_opponent_only_as_revealed(batched):
     """Over random play: an opponent's Pokémon is blank until it has been on the field, its moves
-    until used (PP spent), its Tera type until it Terastallized; the own side is always in full."""
+    until used (PP spent), its Tera type until it Terastallized; the own side is always in full. Both
+    actives' confusion, substitute and disabling volatiles' turns and both sides' hazards are shown."""
     env, params, reset, step, mask = batched
     batch = BATCH
     obs, state = reset(jax.random.split(jax.random.key(3), batch), params)
     rng = np.random.default_rng(0)
-    checked_moves = 0
+    checked_moves = volatiles = 0
     for t in range(40):
         battle, seen, agent = state.game.battle, np.asarray(state.game.seen), np.asarray(state.agent)
         other = 1 - agent
@@ -89,11 +90,19 @@ def test_observation_shows_the_opponent_only_as_revealed(batched):
             assert np.array_equal(confused, (np.asarray(battle.confusion)[b, side] > 0).astype(np.float32))
             layers = _block(obs, f"{who}.side.hazards") * np.array(HAZARD_LAYERS)
             assert np.array_equal(np.rint(layers), np.asarray(battle.hazards)[b, side])
+            substitute = np.asarray(battle.sub_hp)[b, side] > 0
+            assert np.array_equal(_block(obs, f"{who}.active.substitute")[:, 0], substitute.astype(np.float32))
+            volatiles += int(substitute.sum())
+            for name, most in (("taunt", 4), ("encore", 4), ("throat_chop", 2), ("heal_block", 2)):
+                turns = np.asarray(getattr(battle, name))[b, side]
+                assert np.array_equal(np.rint(_block(obs, f"{who}.active.{name}")[:, 0] * most), turns), name
+                volatiles += int((turns > 0).sum())
         actives = np.asarray(battle.active)[b, other]
         assert seen[b, other, actives].all()   # the opponent's active is on the field: seen
         actions = _random_legal(rng, mask(state, params))
         obs, state = step(jax.random.split(jax.random.key(100 + t), batch), state, actions, params)[:2]
     assert checked_moves > 0   # some opponent moves were revealed and checked
+    assert volatiles > 0       # a substitute or a disabling volatile was up and shown
 
 
 def test_shown_hp_is_showdowns_percentage():
