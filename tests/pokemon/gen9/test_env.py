@@ -14,6 +14,7 @@ from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM
 from pokejax.gen9 import observe as O
 from pokejax.gen9.env import PokemonGen9RandomEnv, restricted_pool
 from pokejax.gen9.state import HAZARD_LAYERS, REQUEST_MOVE
+from tests.pokemon.test_env import _assert_same_tree
 
 
 def test_conformance():
@@ -181,14 +182,6 @@ def test_observation_and_mask_are_the_same_in_both_forms(batched):
             out[form] = [jax.device_get(run(games, p)) for p in (0, 1)]
     jax.tree.map(np.testing.assert_array_equal, out["cpu"], out["accelerator"])
     assert out["cpu"][0][1].any() and not np.array_equal(out["cpu"][0][0], out["cpu"][1][0])
-
-
-def _assert_same_tree(a, b, what):
-    leaves_a, tree_a = jax.tree_util.tree_flatten(a)
-    leaves_b, tree_b = jax.tree_util.tree_flatten(b)
-    assert tree_a == tree_b, what
-    for k, (x, y) in enumerate(zip(leaves_a, leaves_b)):
-        assert np.array_equal(np.asarray(x), np.asarray(y)), f"{what}: leaf {k} of {tree_a} differs"
 
 
 @pytest.mark.parametrize("opponent,max_steps", [(OPPONENT_HEURISTIC, 100_000), (OPPONENT_RANDOM, 4)])
