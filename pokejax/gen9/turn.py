@@ -995,6 +995,15 @@ def _lock_columns() -> dict:
     return cols
 
 
+def _one_of(index, ids) -> jax.Array:
+    """bool: ``index`` is one of the few constant move indices ``ids`` (a comparison each, where a flag column
+    read at ``index`` would be a batch-indexed gather)."""
+    out = jnp.zeros(jnp.shape(index), bool)
+    for i in ids:
+        out = out | (index == int(i))
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def _fail_encore() -> np.ndarray:
     """bool [M]: the moves with the ``failencore`` flag (Encore, Struggle...): an Encore fails on them."""
@@ -1937,7 +1946,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # one of the user's moves that may be called (random(n) over them in slot order, PP or not; none: it fails), and
     # useMove runs it: the rows below are the called move's, its PP is not spent
     talk = on & usable_asleep
-    callable_ = (moves != 0) & jnp.asarray(talk_cols["callable"])[moves]                      # [B, 4]
+    callable_ = (moves != 0) & ~_one_of(moves, np.flatnonzero(~talk_cols["callable"][1:]) + 1)     # [B, 4]
     n_callable = callable_.sum(-1)
     calls = talk & (_mon(st.status, side, me) == SLP) & (n_callable > 0)
     st = _drawing(st)
@@ -1959,6 +1968,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     too_late = on & first_turn & was_moved
     lay = x.lay
     side_move = lay.any(-1) | x.haze                           # an entry hazard: the foe's side; Haze: the field
+    # the called move's useMoveInner: its ModifyMove event (throatchop's and healblock's handlers tie), whose
+    # Throat Chop and Heal Block handlers stop a sound move, a move with the heal flag (nothing drawn; Sleep
+    # Talk's own Updates still run)
+    st = _skip_draw(st, calls & chop & block)
+    on = on & ~(calls & ((chop & x.sound) | (block & x.heal)))
     # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
     # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
     # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
@@ -2095,7 +2109,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     their_move = S.select(_mon(st.moves, foe, them), kept)
     their_pp = S.select(_mon(st.pp, foe, them), kept)
     encores = (lands & x.encoring & (_side(st.encore, foe) == 0) & known & (their_pp > 0)
-               & ~jnp.asarray(_fail_encore())[their_move])
+               & ~_one_of(their_move, np.flatnonzero(_fail_encore())))
     st = st.replace(encore=_set_side(st.encore, foe, jnp.where(will_act, 3, 4), encores),
                     encore_slot=_set_side(st.encore_slot, foe, kept, encores))
     # Defog's onHit: -1 evasion to the target (up: the move needs it), both sides' hazards cleared;
