@@ -16,7 +16,7 @@ import numpy as np
 
 from pokejax.gen9 import turn
 from pokejax.gen9 import state as S
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
+from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, MAX_DECISIONS, TABLES, _usable_teams, compare, play
 
 FANGS = [m for m in turn.flinch_moves() if m.endswith("fang")]
 FIRST_TURN = list(turn.FIRST_TURN_MOVES)
@@ -40,13 +40,14 @@ def _given(team: list, moves: list[str], rng: np.random.Generator) -> list:
     return out
 
 
-def _battles(moves: list[str], count: int, seed: int, prefer: float = 0.5, scripted=None, leads=None):
+def _battles(moves: list[str], count: int, seed: int, prefer: float = 0.5, scripted=None, leads=None,
+             max_decisions: int = MAX_DECISIONS):
     rng = np.random.default_rng(seed)
     usable = _usable_teams()
     p1 = [_given(DOCUMENT["teams"][int(n)], moves, rng) for n in rng.choice(usable, count)]
     p2 = [_given(DOCUMENT["teams"][int(n)], moves if leads is None else leads, rng) for n in rng.choice(usable, count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
-    states, actions, sets = play(p1, p2, seeds, rng, scripted, boost=prefer, prefer=_mask(moves))
+    states, actions, sets = play(p1, p2, seeds, rng, scripted, boost=prefer, prefer=_mask(moves), max_decisions=max_decisions)
     return states, actions, sets, seeds
 
 
