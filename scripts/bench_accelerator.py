@@ -34,6 +34,7 @@ DEFAULT_SWEEPS: dict[str, dict[str, Any]] = {
     "Climb-v0": {"start": 4_096, "stop": 262_144, "scan": 16},
     "PokemonGen1Random-v0": {"start": 4_096, "stop": 65_536, "scan": 8},
     "TCGPocketA1-v0": {"start": 4_096, "stop": 65_536, "scan": 8},
+    "PokemonGen9Random-v0": {"start": 4_096, "stop": 65_536, "scan": 8},
 }
 
 
@@ -85,7 +86,9 @@ def measure(env_id: str, batch: int, mode: str, scan_length: int, min_seconds: f
 
 
 def sweep(env_id: str, mode: str, start: int, stop: int, scan_length: int, min_seconds: float,
-          max_compile_s: float, deadline: float) -> list[dict[str, Any]]:
+          max_compile_s: float, deadline: float, factor: int = 2, done=None) -> list[dict[str, Any]]:
+    """The figures of one env and mode, the batch multiplied by ``factor`` each time; ``done(row)``
+    after each one (the run writes its table as it goes: a command cut short keeps what it measured)."""
     rows, batch = [], start
     while batch <= stop and time.perf_counter() < deadline:
         try:
@@ -94,12 +97,14 @@ def sweep(env_id: str, mode: str, start: int, stop: int, scan_length: int, min_s
             _log(f"  {env_id} {mode} batch {batch:,}: stopped ({type(error).__name__}: {str(error)[:160]})")
             break
         rows.append(row)
+        if done is not None:
+            done(row)
         _log(f"  {env_id:<22} {mode:<4} batch {batch:>9,}: {row['steps_per_second']:>16,.0f} steps/s  "
              f"compile {row['compile_seconds']:6.1f} s  program {_mib(row['program_bytes'])}")
         if row["compile_seconds"] > max_compile_s:
             _log(f"  (compile over {max_compile_s:.0f} s: no larger batch)")
             break
-        batch *= 2
+        batch *= factor
     return rows
 
 
@@ -131,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="loop,scan")
     parser.add_argument("--start", type=int, default=None, help="first batch (default: per env)")
     parser.add_argument("--max-batch", type=int, default=None, help="largest batch (default: per env)")
+    parser.add_argument("--factor", type=int, default=2, help="the batch is multiplied by this from one figure to the next")
     parser.add_argument("--min-seconds", type=float, default=2.0, help="timed run per figure")
     parser.add_argument("--max-compile-s", type=float, default=150.0, help="no larger batch after a compile this long")
     parser.add_argument("--budget-s", type=float, default=None, help="wall-time budget for the whole run")
@@ -138,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.min_seconds > 0 or (args.budget_s is not None and not args.budget_s > 0):
         parser.error("--min-seconds and --budget-s must be positive numbers")
+    if args.factor < 2:
+        parser.error("--factor must be at least 2")
 
     from paritygym.registry import spec
 
@@ -145,19 +153,25 @@ def main(argv: list[str] | None = None) -> int:
     _log(f"bench_accelerator on {device}; writing to {args.out}")
     deadline = time.perf_counter() + (args.budget_s or float("inf"))
     rows: list[dict[str, Any]] = []
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def write(row: dict[str, Any] | None = None) -> str:
+        if row is not None:
+            rows.append(row)
+        (args.out / "results.json").write_text(json.dumps({"device": device, "rows": rows}, indent=1))
+        text = table(rows, device)
+        (args.out / "table.md").write_text(text)
+        return text
+
     for env_id in [e for e in args.envs.split(",") if e]:
         if spec(env_id).kind == "native":
             _log(f"  {env_id}: not a JAX env, skipped")
             continue
         defaults = DEFAULT_SWEEPS.get(env_id, {"start": 1_024, "stop": 65_536, "scan": 16})
         for mode in [m for m in args.modes.split(",") if m]:
-            rows += sweep(env_id, mode, args.start or defaults["start"], args.max_batch or defaults["stop"],
-                          defaults["scan"], args.min_seconds, args.max_compile_s, deadline)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "results.json").write_text(json.dumps({"device": device, "rows": rows}, indent=1))
-    text = table(rows, device)
-    (args.out / "table.md").write_text(text)
-    print("\n" + text)
+            sweep(env_id, mode, args.start or defaults["start"], args.max_batch or defaults["stop"],
+                  defaults["scan"], args.min_seconds, args.max_compile_s, deadline, args.factor, write)
+    print("\n" + write())
     return 0
 
 

@@ -74,16 +74,24 @@ _GROUP_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("pokemon/test_accelerator_l3.py", "pokemon-accelerator-l3"),
     # Builds the wheel, installs it in a fresh virtualenv and steps every env there (a few minutes cold).
     ("paritygym/test_wheel.py", "wheel"),
+    # Gen 9: one group per file (below), so that its ~25 CPU minutes spread over the workers instead of
+    # running after Gen 1's tests in the pokemon group. Each process compiles Gen 9's programs once
+    # (the persistent cache shares them between processes) and starts its own Gen 9 Showdown bridge.
+    ("pokemon/gen9/", "pokemon-gen9/"),
 )
 
-# CPU seconds of each group, cold cache (2026-12-01, docs/dev/progress-train.md says how to measure).
-# Workers take the costliest groups first, so that a long group does not start last; only the order
-# of the groups depends on these figures.
+# CPU seconds of each group, cold cache, two workers on two cores (`--durations=0` of a whole run, summed by
+# group; 2026-12-06). Workers take the costliest groups first, so that a long group does not start last; only
+# the order of the groups depends on these figures.
 _GROUP_CPU_SECONDS: dict[str, float] = {
-    "pokemon": 263, "tcg": 156, "halfcheetah": 115, "pokemon-ppo-smoke": 101, "tcg-ppo-smoke": 97,
-    "pong": 97, "train": 83, "paritygym": 66, "climb": 65, "gameboy": 30,
-    "pokemon-accelerator-l3": 175,  # tests/pokemon/test_accelerator_l3.py alone, cold
-    "wheel": 250,  # tests/paritygym/test_wheel.py: 101 CPU s measured with the smoke's programs in the cache; cold, the smoke compiles every env's reset and step (~150 CPU s more)
+    "pokemon": 640, "pokemon-gen9/test_env.py": 570, "tcg": 345, "halfcheetah": 240, "climb": 165,
+    "pong": 150, "pokemon-gen9/test_design.py": 150, "train": 150, "pokemon-gen9/test_bots.py": 120,
+    "pokemon-ppo-smoke": 105, "paritygym": 95, "pokemon-gen9/test_l3_restricted.py": 95,
+    "pokemon-gen9/test_l3_lock.py": 75, "pokemon-accelerator-l3": 60, "pokemon-gen9/test_l3_power.py": 60,
+    "gameboy": 25,
+    # last: the wheel's smoke compiles every env's jitted reset and step, the programs the envs' check_env tests
+    # compiled by then (JAX's persistent cache keys them without file paths: the installed copy hits them)
+    "wheel": 0,
 }
 
 
@@ -93,7 +101,7 @@ def xdist_group(nodeid: str) -> str:
     test_id = nodeid.removeprefix("tests/")
     for prefix, group in _GROUP_OVERRIDES:
         if test_id.startswith(prefix):
-            return group
+            return group + test_id.removeprefix(prefix).split("::", 1)[0] if group.endswith("/") else group
     return test_id.split("/", 1)[0] if "/" in test_id.split("::", 1)[0] else "tests"
 
 

@@ -164,3 +164,33 @@ def test_uniform_legal_actions_draws_each_legal_action_equally_often():
     counts = np.bincount(actions[:5000], minlength=58)[legal_columns]
     assert np.abs(counts - 1000).max() < 150, counts  # 5,000 draws over 5 actions; 150 is ~5 sigma
     assert len(np.unique(actions[5000:])) > 40  # all 58 actions are drawn where none is legal
+
+
+def test_bench_accelerator_sweeps_by_factor_and_writes_as_it_goes(tmp_path, monkeypatch):
+    """scripts/bench_accelerator.py (the accelerator sweep; here on the CPU): the batch grows by ``--factor``, and the
+    table and JSON are written after each figure, so a command cut short keeps what it measured."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "bench_accelerator.py"
+    spec = importlib.util.spec_from_file_location("bench_accelerator", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    written = []
+    measure = module.measure
+
+    def recorded(*args, **kwargs):
+        # the figures before this one are on disk already
+        if (tmp_path / "results.json").exists():
+            written.append(len(json.loads((tmp_path / "results.json").read_text())["rows"]))
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(module, "measure", recorded)
+    assert module.main(["--envs", "Pong-v0", "--modes", "scan", "--start", "16", "--max-batch", "256", "--factor", "4",
+                        "--min-seconds", "0.01", "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    assert [r["batch"] for r in rows] == [16, 64, 256] and written == [1, 2]
+    assert all(r["steps_per_second"] > 0 and r["compile_seconds"] > 0 for r in rows)
+    assert "| Pong-v0 | scan | 256 |" in (tmp_path / "table.md").read_text()
+    with pytest.raises(SystemExit):
+        module.main(["--envs", "Pong-v0", "--factor", "1", "--out", str(tmp_path)])

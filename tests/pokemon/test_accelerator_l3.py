@@ -30,7 +30,9 @@ def test_recordings_hold_enough_battles():
     assert l3.POKEMON_FILE.stat().st_size < 2_000_000
 
 
-@pytest.mark.parametrize("form", ["cpu", "accelerator"])
+# the accelerator form is compared with the CPU form over whole env steps by default
+# (test_backend_forms.py); its replay of the recordings is in the slow suite
+@pytest.mark.parametrize("form", ["cpu", pytest.param("accelerator", marks=pytest.mark.slow)])
 def test_replay_is_identical_in_both_forms(form, recordings, cpu_report):
     report = cpu_report if form == "cpu" else l3.replay_pokemon(recordings, form)
     assert report.form == form

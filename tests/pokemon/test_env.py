@@ -486,6 +486,7 @@ def test_compile_report_stale_reads_names_the_readers_of_a_copied_version():
     assert pairs == {("?", "?"): 1}, pairs
 
 
+@pytest.mark.slow  # a measurement tool's check (compiles the step with each ablation stub)
 def test_compile_report_ablation_stubs_keep_the_step_shapes():
     """``pokemon_compile_report --programs ablations`` times the bench program without one part at a time: each
     stub must leave the batched env step's outputs with the same shapes and dtypes (else it would time

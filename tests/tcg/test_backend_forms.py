@@ -11,6 +11,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import paritygym
 from paritygym.backend import forced_form, step_form
@@ -112,6 +113,8 @@ def test_step_batch_has_fewer_gathers_when_accelerated():
     assert counts["accelerator"][1] < counts["cpu"][1], counts
 
 
+@pytest.mark.slow  # the whole env in both forms (~7 CPU min cold); by default the engine's forms are compared on the
+# recorded reference games (test_accelerator_l3.py) and the indexing helpers here
 def test_env_forms_identical():
     """Random-play rollouts through the env's `step_batch` (both opponents, both modes; one
     compiled program per form, the opponent and mode are traced params): observations, rewards,

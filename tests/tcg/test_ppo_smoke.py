@@ -18,6 +18,7 @@ from paritygym.train.ppo import rate_interval
 from ..examples import check_saved_run, load_example, quick_compiles
 
 
+@pytest.mark.slow  # a PPO program around the TCG env (~4 CPU min cold); the default suite runs the trainer on Pong and Gen 1
 def test_example_smoke(tmp_path, capsys):
     # --eval-games equals --num-envs: the evaluation's vmapped reset is the program training compiled.
     with quick_compiles():

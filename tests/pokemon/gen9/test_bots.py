@@ -87,6 +87,7 @@ def test_choices_are_legal_moves_of_the_highest_expected_damage():
     assert checked > 500
 
 
+@pytest.mark.slow  # playing strength over many battles (~2 CPU min cold); the bot's legality and ranking tests stay
 def test_beats_the_random_opponent():
     """The max-damage bot as the env's opponent wins most battles against a random agent (the env's
     reward is the agent's: its mean is well below 0)."""

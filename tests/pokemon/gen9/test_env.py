@@ -136,6 +136,7 @@ def test_episodes_end_with_a_winner_and_rewards(batched):
     assert len(rewards) >= 8 and set(rewards) <= {-1.0, 0.0, 1.0} and {-1.0, 1.0} <= set(rewards)
 
 
+@pytest.mark.slow  # a PPO program around the Gen 9 env (~3 CPU min cold); the default suite runs the example on Gen 1
 def test_ppo_example_trains_on_gen9(tmp_path, capsys):
     """examples/ppo_pokemon.py --env-id PokemonGen9Random-v0: a few thousand steps end to end, the
     checkpoint reloaded and evaluated against the random and the max-damage opponent."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks import pokemon_gen9
 
 
@@ -18,6 +20,7 @@ def test_showdown_random_play_is_whole_legal_battles(showdown9):
     assert again["decisions"] == first["decisions"] and other["decisions"] != first["decisions"]
 
 
+@pytest.mark.slow  # a benchmark's report (times Showdown and the engine)
 def test_benchmark_reports_the_ratio_to_showdown(tmp_path, capsys):
     out = tmp_path / "gen9.json"
     assert pokemon_gen9.main(["--batch", "8", "--steps", "2", "--min-seconds", "0", "--reference",
