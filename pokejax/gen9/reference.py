@@ -66,6 +66,11 @@ class Gen9Bridge(ShowdownBridge):
         comparable state after the start and after each decision (see gen9.js ``play``)."""
         return self.call("play", cases=list(cases))["results"]
 
+    def speed_sort(self, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``Battle.speedSort`` of handler records (``{"handlers": [{id, order, priority, speed, subOrder}], "seed"}``;
+        order None: no order) -> ``[{"ids": the sorted ids, "draws": [[m, n, result], ...]}]`` (see gen9.js)."""
+        return self.call("speedsort", cases=list(cases))["results"]
+
     def speed(self, battles: int, seed: Sequence[int] = (1, 2, 3, 4), format: str = "gen9randombattle") -> dict[str, Any]:
         """Showdown's own speed on whole random battles (its generator's teams, nothing restricted),
         both players choosing uniformly among what their request offers:

@@ -27,7 +27,7 @@ its ``onHitField`` clearing every active's stages; it never fails) and Yawn (``y
 fails on a target with a status, ``addVolatile`` on one yawning; the ``yawn`` volatile, ``BattleState.yawn``, lasts
 2, its residual handler of order 23, after the statuses', two of them ordered by a speed-tie draw, ending it at the
 second residual with ``trySetStatus('slp')`` from the yawner: the Sleep Clause Mod and a status stop it, else the
-sleep turns are drawn; Wish, Leech Seed and Yawn are written but not among ``restricted_moves()`` yet, see
+sleep turns are drawn; Leech Seed and Yawn are written but not among ``restricted_moves()`` yet, see
 there). Not covered yet: other volatiles, everything of later stages.
 
 Substitute as ``moves.js`` runs it: its ``onTryHit`` (no draw) fails with NOT_FAIL (no Update) with a
@@ -1052,7 +1052,8 @@ def sleep_moves() -> list[str]:
 def wish_moves() -> list[str]:
     """The slot-condition moves ``step`` runs whole: Wish (``WISH_MOVES``: its ``wish`` slot condition on its user's side
     keeps half the user's max HP and the turn; it fails, no ``Update``, while one waits there; at the residual of a
-    later turn (its handler of order 4, before the statuses') it heals whoever is in the slot, unless fainted)."""
+    later turn (its handler of order 4, before the statuses') it heals whoever is in the slot, unless fainted or under
+    Heal Block)."""
     t = tables.load()
     placed, _ = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in WISH_MOVES and m["id"] in placed
@@ -1160,7 +1161,7 @@ def restricted_moves() -> list[str]:
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
     ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Substitute
     (``substitute_moves()``) and Taunt and Encore (``lock_moves()``: Taunt, Encore, Throat Chop, Psychic
-    Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``) (Thunder,
+    Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -1178,11 +1179,12 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
                         | set(protect_moves()) | set(substitute_moves())
-                        | set(lock_moves()) | set(sleep_moves()) | set(haze_moves())))
-    # not yet: wish_moves(), leech_moves(), yawn_moves(). Their residual handlers (order 4, 8, 23) change the positions
-    # Showdown's speedSort (a selection sort, swapping) leaves the statuses' and their own tied handlers at before the
-    # shuffle, so which side a tie's draw puts first depends on the handler list (a Wish of one side turns the
-    # burn tie of a mirror match around); _residual still reads it as the statuses-first order.
+                        | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())))
+    # not yet: leech_moves(), yawn_moves(). Showdown's speedSort (a selection sort, swapping) moves the residual
+    # handlers before each tie's shuffle, so which side a tie's draw puts first depends on where each handler stood in
+    # the list as collected: _statuses_swapped follows the wish handlers' passes, whose places are fixed (a side's
+    # status first, its wish last), but the leechseed and yawn volatiles stand among the others in the order they were
+    # added, which the state does not keep yet.
 
 
 @functools.lru_cache(maxsize=1)
@@ -2276,6 +2278,39 @@ def _residual_damage(st: BattleState, side, when):
     return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
 
 
+def _listed_volatiles(st: BattleState, up):
+    """int32[B, 2]: the volatiles of each active that ``fieldEvent('Residual')`` lists (a residual handler or a
+    ``duration``): flinch, protect, stall, taunt, encore, throatchop, healblock, roost, leechseed, yawn; none on a
+    fainted active (fainting's ``clearVolatile``)."""
+    listed = (st.flinch.astype(jnp.int32) + st.protect + (st.stall > 0) + (st.taunt > 0) + (st.encore > 0)
+              + (st.throat_chop > 0) + (st.heal_block > 0) + st.roosted + st.seeded + (st.yawn > 0))
+    return jnp.where(up, listed, 0)
+
+
+def _statuses_swapped(status_listed, volatiles, wishing, speed):
+    """bool[B]: Showdown's ``speedSort`` has left p2's status handler before p1's when the statuses' pass comes.
+
+    The residual list is collected side by side, each side's handlers in this order: its active's status (if listed),
+    its listed volatiles, its slot's wish; p1's, then p2's. ``speedSort`` is a selection sort: each pass swaps the
+    handlers of the lowest key into the head of the unsorted part, moving what stood there into their places. The wish
+    handlers (order 4) come first: the faster side's, then the other's (on a speed tie both at once, the same swaps),
+    and those swaps can carry p1's status handler past p2's (p2's wish alone always does). The statuses' tie draw then
+    puts the later of the two first with its 1, so ``_residual`` reads it through this."""
+    s = status_listed.astype(jnp.int32)
+    p1_wish = s[..., 0] + volatiles[..., 0]                 # positions in the list as collected
+    p2_status = p1_wish + wishing[..., 0]
+    p2_wish = p2_status + s[..., 1] + volatiles[..., 1]
+
+    def swap(positions, i, j, when):
+        return tuple(jnp.where(when & (p == i), j, jnp.where(when & (p == j), i, p)) for p in positions)
+
+    p2_first = wishing[..., 1] & (~wishing[..., 0] | (speed[..., 1] > speed[..., 0]))
+    tracked = (jnp.zeros_like(p1_wish), p2_status, p1_wish, p2_wish)   # p1's status, p2's status, the wishes
+    tracked = swap(tracked, 0, jnp.where(p2_first, p2_wish, p1_wish), wishing.any(-1))
+    tracked = swap(tracked, 1, jnp.where(p2_first, tracked[2], tracked[3]), wishing.all(-1))
+    return tracked[0] > tracked[1]
+
+
 def _residual(st: BattleState, on):
     """The residual action's ``fieldEvent('Residual')``: the status handlers of the actives, sorted by
     their order (psn and tox 9, brn 10), then speed (``updateSpeed`` refreshed it; an active fainted
@@ -2291,15 +2326,17 @@ def _residual(st: BattleState, on):
     both = sorted_.all(-1)
     tie = both & (order_of[..., 0] == order_of[..., 1]) & (speed[..., 0] == speed[..., 1])
     # the wish slot conditions' handlers (order 4: before the statuses'; a fainted holder's too): two tie on speed (a
-    # draw); at the residual of a later turn than the wish's each ends, healing the slot's active unless fainted
+    # draw); at the residual of a later turn than the wish's each ends, healing the slot's active unless fainted (or
+    # under Heal Block)
     wishing = on[..., None] & (st.wish_hp > 0)
     st = _skip_draw(st, wishing.all(-1) & (speed[..., 0] == speed[..., 1]))
     due = wishing & (((st.turn - 1) % 256)[..., None] > st.wish_turn)
     hp, max_hp = st.active_of(st.hp), st.active_of(st.max_hp)
     healed = jnp.minimum(hp + jnp.maximum(st.wish_hp // 2, 1), max_hp)
+    heals = due & (hp > 0) & (st.heal_block == 0)       # healblock's onTryHeal stops the heal (its order 20 comes later)
     for s in range(2):
         side = jnp.full(on.shape, s, jnp.int32)
-        st = st.replace(hp=_set_mon(st.hp, side, st.active[..., s], healed[..., s], due[..., s] & (hp[..., s] > 0)))
+        st = st.replace(hp=_set_mon(st.hp, side, st.active[..., s], healed[..., s], heals[..., s]))
     st = st.replace(wish_hp=jnp.where(due, 0, st.wish_hp), wish_turn=jnp.where(due, -1, st.wish_turn))
     # the leechseed volatiles' handlers (order 8): two tie on speed, the draw's value their order
     leeching = on[..., None] & st.seeded & up
@@ -2331,7 +2368,8 @@ def _residual(st: BattleState, on):
     draws = jnp.where(speed[..., 0] == speed[..., 1], tied, apart)
     st = st.replace(skipped=st.skipped + jnp.where(on, draws, 0), bound=st.bound + 5)
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
-    first = jnp.where(tie, swap, later.astype(jnp.int32))
+    swapped = _statuses_swapped(sorted_, _listed_volatiles(st, up), wishing, speed)
+    first = jnp.where(tie, swap ^ swapped.astype(swap.dtype), later.astype(jnp.int32))
     first = jnp.where(both, first, jnp.where(sorted_[..., 0], 0, 1)).astype(jnp.int32)
     leech_first = jnp.where(leech_tie, leech_swap, (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
     leech_first = jnp.where(leeching.all(-1), leech_first, jnp.where(leeching[..., 0], 0, 1)).astype(jnp.int32)

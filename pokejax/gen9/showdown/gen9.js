@@ -58,6 +58,9 @@
 //             side whether Side.choose accepts each of pokejax's 14 actions ('move N', 'move N
 //             terastallize', 'switch P' for the position P of team slot k); request 'switch' makes a
 //             forced-switch request for the sides whose active fainted
+//   speedsort {cases: [{handlers: [{id, order, priority, speed, subOrder}], seed}]} -> {results: [{ids, draws}]}:
+//             Battle.speedSort (the sort of fieldEvent's handlers, comparePriority) of those handler records, the
+//             battle's PRNG starting at `seed`: the ids in the sorted order and the draws [m, n, result] it made
 //   speed     {battles, seed, format?} -> {decisions, battles, seconds, fallbacks}: Showdown's own speed on
 //             whole random battles (its team generator, no restriction), both players choosing uniformly
 //             among the legal choices their request offers (moves, moves + terastallize, switches), as a
@@ -173,6 +176,22 @@ function cmdOrder(msg) {
   return {results};
 }
 
+
+function cmdSpeedSort(msg) {
+  const battle = new Battle({formatid: 'gen9randombattle', seed: [0, 0, 0, 1]});
+  const results = msg.cases.map(c => {
+    battle.prng = new PRNG(c.seed);
+    const draws = [];
+    const raw = battle.prng.random.bind(battle.prng);
+    battle.prng.random = (m, n) => { const r = raw(m, n); draws.push([m === undefined ? null : m, n === undefined ? null : n, r]); return r; };
+    // comparePriority reads `order || 2**32`: a handler of no order is sent with order null
+    const list = c.handlers.map(h => Object.assign({}, h, {order: h.order === null ? false : h.order}));
+    battle.speedSort(list);
+    return {ids: list.map(h => h.id), draws};
+  });
+  battle.destroy();
+  return {results};
+}
 
 function snapPokemon(p) {
   return {species: p.species.id, level: p.level, types: p.types.slice(), maxhp: p.maxhp, hp: p.hp,
@@ -409,7 +428,7 @@ function cmdSpeed(msg) {
 }
 
 const COMMANDS = {teams: cmdTeams, damage: cmdDamage, accuracy: cmdAccuracy, order: cmdOrder, battle: cmdBattle,
-  choices: cmdChoices, play: cmdPlay, speed: cmdSpeed,
+  choices: cmdChoices, play: cmdPlay, speed: cmdSpeed, speedsort: cmdSpeedSort,
   ping: () => ({version: require(path.join(PACKAGE, 'package.json')).version})};
 
 const rl = readline.createInterface({input: process.stdin, terminal: false});

@@ -7,7 +7,8 @@ max HP and ``startingTurn`` (the turn - 1, mod 256); while one waits there ``add
 no ``Update``). Its residual handler (order 4: before the statuses'; a fainted holder's runs too, sorted by its cached
 speed; two wishes tie on speed with a draw) returns on the turn it was made and at the next turn's residual ends it:
 ``onEnd`` heals whoever is in the slot then (switching does not move it) by the kept half, truncated, at least 1, unless
-that Pokémon is fainted (the wish is gone all the same); nothing at full HP.
+that Pokémon is fainted or holds Heal Block (Psychic Noise's ``healblock``: its ``onTryHeal``); the wish is gone all
+the same; nothing at full HP.
 
 Teams are restricted pool teams each of whose Pokémon is given Wish as its first move; the players pick it half the
 time.
@@ -15,21 +16,12 @@ time.
 
 from __future__ import annotations
 
-import pytest
-
 from pokejax.gen9 import state as S
 from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
 from tests.pokemon.gen9.test_l3_restricted import compare
-
-# Left out of turn.restricted_moves(): with this stage's residual handlers (Wish 4, Leech Seed 8, Yawn 23) in the list,
-# Showdown's speedSort (a selection sort, swapping) moves the statuses' tied handlers before its shuffle, so the side a
-# tie's draw puts first depends on the handlers present (test_l3_hazards::test_l2_defog_mirror: a Wish of one side turned
-# a mirror match's burn tie around); turn._residual reads it in the statuses-first order. These tests pass on their own
-# teams but the move is not exact in general yet.
-pytestmark = pytest.mark.skip(reason="not in restricted_moves yet: the residual sort's positions with its handlers")
 
 TABLES = tables.load()
 WISH = TABLES.move_index["wish"]
@@ -83,7 +75,7 @@ def test_l2_wish_heals_the_pokemon_switched_in(showdown9):
     """p1's lead uses Wish on turn 1 (hit by the foe's attack), switches on turn 2: the Pokémon coming in, hit too, is
     healed at turn 2's residual by half the wisher's max HP; the wisher comes back on turn 3 and uses Wish on turns 4
     and 5 (the second fails while the first waits)."""
-    count = 24
+    count = 48
     users = [_row(s, ["wish", "earthquake"]) for s in ("clefable", "vaporeon", "jirachi", "blissey")]
     foes = [_row(s, ["earthquake"]) for s in ("hippowdon", "garchomp", "tyranitar")]
     states, actions, sets, seeds = _led(users, foes, count, 132, [[0, 0], [8 + 1, 0], [8, 0], [0, 0], [0, 0]])

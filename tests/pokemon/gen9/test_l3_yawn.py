@@ -24,11 +24,11 @@ from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
 from tests.pokemon.gen9.test_l3_restricted import compare
 
-# Left out of turn.restricted_moves(): with this stage's residual handlers (Wish 4, Leech Seed 8, Yawn 23) in the list,
-# Showdown's speedSort (a selection sort, swapping) moves the statuses' tied handlers before its shuffle, so the side a
-# tie's draw puts first depends on the handlers present (test_l3_hazards::test_l2_defog_mirror: a Wish of one side turned
-# a mirror match's burn tie around); turn._residual reads it in the statuses-first order. These tests pass on their own
-# teams but the move is not exact in general yet.
+# Left out of turn.restricted_moves(): Showdown's speedSort (a selection sort, swapping) moves the residual handlers
+# before each tie's shuffle, so the side a tie's draw puts first depends on where each handler stood in the list as
+# collected. turn._statuses_swapped follows the wish handlers' passes (a side's status stands first, its wish last), but
+# the yawn volatile (order 23) stands among the active's other volatiles in the order they were added, which the
+# state does not keep yet. These tests pass on their own teams but the move is not exact in general yet.
 pytestmark = pytest.mark.skip(reason="not in restricted_moves yet: the residual sort's positions with its handlers")
 
 TABLES = tables.load()
