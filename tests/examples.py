@@ -19,12 +19,17 @@ from paritygym.train import load_checkpoint
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 
 
-def load_example(name: str) -> ModuleType:
-    """``examples/<name>.py`` imported as a module (the examples are scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+def load_script(path: pathlib.Path) -> ModuleType:
+    """The script at ``path`` imported as a module (examples/ and scripts/ are scripts, not packages)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_example(name: str) -> ModuleType:
+    """``examples/<name>.py`` imported as a module."""
+    return load_script(EXAMPLES / f"{name}.py")
 
 
 @contextlib.contextmanager

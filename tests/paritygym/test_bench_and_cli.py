@@ -169,13 +169,11 @@ def test_uniform_legal_actions_draws_each_legal_action_equally_often():
 def test_bench_accelerator_sweeps_by_factor_and_writes_as_it_goes(tmp_path, monkeypatch):
     """scripts/bench_accelerator.py (the accelerator sweep; here on the CPU): the batch grows by ``--factor``, and the
     table and JSON are written after each figure, so a command cut short keeps what it measured."""
-    import importlib.util
     import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "bench_accelerator.py"
-    spec = importlib.util.spec_from_file_location("bench_accelerator", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from ..examples import load_script
+
+    module = load_script(pathlib.Path(__file__).resolve().parents[2] / "scripts" / "bench_accelerator.py")
     written = []
     measure = module.measure
 
