@@ -192,3 +192,33 @@ def test_bench_accelerator_sweeps_by_factor_and_writes_as_it_goes(tmp_path, monk
     assert "| Pong-v0 | scan | 256 |" in (tmp_path / "table.md").read_text()
     with pytest.raises(SystemExit):
         module.main(["--envs", "Pong-v0", "--factor", "1", "--out", str(tmp_path)])
+
+
+def _doubled_plus_one(x):
+    return x * 2 + 1
+
+
+def _twice(x):
+    return _doubled_plus_one(x) - _doubled_plus_one(x + 3)
+
+
+def test_program_breakdown_counts_ops_for_every_function_on_their_stack():
+    """scripts/program_breakdown.py: a lowered op counts for each function on its call stack; a helper called twice
+    counts twice."""
+    import pathlib
+
+    import jax
+    import jax.numpy as jnp
+
+    from ..examples import load_script
+
+    module = load_script(pathlib.Path(__file__).resolve().parents[2] / "scripts" / "program_breakdown.py")
+    here = "paritygym/test_bench_and_cli.py"
+
+    def lowered(fn):
+        return module.breakdown(jax.jit(fn).lower(jnp.zeros(4, jnp.int32)).as_text(debug_info=True), package="tests")
+
+    _, alone = lowered(_doubled_plus_one)
+    ops, counts = lowered(_twice)
+    once, inner, outer = alone[(here, "_doubled_plus_one")], counts[(here, "_doubled_plus_one")], counts[(here, "_twice")]
+    assert once > 0 and inner == 2 * once and inner < outer <= ops, (ops, counts)
