@@ -3,8 +3,8 @@
     python -m benchmarks.pokemon_gen9 --batch 1024,4096 --steps 16
     python -m benchmarks.pokemon_gen9 --batch 4096,16384,65536 --steps 16 --json runs/gen9.json   # an accelerator
 
-There is no ``PokemonGen9Random-v0`` yet, so this times the engine alone: per decision of every
-battle, the legal mask of both sides, a uniformly drawn legal action for each (Gumbel-max on the
+This times the engine alone (``paritygym bench PokemonGen9Random-v0`` times the env, with its
+observations and built-in opponent): per decision of every battle, the legal mask of both sides, a uniformly drawn legal action for each (Gumbel-max on the
 mask), ``turn.step``, and where a battle ended a new one from the team pool (restricted teams, as the
 L3 plays them: ``turn.restricted_team``) with a fresh PRNG seed. No observation is computed. The
 figure is battle decisions per second over the whole batch (each decision steps both players), with

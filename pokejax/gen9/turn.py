@@ -1422,6 +1422,14 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn")
 
 
+def _per_action(k, first, second):
+    """``first`` in the turn's first move action, ``second`` in the second: ``k`` is the action's index,
+    a Python int where the two actions are unrolled, traced where they run as one loop."""
+    if isinstance(k, int):
+        return first if k == 0 else second
+    return jnp.where(k == 0, first, second)
+
+
 def _keep(tree):
     """``tree`` as is, computed once. XLA:CPU copies an elementwise producer into every fusion that
     reads it, and evaluates it there per output element (a [B] mask written into a [B, 2, 6] field:
@@ -2496,36 +2504,50 @@ def _turn(st: BattleState, actions, on, resume):
     slot = jnp.where(resume[..., None], jnp.maximum(st.queued, 0), slot)
     later_moving = moving | waiting                              # the second move action's side
     before = _mon(st.hp, second, _side(st.active, second))      # the second mover's HP before the first move
-    stopped = jnp.zeros_like(on)
-    queued = st.queued
-    for k in range(2):
-        s = mover if k == 0 else second
+
+    def move_action(k, carry):
+        """The turn's first (``k`` 0) or second (1) move action."""
+        st, stopped, queued = carry
+        pick = functools.partial(_per_action, k)
+        s = pick(mover, second)
+        no = jnp.zeros_like(on)
         # Sucker Punch's onTry: the foe's move action is still queued (it moves second) and damaging;
         # Payback: the foe's move action ran first (no switch: a newly switched target does not count,
         # nor the Pokémon a self-switch brought in); Avalanche: and its hit damaged this Pokémon (nothing
         # else of that action lowers its HP)
-        foe_attacks = (_side(moving & attacks, 1 - s) if k == 0 else jnp.zeros_like(on))
-        foe_moved = jnp.zeros_like(on) if k == 0 else _side(moving, mover) & ~resume
-        hit_by_foe = jnp.zeros_like(on) if k == 0 else foe_moved & (_mon(st.hp, s, _side(st.active, s)) < before)
-        go = _side(moving if k == 0 else later_moving, s) & (st.request != REQUEST_ENDED) & ~stopped
-        will_act = _side(moving, 1 - s) if k == 0 else jnp.zeros_like(on)      # the foe's move action queued
+        foe_attacks = pick(_side(moving & attacks, 1 - s), no)
+        foe_moved = pick(no, _side(moving, mover) & ~resume)
+        hit_by_foe = pick(no, foe_moved & (_mon(st.hp, s, _side(st.active, s)) < before))
+        go = _side(pick(moving, later_moving), s) & (st.request != REQUEST_ENDED) & ~stopped
+        will_act = pick(_side(moving, 1 - s), no)      # the foe's move action queued
         # the foe switched in this turn: by its switch action (the first mover's foe), or by the self-switch
         # a resumed turn answers (the queued mover's foe)
-        foe_fresh = _side(switching, 1 - s) if k == 0 else resume
+        foe_fresh = pick(_side(switching, 1 - s), resume)
         st, switches = _use_move(st, s, _side(slot, s), go, foe_attacks, foe_moved, hit_by_foe, will_act, struggling,
                                  foe_fresh)
         # a self-switch: runAction's switch request in the middle of the turn, the rest of the queue
         # (the other side's move action if it has not run, its Pokémon up; the residual) waiting for it
         switches = switches & (st.request != REQUEST_ENDED)
-        if k == 0:
-            rest = (jnp.arange(2) == second[..., None]) & _side(moving, second)[..., None]
-            rest = rest & (st.active_of(st.hp) > 0)
-            queued = jnp.where(on[..., None], jnp.where(switches[..., None] & rest, slot, -1), queued)
-        else:
-            queued = jnp.where(switches[..., None], -1, queued)
+        rest = (jnp.arange(2) == second[..., None]) & _side(moving, second)[..., None]
+        rest = rest & (st.active_of(st.hp) > 0)
+        queued = pick(jnp.where(on[..., None], jnp.where(switches[..., None] & rest, slot, -1), queued),
+                      jnp.where(switches[..., None], -1, queued))
         st = st.replace(switch_flag=jnp.where(switches[..., None], jnp.arange(2) == s[..., None], st.switch_flag))
-        stopped = stopped | switches
-        st, stopped, queued = _keep((st, stopped, queued))
+        return st, stopped | switches, queued
+
+    carry = (st, jnp.zeros_like(on), st.queued)
+    if accelerator_form():
+        # unrolled: on the TPU v5e the looped form ran the turn at 531 K decisions/s against 945 K
+        # (``benchmarks.pokemon_gen9 --batch 4096``)
+        for k in range(2):
+            carry = _keep(move_action(k, carry))
+    else:
+        # XLA:CPU: one copy of the move pipeline (``_use_move`` is ~45 % of the lowered turn): the compiled
+        # step 28 % smaller, the env's compile 15 % shorter (41 s against 48 s) and its speed as before or
+        # better. The loop's carry has one structure: no draws left counted (``_drawing``), every field kept.
+        settled = lambda c: _keep((_drawing(c[0]),) + tuple(c[1:]))
+        carry = jax.lax.fori_loop(0, 2, lambda k, c: settled(move_action(k, c)), settled(carry))
+    st, stopped, queued = carry
     going = on | resume
     st = st.replace(queued=jnp.where(going[..., None] & ~stopped[..., None], -1, queued),
                     mid_turn=jnp.where(going, stopped, st.mid_turn),
