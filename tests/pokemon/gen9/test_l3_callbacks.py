@@ -19,7 +19,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     TABLES,
     _usable_teams,
-    compare,
+    assert_identical,
     move_decisions,
     play,
 )
@@ -75,8 +75,7 @@ def test_weatherless_battles_match_showdown(showdown9):
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=WEATHER)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _uses(states, actions)
     assert all(seen[m] >= 5 for m in MOVES), seen
     assert seen["hit"] >= 40 and seen["miss"] >= 8, seen
@@ -100,8 +99,7 @@ def test_l2_weatherless_leads(showdown9):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, 0]] * 3 for _, k in leads]
     states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=10)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _uses(states, actions)
     assert seen["hit"] >= 60 and seen["miss"] >= 15 and seen["frz"] + seen["par"] + seen["confused"] >= 10, seen
 
@@ -127,8 +125,7 @@ def test_l2_freeze_dry_on_water_types(showdown9):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, 4 * int(rng.random() < 0.5)]] + [[k, 0]] * 2 for _, k in leads]
     states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=10)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     assert _uses(states, actions)["water_hit"] >= 20
 
 
@@ -162,8 +159,7 @@ def test_l2_crash_into_immune(showdown9):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, 0]] * 3 for _, k, _ in leads]
     states, actions, sets = play([t for t, _, _ in leads], p2, seeds, rng, scripted, max_decisions=10)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     assert _uses(states, actions)["crash"] >= 15
 
 
@@ -190,8 +186,7 @@ def test_l2_crash_into_protect(showdown9):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, g]] * 2 for (_, k), (_, g) in zip(leads, foes)]
     states, actions, sets = play([t for t, _ in leads], [t for t, _ in foes], seeds, rng, scripted, max_decisions=6)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     # the stall volatile (counter 3) outlives the turn of a successful Protect
     protected = sum(int(states[1].stall[i, 1] > 0) for i in range(len(leads)))
     assert protected >= 20, protected

@@ -16,7 +16,7 @@ import numpy as np
 
 from pokejax.gen9 import turn
 from pokejax.gen9 import state as S
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, MAX_DECISIONS, TABLES, _usable_teams, compare, play
+from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, MAX_DECISIONS, TABLES, _usable_teams, assert_identical, play
 
 FANGS = [m for m in turn.flinch_moves() if m.endswith("fang")]
 FIRST_TURN = list(turn.FIRST_TURN_MOVES)
@@ -60,8 +60,7 @@ def test_moves_are_covered():
 def test_fang_and_fake_out_battles_match_showdown(showdown9):
     """24 battles of teams holding a Fang or Fake Out on every Pokémon, chosen half the time."""
     states, actions, sets, seeds = _battles(FANGS + FIRST_TURN, 24, 51)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/24 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     # the Fangs' status secondaries did land somewhere (a burn or a freeze)
     assert sum(int(((st.status == S.BRN) | (st.status == S.FRZ)).sum()) for st in states) > 0
 
@@ -70,16 +69,14 @@ def test_confusion_battles_match_showdown(showdown9):
     """24 battles of teams holding Dynamic Punch, Water Pulse or Strange Steam on every Pokémon,
     chosen half the time."""
     states, actions, sets, seeds = _battles(CONFUSERS, 24, 52)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/24 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     assert sum(int((st.confusion > 0).sum()) for st in states) >= 20
 
 
 def test_confusion_battles_match_showdown_more(showdown9):
     """24 more battles, the confusion moves chosen 80 % of the time (more self-hits, self-KOs)."""
     states, actions, sets, seeds = _battles(CONFUSERS, 24, 53, prefer=0.8)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/24 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
 
 
 def test_l2_fake_out_works_on_the_first_turn_only(showdown9):
@@ -89,8 +86,7 @@ def test_l2_fake_out_works_on_the_first_turn_only(showdown9):
     count = 24
     scripted = [[[0, 0]] * 3 for _ in range(count)]
     states, actions, sets, seeds = _battles(FIRST_TURN, count, 54, prefer=0.0, scripted=scripted, leads=CONFUSERS)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     first_hits = later_fails = 0
     for i in range(count):
         if actions[i][:3] != [[0, 0]] * 3 or any(st.request[i] != S.REQUEST_MOVE for st in states[:3]):
@@ -114,8 +110,7 @@ def test_l2_confused_pokemon_hit_themselves(showdown9):
     count = 48
     scripted = [[[0, 0]] * 10 for _ in range(count)]
     states, actions, sets, seeds = _battles(["dynamicpunch"], count, 55, prefer=0.0, scripted=scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     self_hits = ended = 0
     for a, b in zip(states, states[1:]):
         for i in range(count):

@@ -21,7 +21,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     TABLES,
     _usable_teams,
-    compare,
+    assert_identical,
     play,
     teams_holding,
 )
@@ -58,8 +58,7 @@ def test_flinch_battles_match_showdown(showdown9):
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, 24)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(24)]
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=FLINCH_MOVES)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/24 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
 
 
 def _scripted_lead_turns(seed: int):
@@ -103,8 +102,7 @@ def test_l2_faster_flinch_stops_the_target(showdown9):
     """p1's lead uses its flinch move every turn, p2's attacks: where p1 is faster, p2 sometimes
     flinches (its move does not run, no PP spent), as in Showdown."""
     leads, states, actions, sets, seeds = _scripted_lead_turns(42)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     turns = _turns(leads, states, actions)
     flinched = sum(still for _, faster, still in turns if faster)
     assert flinched >= 3, (flinched, len(turns))
@@ -114,8 +112,7 @@ def test_l2_slower_flinch_does_nothing(showdown9):
     """Where p1's lead is slower, p2 has moved before the flinch lands: p2 always spends its PP, and
     the volatile is gone at the next decision (the state comparison checks it)."""
     leads, states, actions, sets, seeds = _scripted_lead_turns(43)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     turns = _turns(leads, states, actions)
     slower = [still for _, faster, still in turns if not faster]
     assert len(slower) >= 10 and not any(slower), (len(slower), sum(slower))
@@ -142,8 +139,7 @@ def test_l2_a_flinched_paralysed_pokemon_draws_no_full_paralysis(showdown9):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in battles]
     scripted = [[[p, 0]] + [[f, 0]] * 8 for _, p, f in battles]
     states, actions, sets = play(p1, p2, seeds, rng, scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     stopped = 0
     for a, b in zip(states[1:], states[2:]):
         for i in range(len(battles)):

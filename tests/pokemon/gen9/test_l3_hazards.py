@@ -26,7 +26,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     TABLES,
     _usable_teams,
-    compare,
+    assert_identical,
     draw_battles,
     move_decisions,
     play,
@@ -74,8 +74,7 @@ def test_hazard_battles_match_showdown(showdown9):
     count = 48
     p1, p2, seeds = draw_battles(rng, usable, count)
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=HAZARD_MOVES)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _entries(states)
     assert seen["entries"] >= 100 and seen["hurt"] >= 50 and seen["fainted"] >= 1, seen
     assert seen["web"] >= 1 and seen["poisoned"] >= 1 and seen["layers3"] >= 1, seen
@@ -104,8 +103,7 @@ def test_removal_battles_match_showdown(showdown9):
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_hazard_teams(), count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=HAZARD_MOVES | REMOVAL_MOVES)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _removals(states, actions)
     assert seen["rapidspin"] >= 3 and seen["defog"] >= 3, seen
 
@@ -145,8 +143,7 @@ def test_l2_stealth_rock_by_weakness(showdown9):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, 0]] + [[k, 8 + j] for j in (1, 2, 3, 4, 5, 0)] for _, k in leads]
     states, actions, sets = play(p1, p2, seeds, rng, scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     halves = 0
     for a, b in zip(states, states[1:]):
         for i in range(len(leads)):
@@ -169,8 +166,7 @@ def test_l2_spikes_layers(showdown9):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, 0]] * 4 + [[k, 8 + j] for j in (1, 2, 3, 4, 5)] for _, k in leads]
     states, actions, sets = play(p1, p2, seeds, rng, scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     assert (states[3].hazards[:, 1, 1] == 3).sum() >= 6
     quarter = flying = 0
     fly = TABLES.type_index["Flying"]
@@ -199,8 +195,7 @@ def test_l2_defog_mirror(showdown9):
     teams = [DOCUMENT["teams"][n] for n, _ in leads]
     scripted = [[[k, k]] * 8 for _, k in leads]
     states, actions, sets = play(teams, teams, seeds, np.random.default_rng(5), scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     assert (states[7].boosts[:, :, 6] == -6).all(-1).sum() >= 2
 
 

@@ -16,7 +16,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import compare
+from tests.pokemon.gen9.test_l3_restricted import assert_identical, pp_spent
 
 TABLES = tables.load()
 HAZE = TABLES.move_index["haze"]
@@ -31,11 +31,7 @@ def _hazes(states) -> dict:
             if a.request[i] != S.REQUEST_MOVE:
                 continue
             for s in range(2):
-                k = int(a.active[i, s])
-                slots = list(a.moves[i, s, k])
-                if HAZE not in slots or b.active[i, s] != k:
-                    continue
-                if b.pp[i, s, k, slots.index(HAZE)] < a.pp[i, s, k, slots.index(HAZE)]:
+                if b.active[i, s] == a.active[i, s] and pp_spent(a, b, i, s, HAZE):
                     seen["used"] += 1
                     seen["cleared"] += int(a.boosts[i].any() and not b.boosts[i].any())
     return seen
@@ -49,8 +45,7 @@ def test_moves_are_covered():
 def test_haze_battles_match_showdown(showdown9):
     """32 battles of teams holding Haze on every Pokémon, chosen half the time."""
     states, actions, sets, seeds = _battles(["haze"], 32, 151)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _hazes(states)
     print(seen)
     assert seen["used"] >= 200 and seen["cleared"] >= 10, seen
@@ -64,8 +59,7 @@ def test_l2_haze_clears_both_sides(showdown9):
         [_row(s, ["calmmind", "earthquake"]) for s in ("clefable", "tinglu")]
     foes = [_row(s, ["haze", "swordsdance"]) for s in ("toxapex", "blissey", "kingambit")]
     states, actions, sets, seeds = _led(users, foes, count, 152, [[0, 1], [0, 0], [1, 1]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     cleared = sum(int(states[1].boosts[i].any() and not states[2].boosts[i].any()) for i in range(count)
                   if states[1].request[i] == S.REQUEST_MOVE and states[2].request[i] == S.REQUEST_MOVE)
     assert cleared >= 10, cleared

@@ -19,7 +19,7 @@ import numpy as np
 from pokejax.gen9 import masks, turn
 from pokejax.gen9 import state as S
 from tests.pokemon.gen9.test_l3_confusion import _battles
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, compare, play
+from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, assert_identical, play
 
 HP = turn.hp_moves()
 KIND = turn._hp_tables()["heal_kind"]
@@ -66,8 +66,7 @@ def test_moves_are_covered():
 def test_recoil_battles_match_showdown(showdown9):
     """24 battles of teams holding a recoil move on every Pokémon, chosen 70 % of the time."""
     states, actions, sets, seeds = _battles(RECOIL, 24, 61, prefer=0.7)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/24 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _kinds(states, RECOIL)
     print(seen)
     assert seen["used"] >= 150 and seen["lost"] >= 100 and seen["user_fainted"] >= 5, seen
@@ -77,8 +76,7 @@ def test_recoil_battles_match_showdown(showdown9):
 def test_drain_and_heal_battles_match_showdown(showdown9):
     """24 battles of teams holding a drain or healing move on every Pokémon, chosen 60 % of the time."""
     states, actions, sets, seeds = _battles(DRAIN + HEAL, 24, 62, prefer=0.6)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/24 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _kinds(states, DRAIN + HEAL)
     print(seen)
     assert seen["used"] >= 150 and seen["gained"] >= 60 and seen["full"] >= 10, seen
@@ -87,8 +85,7 @@ def test_drain_and_heal_battles_match_showdown(showdown9):
 def test_hp_battles_match_showdown_mixed(showdown9):
     """24 battles of teams holding any of them (recoil against healing), chosen 60 % of the time."""
     states, actions, sets, seeds = _battles(HP, 24, 63, prefer=0.6)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/24 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
 
 
 def _row(species: str, moves: list[str]) -> list:
@@ -126,8 +123,7 @@ def test_l2_roost_loses_flying_for_the_turn(showdown9):
     flyers = [_row(s, ["roost", "bravebird"]) for s in ("talonflame", "braviary", "noivern", "zapdos", "tornadus")]
     ground = [_row(s, ["earthquake"]) for s in ("hippowdon", "quagsire", "clodsire", "mudsdale", "rhyperior")]
     states, actions, sets, seeds = _led(flyers, ground, count, 64, [[1, 0]] + [[0, 0]] * 4)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     immune = grounded = 0
     for i in range(count):
         if any(st.active[i, 0] != 0 or st.request[i] != S.REQUEST_MOVE for st in states[:5]):
@@ -148,8 +144,7 @@ def test_l2_terastallized_roost_keeps_no_volatile(showdown9):
     leads = [_row(s, ["roost", "bravebird"]) for s in ("talonflame", "braviary", "noivern", "zapdos", "corviknight",
                                                       "skarmory")]
     states, actions, sets, seeds = _led(leads, None, count, 69, [[1, 1], [tera, tera], [1, 1], [0, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     assert sum(int(states[2].terastallized[i, :, 0].all()) for i in range(count)) >= 12
 
 
@@ -161,8 +156,7 @@ def test_l2_heal_at_full_hp_in_a_speed_tie_mirror(showdown9):
     leads = [_row(s, ["recover", "synthesis", "doubleedge"]) for s in ("garchomp", "dragonite", "hippowdon",
                                                                         "swampert", "gyarados", "tinglu")]
     states, actions, sets, seeds = _led(leads, None, count, 65, [[0, 0], [1, 1], [2, 2], [0, 1], [1, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     failed = sum(int((st.hp[:, :, 0] == st.max_hp[:, :, 0]).all(-1).sum()) for st in states[1:3])
     assert failed >= 40, failed
 
@@ -174,8 +168,7 @@ def test_l2_both_roost_in_a_speed_tie_mirror(showdown9):
     leads = [_row(s, ["roost", "bravebird"]) for s in ("talonflame", "braviary", "noivern", "zapdos", "corviknight",
                                                       "skarmory")]
     states, actions, sets, seeds = _led(leads, None, count, 66, [[1, 1], [0, 0], [1, 1], [0, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
 
 
 def test_l2_fainted_speed_is_the_speed_stat(showdown9):
@@ -187,8 +180,7 @@ def test_l2_fainted_speed_is_the_speed_stat(showdown9):
     leads = [_row(s, ["toxic", "dragondance", "headsmash", "doubleedge"]) for s in
              ("garchomp", "dragonite", "gyarados", "tyranitar", "hippowdon", "swampert")]
     states, actions, sets, seeds = _led(leads, None, count, 67, [[0, 0], [1, 3]] + [[2, 3]] * 6)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     reached = 0
     for a, b in zip(states, states[1:]):
         for i in range(count):
@@ -206,8 +198,7 @@ def test_l2_strength_sap_to_minus_six(showdown9):
     sappers = [_row(s, ["strengthsap"]) for s in ("breloom", "amoonguss", "lurantis", "tsareena")]
     targets = [_row(s, ["recover", "doubleedge"]) for s in ("garchomp", "dragonite", "hippowdon", "swampert")]
     states, actions, sets, seeds = _led(sappers, targets, count, 68, [[0, 0]] * 7)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     bottom = sum(int(states[7].boosts[i, 1, 0] == -6 and states[7].pp[i, 0, 0, 0] == states[0].pp[i, 0, 0, 0] - 7)
                  for i in range(count))
     assert bottom >= 10, bottom

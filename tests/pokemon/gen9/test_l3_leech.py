@@ -23,7 +23,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import compare
+from tests.pokemon.gen9.test_l3_restricted import assert_identical, compare, pp_spent
 
 # Left out of turn.restricted_moves(): Showdown's speedSort (a selection sort, swapping) moves the residual handlers
 # before each tie's shuffle, so the side a tie's draw puts first depends on where each handler stood in the list as
@@ -53,11 +53,7 @@ def _leeches(states) -> dict:
                 if a.seeded[i, s] and b.active[i, s] == k and b.hp[i, s, k] < a.hp[i, s, k]:
                     seen["drained"] += 1
                     seen["fainted"] += int(b.hp[i, s, k] == 0)
-                slots = list(a.moves[i, s, k])
-                if LEECH not in slots or int(b.active[i, s]) != k or int(b.active[i, 1 - s]) != f:
-                    continue
-                j = slots.index(LEECH)
-                if b.pp[i, s, k, j] == a.pp[i, s, k, j]:
+                if int(b.active[i, s]) != k or int(b.active[i, 1 - s]) != f or not pp_spent(a, b, i, s, LEECH):
                     continue
                 types = set(int(x) for x in a.types[i, 1 - s, f])
                 if b.terastallized[i, 1 - s, f] and int(b.tera_type[i, 1 - s, f]) != TABLES.type_index["Stellar"]:
@@ -81,8 +77,7 @@ def test_moves_are_covered():
 def test_leech_seed_battles_match_showdown(showdown9):
     """32 battles of teams holding Leech Seed on every Pokémon, chosen half the time."""
     states, actions, sets, seeds = _battles(["leechseed"], 32, 141)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _leeches(states)
     print(seen)
     assert seen["seeded"] >= 100 and seen["again"] >= 30 and seen["grass"] >= 10, seen
@@ -102,8 +97,7 @@ def test_l2_rapid_spin_removes_the_seed_and_grass_is_immune(showdown9):
     assert not states[1].seeded[:, 1].any()
     spinners = [_row(s, ["rapidspin", "earthquake"]) for s in ("excadrill", "donphan", "greattusk", "forretress")]
     states, actions, sets, seeds = _led(users, spinners, count, 143, [[0, 1], [8 + 1, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     removed = 0
     for i in range(count):
         a, b = states[1], states[2]
@@ -122,7 +116,6 @@ def test_l2_both_seeded_in_a_mirror_match(showdown9):
     count = 24
     users = [_row(s, ["leechseed", "protect"]) for s in ("blissey", "toxapex", "tinglu", "kingambit", "cinccino")]
     states, actions, sets, seeds = _led(users, None, count, 144, [[0, 0]] * 3)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     both = sum(int(states[n].seeded[i].all()) for n in (2, 3) for i in range(count))
     assert both >= 20, both

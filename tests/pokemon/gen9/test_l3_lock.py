@@ -41,7 +41,7 @@ from pokejax.gen9 import state as S
 from pokejax.gen9 import turn
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import TABLES, compare, move_decisions
+from tests.pokemon.gen9.test_l3_restricted import TABLES, assert_identical, compare, move_decisions
 
 LOCK = turn.lock_moves()
 TAUNT_INDEX = TABLES.move_index["taunt"]
@@ -106,8 +106,7 @@ def test_taunt_battles_match_showdown(showdown9):
     """32 battles of teams holding Taunt on every Pokémon, chosen half the time: requests with status
     moves disabled, status moves stopped, Taunts of 3 and 4 turns, Taunts failing on a taunted target."""
     states, actions, sets, seeds = _battles(["taunt"], 32, 111)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _taunts(states, actions)
     print(seen)
     assert seen["landed"] >= 60 and seen["four"] >= 20 and seen["stopped"] >= 10, seen
@@ -127,8 +126,7 @@ def test_l2_taunt_leaves_struggle_alone(showdown9):
     with it), and the taunt ends after its turns."""
     count = 30
     states, actions, sets, seeds = _led(STATUS_LEADS, TAUNTERS, count, 112, [[1, 0]] + [[0, 1]] * 5)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     a, b = states[0], states[1]
     stopped = long = 0
     for i in range(count):
@@ -162,8 +160,7 @@ def test_l2_taunt_mirror_and_protect(showdown9):
     one = sum(int((states[1].taunt[i] > 0).sum() == 1) for i in range(count) if (states[1].hp[i, :, 0] > 0).all())
     assert one >= 10, one
     states, actions, sets, seeds = _led(users, None, count, 114, [[0, 1], [0, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     guarded = sum(int(states[1].stall[i, 1] > 0 and states[1].taunt[i, 1] == 0) for i in range(count))
     assert guarded >= 10, guarded
 
@@ -173,8 +170,7 @@ def test_encore_battles_match_showdown(showdown9):
     turns, failing ones (no last move, Encore's own, encored already), choices overridden, requests
     offering the encored move alone."""
     states, actions, sets, seeds = _battles(["encore"], 32, 121)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _encores(states, actions)
     print(seen)
     assert seen["landed"] >= 60 and seen["four"] >= 20 and seen["failed"] >= 20, seen
@@ -186,8 +182,7 @@ def test_lock_battles_match_showdown(showdown9):
     volatiles on one Pokémon (an encored status move under Taunt: Struggle), their residual handlers
     together (rare: chosen half the time, 2 decisions in 48 battles once the teams also held Substitute)."""
     states, actions, sets, seeds = _battles(LOCK, 32, 122, prefer=0.8)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     both = sum(int(((st.taunt > 0) & (st.encore > 0)).sum()) for st in states)
     assert both >= 4, both   # 6
 
@@ -212,8 +207,7 @@ def test_l2_encore_overrides_the_choice(showdown9):
     slow_users = [_row(s, ["earthquake", "slackoff"]) for s in ("hippowdon", "clodsire", "quagsire")]
     fast_users = [_row(s, ["encore", "knockoff"]) for s in ("weavile", "meowscarada", "kingambit")]
     states, actions, sets, seeds = _led(slow_users, fast_users, count, 124, [[0, 1], [1, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     a, b = states[1], states[2]
     turned = sum(int(b.encore[i, 0] == 2 and b.pp[i, 0, 0, 0] == a.pp[i, 0, 0, 0] - 1 and b.pp[i, 0, 0, 1] == a.pp[i, 0, 0, 1])
                  for i in range(count) if actions[i][1][0] == 1)
@@ -251,8 +245,7 @@ def test_throat_chop_and_psychic_noise_battles_match_showdown(showdown9):
     their volatiles landing, sound and heal moves disabled in the requests and stopped when chosen before,
     Pokémon holding both (the tie draws of their BeforeMove, ModifyMove and DisableMove handlers)."""
     states, actions, sets, seeds = _battles(["throatchop", "psychicnoise"], 32, 131)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _chops(states, actions)
     print(seen)
     assert seen["chopped"] >= 60 and seen["blocked"] >= 60 and seen["disabled"] >= 40, seen
@@ -268,7 +261,6 @@ def test_l2_throat_chop_and_psychic_noise_stop_and_disable(showdown9):
     fast = [_row(s, ["throatchop", "psychicnoise", "knockoff"]) for s in ("weavile", "meowscarada", "kingambit")]
     slow = [_row(s, ["hypervoice", "recover", "earthquake"]) for s in ("hippowdon", "toxapex", "clodsire")]
     states, actions, sets, seeds = _led(fast, slow, count, 132, [[0, 0], [1, 1], [2, 2], [2, 2]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _chops(states, actions)
     assert seen["stopped"] >= 10 and seen["both"] >= 5, seen

@@ -26,7 +26,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     TABLES,
     _usable_teams,
-    compare,
+    assert_identical,
     draw_battles,
     move_decisions,
     play,
@@ -65,8 +65,7 @@ def _uses(states, actions) -> dict:
 def _run(showdown9, p1, p2, seeds, rng, scripted=None, prefer=True, max_decisions=None):
     kwargs = {} if max_decisions is None else {"max_decisions": max_decisions}
     states, actions, sets = play(p1, p2, seeds, rng, scripted, boost=0.5 if prefer else 0.0, prefer=MULTIHIT, **kwargs)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/{len(seeds)} battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     return states, actions, sets
 
 

@@ -26,7 +26,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     TABLES,
     _usable_teams,
-    compare,
+    assert_identical,
     draw_battles,
     move_decisions,
     play,
@@ -79,8 +79,7 @@ def test_power_battles_match_showdown(showdown9):
     count = 64
     p1, p2, seeds = draw_battles(rng, usable, count)
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=POWER_MOVES)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _uses(states, actions)
     assert seen["knockoff"] >= 50 and seen["hit"] >= 150, seen
     assert seen["sucker_fail"] >= 1 and seen["sucker_hit"] >= 1, seen
@@ -124,8 +123,7 @@ def test_l2_sucker_punch(showdown9):
                  [k, 9]] for (_, k), f in zip(leads, p2)]
     states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], [DOCUMENT["teams"][n] for n in p2],
                                  seeds, rng, scripted, max_decisions=L2_DECISIONS)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _uses(states, actions)
     assert seen["sucker_fail"] >= 10 and seen["sucker_hit"] >= 5, seen
 
@@ -141,8 +139,7 @@ def test_l2_tera_blast(showdown9):
     scripted = [[[4 + k, 0], [k, 0]] for _, k in leads]
     states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted,
                                  max_decisions=L2_DECISIONS)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     physical = sum(int(st.stats[i, 0, 0, 0] > st.stats[i, 0, 0, 2]) for st in states[:1] for i in range(len(leads)))
     assert physical >= 3 and _uses(states, actions)["terablast_tera"] >= 10
 
@@ -157,8 +154,7 @@ def test_l2_poltergeist(showdown9):
     scripted = [[[k, 0]] * 3 for _, k in leads]
     states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted,
                                  max_decisions=L2_DECISIONS)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     assert _uses(states, actions)["poltergeist_fail"] >= 8
 
 
@@ -200,8 +196,7 @@ def test_l2_facade_under_status(showdown9):
     scripted = [[[k, _first(f, STATUSING)], [k, 0], [k, 0]] for (_, k), f in zip(leads, p2)]
     states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted,
                                  max_decisions=L2_DECISIONS)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _uses(states, actions)
     assert seen["facade_status"] >= 8 and seen["facade_burned"] >= 2, seen
 
@@ -231,8 +226,7 @@ def test_l2_hex_and_stored_power(showdown9):
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(p1))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in p1]
     states, actions, sets = play(p1, p2, seeds, rng, scripted, max_decisions=L2_DECISIONS)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _uses(states, actions)
     assert seen["hex_status"] >= 4 and seen["stored_boosted"] >= 8, seen
 
@@ -268,8 +262,7 @@ def test_l2_payback_and_avalanche(showdown9):
     scripted = [[[k, 0]] * 3 for _, k in leads]
     states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted,
                                  max_decisions=L2_DECISIONS)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     assert _second_hits(states, actions, "payback") >= 1 and _second_hits(states, actions, "avalanche") >= 4
 
 

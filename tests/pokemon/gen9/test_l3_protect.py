@@ -19,7 +19,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import compare
+from tests.pokemon.gen9.test_l3_restricted import assert_identical, compare, pp_spent
 
 PROTECT = turn.protect_moves()
 TABLES = tables.load()
@@ -38,12 +38,8 @@ def _protects(states):
                 k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
                 if int(b.active[i, s]) != k or int(b.active[i, 1 - s]) != f:
                     continue
-                slots = list(a.moves[i, s, k])
-                if PROTECT_INDEX not in slots:
+                if not pp_spent(a, b, i, s, PROTECT_INDEX):
                     continue
-                j = slots.index(PROTECT_INDEX)
-                if b.pp[i, s, k, j] == a.pp[i, s, k, j]:
-                    continue                       # not used
                 if b.stall[i, s] > 0 or b.protect[i, s]:
                     seen["succeeded"] += 1
                     foe_spent = (b.pp[i, 1 - s, f] < a.pp[i, 1 - s, f]).any()
@@ -64,8 +60,7 @@ def test_protect_battles_match_showdown(showdown9):
     """32 battles of teams holding Protect on every Pokémon, chosen half the time, for up to 160 decisions
     (with Protect, Substitute and Rest in the teams few end within 100)."""
     states, actions, sets, seeds = _battles(PROTECT, 32, 91, max_decisions=160)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _protects(states)
     print(seen)
     assert seen["succeeded"] >= 60 and seen["blocked"] >= 30 and seen["failed_in_a_row"] >= 10, seen
@@ -91,8 +86,7 @@ def test_l2_protect_against_an_attack_and_a_status_move(showdown9):
     foes = [_row(s, [m]) for s, m in (("hippowdon", "earthquake"), ("sableye", "willowisp"), ("toxapex", "toxic"),
                                       ("kingambit", "knockoff"), ("chansey", "thunderwave"), ("amoonguss", "spore"))]
     states, actions, sets, seeds = _led(users, foes, count, 92, [[0, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     a, b = states[0], states[1]
     for i in range(count):
         assert _guarded(states, i, 0, 0) and b.stall[i, 0] == 3
@@ -108,8 +102,7 @@ def test_l2_protect_twice_in_a_row(showdown9):
     users = [_row(s, ["protect"]) for s in PROTECTORS]
     foes = [_row(s, ["earthquake"]) for s in ("hippowdon", "garchomp", "tyranitar")]
     states, actions, sets, seeds = _led(users, foes, count, 93, [[0, 0]] * 6)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     second = failed = third = after_failure = 0
     for i in range(count):
         run = [_guarded(states, i, n, 0) for n in range(6) if states[n].request[i] == S.REQUEST_MOVE
@@ -143,7 +136,6 @@ def test_l2_protect_moving_last_or_against_a_switch_fails(showdown9):
     assert both >= 5, both
     switch = 8 + 1
     states, actions, sets, seeds = _led(users, [_row("blissey", ["softboiled"])], count, 95, [[0, switch]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     for i in range(count):
         assert not _guarded(states, i, 0, 0) and states[1].active[i, 1] == 1

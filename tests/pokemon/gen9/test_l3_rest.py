@@ -27,7 +27,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles, _mask
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, _usable_teams, compare, play
+from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, _usable_teams, assert_identical, play, pp_spent
 
 TABLES = tables.load()
 REST = TABLES.move_index["rest"]
@@ -44,11 +44,7 @@ def _talks(states) -> dict:
                 continue
             for s in range(2):
                 k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
-                slots = list(a.moves[i, s, k])
-                if TALK not in slots or int(b.active[i, s]) != k:
-                    continue
-                j = slots.index(TALK)
-                if b.pp[i, s, k, j] == a.pp[i, s, k, j]:
+                if int(b.active[i, s]) != k or not pp_spent(a, b, i, s, TALK):
                     continue
                 if a.status[i, s, k] == S.SLP and a.status_count[i, s, k] > 1:
                     seen["called"] += 1
@@ -85,14 +81,10 @@ def _rests(states) -> dict:
                 k = int(a.active[i, s])
                 if int(b.active[i, s]) != k:
                     continue
-                slots = list(a.moves[i, s, k])
                 if (a.status[i, s, k] == S.SLP and a.self_sleep[i, s, k] and a.status_count[i, s, k] == 1
                         and b.status[i, s, k] != S.SLP and (b.pp[i, s, k] < a.pp[i, s, k]).any()):
                     seen["woke"] += 1
-                if REST not in slots:
-                    continue
-                j = slots.index(REST)
-                if b.pp[i, s, k, j] == a.pp[i, s, k, j]:
+                if not pp_spent(a, b, i, s, REST):
                     continue
                 if b.status[i, s, k] == S.SLP and b.self_sleep[i, s, k] and a.status[i, s, k] != S.SLP:
                     seen["succeeded"] += 1
@@ -112,8 +104,7 @@ def test_moves_are_covered():
 def test_rest_battles_match_showdown(showdown9):
     """32 battles of teams holding Rest on every Pokémon, chosen half the time."""
     states, actions, sets, seeds = _battles(["rest"], 32, 121)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _rests(states)
     print(seen)
     assert seen["succeeded"] >= 200 and seen["failed"] >= 200 and seen["full"] >= 200, seen
@@ -129,8 +120,7 @@ def test_l2_rest_then_the_foe_sleeps_another(showdown9):
     foes = [_row(s, ["earthquake", "spore"]) for s in ("amoonguss", "breloom", "brutebonnet")]
     switch = 8 + 1
     states, actions, sets, seeds = _led(users, foes, count, 122, [[1, 0], [0, 0], [switch, 1]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     slept = 0
     for i in range(count):
         a, b, c = states[1], states[2], states[3]
@@ -146,8 +136,7 @@ def test_rest_and_sleep_talk_battles_match_showdown(showdown9):
     while asleep calls one of the other moves (its draw, the called move's own draws and Updates, then Sleep Talk's two
     Updates; the called move's PP not spent), awake it fails."""
     states, actions, sets, seeds = _rest_talk_battles(32, 123)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen, rests = _talks(states), _rests(states)
     print(seen, rests)
     assert seen["called"] >= 100 and seen["foe_hit"] >= 40 and seen["failed"] >= 50, seen
@@ -163,8 +152,7 @@ def test_l2_sleep_talk_calls_rest_u_turn_and_a_multi_hit(showdown9):
     users = [_row(s, ["rest", "sleeptalk", "uturn", "bulletseed"]) for s in ("scizor", "breloom", "snorlax", "heracross")]
     foes = [_row(s, ["earthquake"]) for s in ("hippowdon", "garchomp", "tyranitar")]
     states, actions, sets, seeds = _led(users, foes, count, 124, [[3, 0], [0, 0], [1, 0], [1, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _talks(states)
     switched = sum(int(st.request[i] == S.REQUEST_SWITCH and st.mid_turn[i]) for st in states[3:5] for i in range(count))
     print(seen, switched)

@@ -210,6 +210,20 @@ def compare(bridge, states, actions, sets, seeds) -> tuple[list[str], int]:
     return problems, compared
 
 
+def pp_spent(a, b, i: int, s: int, move: int) -> bool:
+    """Whether side ``s``'s active in state ``a`` of battle ``i`` knows ``move`` (a move index) and has less PP left in
+    its slot in state ``b``: it used the move (or an Encore made it) in the decisions between."""
+    k = int(a.active[i, s])
+    slots = list(a.moves[i, s, k])
+    return move in slots and b.pp[i, s, k, slots.index(move)] < a.pp[i, s, k, slots.index(move)]
+
+
+def assert_identical(bridge, states, actions, sets, seeds) -> int:
+    """``compare``, failing with the first difference of each battle that differs; the decisions compared."""
+    problems, compared = compare(bridge, states, actions, sets, seeds)
+    assert not problems, f"{len(problems)}/{len(seeds)} battles differ; first: {problems[:2]}"
+    return compared
+
 def draw_battles(rng: np.random.Generator, usable: list[int], count: int) -> tuple[list, list, list]:
     """``count`` battles: p1's and p2's pool teams drawn from ``usable`` and Showdown seeds, in that order
     of ``rng``'s draws."""
@@ -287,8 +301,7 @@ def _boost_run(bridge, count: int, seed: int) -> dict:
     assert len(usable) >= 100
     p1, p2, seeds = draw_battles(rng, usable, count)
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5)
-    problems, _ = compare(bridge, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    assert_identical(bridge, states, actions, sets, seeds)
     return _stage_kinds(states)
 
 
@@ -321,8 +334,7 @@ def test_l2_setup_to_the_limit_then_attack(showdown9):
     scripted = [[[a, b]] * 4 for (_, a), (_, b) in zip(p1, p2)]
     states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in p1], [DOCUMENT["teams"][n] for n, _ in p2],
                                  seeds, rng, scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     # some stage sat at +6 through a turn its move was used again (the boost failed, nothing moved)
     at_limit = [(states[3].boosts[:, s] == 6) & (states[4].boosts[:, s] == 6) for s in range(2)]
     assert np.any(at_limit)
@@ -338,8 +350,7 @@ def test_l2_failed_boost_in_a_mirror(showdown9):
     teams = [DOCUMENT["teams"][n] for n, _ in leads]
     scripted = [[[k, k]] * 5 for _, k in leads]
     states, actions, sets = play(teams, teams, seeds, np.random.default_rng(3), scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     full = [(st.boosts[:, :, :5] == 6).any(-1).all(-1) for st in states[3:6]]
     assert (full[0] & full[1] & full[2]).sum() >= 3       # both at +6 and boosting again: failures
 
@@ -355,8 +366,7 @@ def test_l2_self_drop(showdown9):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, 0], [k, 0]] for _, k in leads]
     states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], p2, seeds, rng, scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     drops = (states[1].boosts[:, 0] < 0).any(-1) & (states[1].active[:, 0] == 0)
     assert drops.sum() >= 10
     assert (states[2].boosts[:, 0] <= -2).any(-1).sum() >= 3
@@ -366,8 +376,7 @@ def _struggle_run(bridge, count: int, seed: int):
     """One-move teams, players attacking nine times in ten: PP runs out, Struggle and its recoil."""
     p1, p2, seeds, rng = _battles(count, seed)
     states, actions, sets = play(p1, p2, seeds, rng, max_moves=1, attack=0.9)
-    problems, _ = compare(bridge, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    assert_identical(bridge, states, actions, sets, seeds)
     struggles = sum(int(((st.request == S.REQUEST_MOVE)
                          & ~(st.pp[np.arange(count)[:, None], np.arange(2), st.active] > 0).any(-1)[:, s]).sum())
                     for st in states for s in range(2))
@@ -398,8 +407,7 @@ def test_l2_speed_tie_mirror(showdown9):
     seeds = [[1, 2, 3, k] for k in range(8)]
     scripted = [[[slot, slot]] * 3 for _ in seeds]
     states, actions, sets = play([team] * 8, [team] * 8, seeds, np.random.default_rng(0), scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     traced = showdown9.play([{"teams": [sets[i], sets[8 + i]], "seed": seeds[i], "actions": actions[i][:1],
                               "trace": True} for i in range(8)])
     first = set()
@@ -444,8 +452,7 @@ def test_l2_tera_stab_ko_and_forced_switch(showdown9):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[4 + k, 0]] for _, k in leads]
     states, actions, sets = play(p1, p2, seeds, rng, scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     assert all(a[0] == [4 + k, 0] for a, (_, k) in zip(actions, leads))
     # Terastallized (a lead KO'd first is no longer: Showdown clears the flag on fainting)
     assert (~states[1].can_tera[:, 0]).all() and (states[1].terastallized[:, 0, 0] | (states[1].hp[:, 0, 0] == 0)).all()

@@ -25,7 +25,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     TABLES,
     _usable_teams,
-    compare,
+    assert_identical,
     draw_battles,
     play,
 )
@@ -50,8 +50,7 @@ def _status_run(bridge, count: int, seed: int):
     assert len(usable) >= 100
     p1, p2, seeds = draw_battles(rng, usable, count)
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=STATUS_MOVES)
-    problems, _ = compare(bridge, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/{count} battles differ; first: {problems[:2]}"
+    assert_identical(bridge, states, actions, sets, seeds)
     seen = {name: 0 for name in S.STATUSES[1:]}
     for st in states:
         live = (st.request != S.REQUEST_ENDED)[:, None, None] & (st.hp > 0)
@@ -107,8 +106,7 @@ def _scripted(leads, turns, seed: int, p2_teams=None):
 
 def _check(bridge, played):
     (states, actions, sets), seeds = played
-    problems, _ = compare(bridge, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(bridge, states, actions, sets, seeds)
     return states, actions
 
 
@@ -209,8 +207,7 @@ def test_l2_residual_tie_in_a_mirror(showdown9):
     teams = [DOCUMENT["teams"][n] for n, _ in leads]
     scripted = [[[k, k], [k, k]] + [[0, 0]] * 4 for _, k in leads]
     states, actions, sets = play(teams, teams, seeds, np.random.default_rng(6), scripted)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     ties = 0
     for st in states[2:6]:
         status = st.status[np.arange(len(leads))[:, None], np.arange(2), st.active]

@@ -20,7 +20,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import compare
+from tests.pokemon.gen9.test_l3_restricted import assert_identical, pp_spent
 
 SUBSTITUTE = turn.substitute_moves()
 TABLES = tables.load()
@@ -37,8 +37,7 @@ def _subs(states):
                 k = int(a.active[i, s])
                 if int(b.active[i, s]) != k:
                     continue
-                slots = list(a.moves[i, s, k])
-                used = SUB_INDEX in slots and b.pp[i, s, k, slots.index(SUB_INDEX)] < a.pp[i, s, k, slots.index(SUB_INDEX)]
+                used = pp_spent(a, b, i, s, SUB_INDEX)
                 if used and a.sub_hp[i, s] == 0 and b.sub_hp[i, s] > 0:
                     seen["made"] += 1
                 elif used:
@@ -57,8 +56,7 @@ def test_moves_are_covered():
 def test_substitute_battles_match_showdown(showdown9):
     """32 battles of teams holding Substitute on every Pokémon, chosen half the time."""
     states, actions, sets, seeds = _battles(SUBSTITUTE, 32, 101)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _subs(states)
     print(seen)
     assert seen["made"] >= 60 and seen["failed"] >= 20 and seen["hit"] >= 40 and seen["broken"] >= 20, seen
@@ -85,8 +83,7 @@ def test_l2_substitute_then_attacks(showdown9):
     foes = [_row(s, [m]) for s, m in (("hippowdon", "earthquake"), ("slowbro", "scald"), ("conkeldurr", "drainpunch"),
                                       ("mamoswine", "earthquake"), ("toxapex", "scald"), ("staraptor", "bravebird"))]
     states, actions, sets, seeds = _led(_users(), foes, count, 102, [[0, 0]] * 3)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     a, b = states[0], states[1]
     made = hit = 0
     for i in range(count):
@@ -105,8 +102,7 @@ def test_l2_substitute_against_status_and_sound_moves(showdown9):
     foes = [_row(s, [m]) for s, m in (("sableye", "willowisp"), ("toxapex", "toxic"), ("chansey", "thunderwave"),
                                       ("amoonguss", "spore"), ("sylveon", "hypervoice"), ("primarina", "hypervoice"))]
     states, actions, sets, seeds = _led(_users(), foes, count, 103, [[0, 0]] * 3)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     a, b = states[0], states[1]
     blocked = sound = 0
     for i in range(count):
@@ -129,8 +125,7 @@ def test_l2_substitute_with_low_hp_fails(showdown9):
     foes = [_row(s, [m]) for s, m in (("garchomp", "earthquake"), ("staraptor", "bravebird"),
                                       ("conkeldurr", "drainpunch"), ("mamoswine", "earthquake"))]
     states, actions, sets, seeds = _led(_users(), foes, count, 104, [[0, 0]] * 8)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     weak = up = 0
     for a, b in zip(states[:8], states[1:9]):
         for i in range(count):
@@ -151,8 +146,7 @@ def test_l2_draining_kiss_into_a_substitute(showdown9):
     foes = [_row(s, ["drainingkiss"]) for s in ("hatterene", "primarina")]
     users = [_row(s, ["substitute"]) for s in ("dragapult", "meowscarada", "weavile", "greninja")]
     states, actions, sets, seeds = _led(users, foes, count, 105, [[2, 1], [0, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     a, b = states[1], states[2]
     drained = rounded_up = 0
     for i in range(count):
@@ -181,8 +175,7 @@ def test_l2_multihit_moves_into_a_substitute(showdown9):
                                       ("urshifurapidstrike", "surgingstrikes"), ("ironcrown", "tachyoncutter"),
                                       ("sandaconda", "scaleshot"))]
     states, actions, sets, seeds = _led(_users(), foes, count, 106, [[0, 0]] * 2)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     a, b = states[0], states[1]
     through = held = 0
     for i in range(count):

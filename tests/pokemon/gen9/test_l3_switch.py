@@ -25,7 +25,7 @@ from tests.pokemon.gen9.test_l3_hp import _led, _row
 from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     _usable_teams,
-    compare,
+    assert_identical,
     play,
 )
 
@@ -54,8 +54,7 @@ def test_moves_are_covered():
 def test_switch_battles_match_showdown(showdown9):
     """32 battles of teams holding a self-switch move on every Pokémon, chosen half the time."""
     states, actions, sets, seeds = _battles(SWITCH, 32, 81)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _mid_turn(states)
     print(seen)
     assert seen["requests"] >= 100 and seen["queued"] >= 30 and seen["double"] >= 3, seen
@@ -92,8 +91,7 @@ def test_l2_uturn_into_faster_and_slower_foes(showdown9):
                                           "hawlucha")]
     foes = [_row(s, ["earthquake"]) for s in ("hippowdon", "garchomp", "excadrill", "landorustherian")]
     states, actions, sets, seeds = _led(users, foes, count, 82, [[0, 0]] * 6)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     first = second = 0
     for i, a, b in _switched_in(states, 0):
         first += int(a.queued[i, 1] >= 0)
@@ -111,8 +109,7 @@ def test_l2_uturn_with_no_bench(showdown9):
     p2 = [_given(DOCUMENT["teams"][int(n)], SWITCH, rng) for n in rng.choice(_usable_teams(), count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.7, prefer=_mask(SWITCH), max_decisions=200)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     alone = 0
     for a, b in zip(states, states[1:]):
         for i in range(count):
@@ -132,8 +129,7 @@ def test_l2_volt_switch_into_a_ground_type(showdown9):
     users = [_row(s, ["voltswitch", "uturn"]) for s in ("rotom", "jolteon", "zapdos", "raikou")]
     ground = [_row(s, ["earthquake"]) for s in ("hippowdon", "tinglu", "garchomp", "excadrill", "clodsire")]
     states, actions, sets, seeds = _led(users, ground, count, 84, [[0, 0], [1, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     immune = 0
     for i in range(count):
         a, b = states[0], states[1]
@@ -160,8 +156,7 @@ def test_l2_parting_shot_drops(showdown9):
     walls = [[_row(s, ["softboiled"])] + DOCUMENT["teams"][int(n)][1:]
              for s, n in zip(("blissey", "chansey"), rng.choice(_usable_teams(), 2))]
     states, actions, sets, seeds = _play(users, walls, count, 86, [[0, 0]] * 40, max_decisions=30)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     dropped = stuck = 0
     for a, b in zip(states, states[1:]):
         for i in range(count):
@@ -193,8 +188,7 @@ def test_l2_self_switch_into_hazards(showdown9):
     """U-turn users switching in mid-turn onto Stealth Rock and Spikes (their damage at the switch-in,
     before the foe's queued move); Flying types take no Spikes."""
     states, actions, sets, seeds = _hazard_battles(87, ["volcarona", "frosmoth", "articuno", "scizor", "lokix"])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     hurt = 0
     for i, a, b in _switched_in(states, 0):
         k = int(b.active[i, 0])
@@ -207,8 +201,7 @@ def test_l2_self_switch_into_a_hazard_faint(showdown9):
     middle of the turn (the foe's queued move then has no target; the faint request comes after the
     residual, or the battle ends there)."""
     states, actions, sets, seeds = _hazard_battles(88, ["volcarona", "frosmoth", "charizard", "articuno"])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     fainted = 0
     for i, a, b in _switched_in(states, 0):
         fainted += int(b.hp[i, 0, int(b.active[i, 0])] == 0)

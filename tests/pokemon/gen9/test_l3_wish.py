@@ -21,7 +21,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import compare
+from tests.pokemon.gen9.test_l3_restricted import assert_identical, pp_spent
 
 TABLES = tables.load()
 WISH = TABLES.move_index["wish"]
@@ -37,15 +37,13 @@ def _wishes(states) -> dict:
             live = a.request[i] == S.REQUEST_MOVE
             seen["both"] += int(live and (b.wish_hp[i] > 0).all() and b.turn[i] > a.turn[i])
             for s in range(2):
-                k = int(a.active[i, s])
                 if a.wish_hp[i, s] > 0 and b.wish_hp[i, s] == 0:
                     seen["resolved"] += 1
                     kb = int(b.active[i, s])
                     if b.hp[i, s, kb] > a.hp[i, s, kb]:
                         seen["healed"] += 1
                         seen["passed"] += int(b.max_hp[i, s, kb] != a.wish_hp[i, s])
-                slots = list(a.moves[i, s, k])
-                if not live or WISH not in slots or b.pp[i, s, k, slots.index(WISH)] == a.pp[i, s, k, slots.index(WISH)]:
+                if not live or not pp_spent(a, b, i, s, WISH):
                     continue
                 if a.wish_hp[i, s] > 0:            # it waits (and ends at this residual): this one fails
                     seen["failed"] += 1
@@ -63,8 +61,7 @@ def test_moves_are_covered():
 def test_wish_battles_match_showdown(showdown9):
     """32 battles of teams holding Wish on every Pokémon, chosen half the time."""
     states, actions, sets, seeds = _battles(["wish"], 32, 131)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _wishes(states)
     print(seen)
     assert seen["made"] >= 500 and seen["failed"] >= 200 and seen["resolved"] >= 500, seen
@@ -79,8 +76,7 @@ def test_l2_wish_heals_the_pokemon_switched_in(showdown9):
     users = [_row(s, ["wish", "earthquake"]) for s in ("clefable", "vaporeon", "jirachi", "blissey")]
     foes = [_row(s, ["earthquake"]) for s in ("hippowdon", "garchomp", "tyranitar")]
     states, actions, sets, seeds = _led(users, foes, count, 132, [[0, 0], [8 + 1, 0], [8, 0], [0, 0], [0, 0]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     passed = 0
     for i in range(count):
         a, b = states[1], states[2]

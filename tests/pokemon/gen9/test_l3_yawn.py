@@ -22,7 +22,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import compare
+from tests.pokemon.gen9.test_l3_restricted import assert_identical
 
 # Left out of turn.restricted_moves(): Showdown's speedSort (a selection sort, swapping) moves the residual handlers
 # before each tie's shuffle, so the side a tie's draw puts first depends on where each handler stood in the list as
@@ -63,8 +63,7 @@ def test_moves_are_covered():
 def test_yawn_battles_match_showdown(showdown9):
     """32 battles of teams holding Yawn on every Pokémon, chosen half the time."""
     states, actions, sets, seeds = _battles(["yawn"], 32, 161)
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, f"{len(problems)}/32 battles differ; first: {problems[:2]}"
+    assert_identical(showdown9, states, actions, sets, seeds)
     seen = _yawns(states)
     print(seen)
     assert seen["set"] >= 100 and seen["slept"] >= 30 and seen["no_sleep"] >= 10 and seen["both"] >= 10, seen
@@ -76,7 +75,6 @@ def test_l2_yawn_in_a_mirror_match(showdown9):
     count = 24
     users = [_row(s, ["yawn", "protect"]) for s in ("blissey", "toxapex", "tinglu", "kingambit", "cinccino")]
     states, actions, sets, seeds = _led(users, None, count, 162, [[0, 0], [1, 1]])
-    problems, _ = compare(showdown9, states, actions, sets, seeds)
-    assert not problems, problems[:2]
+    assert_identical(showdown9, states, actions, sets, seeds)
     both = sum(int((states[2].status[i, [0, 1], [0, 0]] == S.SLP).all()) for i in range(count))
     assert both >= 10, both
