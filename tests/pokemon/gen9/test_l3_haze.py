@@ -16,7 +16,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import assert_identical, pp_spent
+from tests.pokemon.gen9.test_l3_restricted import assert_identical, move_requests, pp_spent
 
 TABLES = tables.load()
 HAZE = TABLES.move_index["haze"]
@@ -26,14 +26,11 @@ def _hazes(states) -> dict:
     """Over consecutive move decisions: Hazes used (PP spent) with some stage of either active not 0 before, and of them
     those that left every stage at 0 at the end of the turn."""
     seen = dict(used=0, cleared=0)
-    for a, b in zip(states, states[1:]):
-        for i in range(len(a.turn)):
-            if a.request[i] != S.REQUEST_MOVE:
-                continue
-            for s in range(2):
-                if b.active[i, s] == a.active[i, s] and pp_spent(a, b, i, s, HAZE):
-                    seen["used"] += 1
-                    seen["cleared"] += int(a.boosts[i].any() and not b.boosts[i].any())
+    for a, b, i in move_requests(states):
+        for s in range(2):
+            if b.active[i, s] == a.active[i, s] and pp_spent(a, b, i, s, HAZE):
+                seen["used"] += 1
+                seen["cleared"] += int(a.boosts[i].any() and not b.boosts[i].any())
     return seen
 
 

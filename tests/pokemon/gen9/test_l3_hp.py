@@ -19,7 +19,7 @@ import numpy as np
 from pokejax.gen9 import masks, turn
 from pokejax.gen9 import state as S
 from tests.pokemon.gen9.test_l3_confusion import _battles
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, assert_identical, play
+from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, assert_identical, move_requests, play
 
 HP = turn.hp_moves()
 KIND = turn._hp_tables()["heal_kind"]
@@ -34,23 +34,20 @@ def _kinds(states, moves) -> dict:
     seen = dict(used=0, full=0, gained=0, lost=0, user_fainted=0, both_fainted=0)
     marked = np.zeros(len(TABLES.move_ids), bool)
     marked[[TABLES.move_index[m] for m in moves]] = True
-    for a, b in zip(states, states[1:]):
-        for i in range(len(a.turn)):
-            if a.request[i] != S.REQUEST_MOVE:
+    for a, b, i in move_requests(states):
+        for s in range(2):
+            k = int(a.active[i, s])
+            spent = (b.pp[i, s, k] < a.pp[i, s, k]) & marked[a.moves[i, s, k]]
+            if b.active[i, s] != k or not spent.any():
                 continue
-            for s in range(2):
-                k = int(a.active[i, s])
-                spent = (b.pp[i, s, k] < a.pp[i, s, k]) & marked[a.moves[i, s, k]]
-                if b.active[i, s] != k or not spent.any():
-                    continue
-                seen["used"] += 1
-                seen["full"] += int(a.hp[i, s, k] == a.max_hp[i, s, k])
-                seen["gained"] += int(b.hp[i, s, k] > a.hp[i, s, k])
-                seen["lost"] += int(b.hp[i, s, k] < a.hp[i, s, k])
-                seen["user_fainted"] += int(b.hp[i, s, k] == 0)
-            ka, kb = int(a.active[i, 0]), int(a.active[i, 1])
-            seen["both_fainted"] += int(b.hp[i, 0, ka] == 0 and b.hp[i, 1, kb] == 0 and a.hp[i, 0, ka] > 0
-                                        and a.hp[i, 1, kb] > 0)
+            seen["used"] += 1
+            seen["full"] += int(a.hp[i, s, k] == a.max_hp[i, s, k])
+            seen["gained"] += int(b.hp[i, s, k] > a.hp[i, s, k])
+            seen["lost"] += int(b.hp[i, s, k] < a.hp[i, s, k])
+            seen["user_fainted"] += int(b.hp[i, s, k] == 0)
+        ka, kb = int(a.active[i, 0]), int(a.active[i, 1])
+        seen["both_fainted"] += int(b.hp[i, 0, ka] == 0 and b.hp[i, 1, kb] == 0 and a.hp[i, 0, ka] > 0
+                                    and a.hp[i, 1, kb] > 0)
     return seen
 
 

@@ -23,7 +23,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import assert_identical, compare, pp_spent
+from tests.pokemon.gen9.test_l3_restricted import assert_identical, compare, move_requests, pp_spent
 
 # Left out of turn.restricted_moves(): Showdown's speedSort (a selection sort, swapping) moves the residual handlers
 # before each tie's shuffle, so the side a tie's draw puts first depends on where each handler stood in the list as
@@ -42,29 +42,26 @@ def _leeches(states) -> dict:
     ending with a seeded active that lost HP while the foe was up, with both actives seeded, seeded Pokémon fainting at
     the residual (up after the moves), seeds removed by switching out."""
     seen = dict(seeded=0, again=0, grass=0, drained=0, both=0, fainted=0, switched=0)
-    for a, b in zip(states, states[1:]):
-        for i in range(len(a.turn)):
-            if a.request[i] != S.REQUEST_MOVE:
+    for a, b, i in move_requests(states):
+        seen["both"] += int(b.seeded[i].all())
+        for s in range(2):
+            k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
+            seen["switched"] += int(a.seeded[i, s] and b.active[i, s] != k and b.hp[i, s, k] > 0)
+            if a.seeded[i, s] and b.active[i, s] == k and b.hp[i, s, k] < a.hp[i, s, k]:
+                seen["drained"] += 1
+                seen["fainted"] += int(b.hp[i, s, k] == 0)
+            if int(b.active[i, s]) != k or int(b.active[i, 1 - s]) != f or not pp_spent(a, b, i, s, LEECH):
                 continue
-            seen["both"] += int(b.seeded[i].all())
-            for s in range(2):
-                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
-                seen["switched"] += int(a.seeded[i, s] and b.active[i, s] != k and b.hp[i, s, k] > 0)
-                if a.seeded[i, s] and b.active[i, s] == k and b.hp[i, s, k] < a.hp[i, s, k]:
-                    seen["drained"] += 1
-                    seen["fainted"] += int(b.hp[i, s, k] == 0)
-                if int(b.active[i, s]) != k or int(b.active[i, 1 - s]) != f or not pp_spent(a, b, i, s, LEECH):
-                    continue
-                types = set(int(x) for x in a.types[i, 1 - s, f])
-                if b.terastallized[i, 1 - s, f] and int(b.tera_type[i, 1 - s, f]) != TABLES.type_index["Stellar"]:
-                    types = {int(b.tera_type[i, 1 - s, f])}     # a Terastallization of this turn came first
-                if GRASS in types:
-                    seen["grass"] += 1
-                    assert not b.seeded[i, 1 - s] or a.seeded[i, 1 - s]
-                elif a.seeded[i, 1 - s]:
-                    seen["again"] += 1
-                elif b.seeded[i, 1 - s]:
-                    seen["seeded"] += 1
+            types = set(int(x) for x in a.types[i, 1 - s, f])
+            if b.terastallized[i, 1 - s, f] and int(b.tera_type[i, 1 - s, f]) != TABLES.type_index["Stellar"]:
+                types = {int(b.tera_type[i, 1 - s, f])}     # a Terastallization of this turn came first
+            if GRASS in types:
+                seen["grass"] += 1
+                assert not b.seeded[i, 1 - s] or a.seeded[i, 1 - s]
+            elif a.seeded[i, 1 - s]:
+                seen["again"] += 1
+            elif b.seeded[i, 1 - s]:
+                seen["seeded"] += 1
     return seen
 
 

@@ -19,7 +19,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import assert_identical, compare, pp_spent
+from tests.pokemon.gen9.test_l3_restricted import assert_identical, compare, move_requests, pp_spent
 
 PROTECT = turn.protect_moves()
 TABLES = tables.load()
@@ -30,24 +30,21 @@ def _protects(states):
     """Over the decisions of move requests: Protects that succeeded, those that were the second (or later)
     in a row and failed, and successes that stopped a move of the foe (its PP spent, no HP lost)."""
     seen = dict(succeeded=0, failed_in_a_row=0, blocked=0, failed_last=0)
-    for a, b in zip(states, states[1:]):
-        for i in range(len(a.turn)):
-            if a.request[i] != S.REQUEST_MOVE:
+    for a, b, i in move_requests(states):
+        for s in range(2):
+            k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
+            if int(b.active[i, s]) != k or int(b.active[i, 1 - s]) != f:
                 continue
-            for s in range(2):
-                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
-                if int(b.active[i, s]) != k or int(b.active[i, 1 - s]) != f:
-                    continue
-                if not pp_spent(a, b, i, s, PROTECT_INDEX):
-                    continue
-                if b.stall[i, s] > 0 or b.protect[i, s]:
-                    seen["succeeded"] += 1
-                    foe_spent = (b.pp[i, 1 - s, f] < a.pp[i, 1 - s, f]).any()
-                    seen["blocked"] += int(foe_spent and b.hp[i, s, k] == a.hp[i, s, k])
-                elif a.stall[i, s] > 0:
-                    seen["failed_in_a_row"] += 1
-                else:
-                    seen["failed_last"] += 1
+            if not pp_spent(a, b, i, s, PROTECT_INDEX):
+                continue
+            if b.stall[i, s] > 0 or b.protect[i, s]:
+                seen["succeeded"] += 1
+                foe_spent = (b.pp[i, 1 - s, f] < a.pp[i, 1 - s, f]).any()
+                seen["blocked"] += int(foe_spent and b.hp[i, s, k] == a.hp[i, s, k])
+            elif a.stall[i, s] > 0:
+                seen["failed_in_a_row"] += 1
+            else:
+                seen["failed_last"] += 1
     return seen
 
 

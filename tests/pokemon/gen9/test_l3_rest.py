@@ -27,7 +27,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles, _mask
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, _usable_teams, assert_identical, play, pp_spent
+from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, _usable_teams, assert_identical, move_requests, play, pp_spent
 
 TABLES = tables.load()
 REST = TABLES.move_index["rest"]
@@ -38,19 +38,16 @@ def _talks(states) -> dict:
     """Over the decisions of move requests: Sleep Talks used (PP spent) by a sleeper not waking (a move called: the foe
     hit, or not), by one awake or waking (failed)."""
     seen = dict(called=0, foe_hit=0, failed=0)
-    for a, b in zip(states, states[1:]):
-        for i in range(len(a.turn)):
-            if a.request[i] != S.REQUEST_MOVE:
+    for a, b, i in move_requests(states):
+        for s in range(2):
+            k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
+            if int(b.active[i, s]) != k or not pp_spent(a, b, i, s, TALK):
                 continue
-            for s in range(2):
-                k, f = int(a.active[i, s]), int(a.active[i, 1 - s])
-                if int(b.active[i, s]) != k or not pp_spent(a, b, i, s, TALK):
-                    continue
-                if a.status[i, s, k] == S.SLP and a.status_count[i, s, k] > 1:
-                    seen["called"] += 1
-                    seen["foe_hit"] += int(b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
-                else:
-                    seen["failed"] += 1
+            if a.status[i, s, k] == S.SLP and a.status_count[i, s, k] > 1:
+                seen["called"] += 1
+                seen["foe_hit"] += int(b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+            else:
+                seen["failed"] += 1
     return seen
 
 
@@ -73,26 +70,23 @@ def _rests(states) -> dict:
     (PP spent, not asleep after), of them at full HP; rested Pokémon that woke and moved (asleep at 1, awake after, some
     PP spent), Rests replacing another status."""
     seen = dict(succeeded=0, failed=0, full=0, woke=0, replaced=0)
-    for a, b in zip(states, states[1:]):
-        for i in range(len(a.turn)):
-            if a.request[i] != S.REQUEST_MOVE:
+    for a, b, i in move_requests(states):
+        for s in range(2):
+            k = int(a.active[i, s])
+            if int(b.active[i, s]) != k:
                 continue
-            for s in range(2):
-                k = int(a.active[i, s])
-                if int(b.active[i, s]) != k:
-                    continue
-                if (a.status[i, s, k] == S.SLP and a.self_sleep[i, s, k] and a.status_count[i, s, k] == 1
-                        and b.status[i, s, k] != S.SLP and (b.pp[i, s, k] < a.pp[i, s, k]).any()):
-                    seen["woke"] += 1
-                if not pp_spent(a, b, i, s, REST):
-                    continue
-                if b.status[i, s, k] == S.SLP and b.self_sleep[i, s, k] and a.status[i, s, k] != S.SLP:
-                    seen["succeeded"] += 1
-                    assert b.status_count[i, s, k] == 3
-                    seen["replaced"] += int(a.status[i, s, k] != 0)
-                else:
-                    seen["failed"] += 1
-                    seen["full"] += int(a.hp[i, s, k] == a.max_hp[i, s, k])
+            if (a.status[i, s, k] == S.SLP and a.self_sleep[i, s, k] and a.status_count[i, s, k] == 1
+                    and b.status[i, s, k] != S.SLP and (b.pp[i, s, k] < a.pp[i, s, k]).any()):
+                seen["woke"] += 1
+            if not pp_spent(a, b, i, s, REST):
+                continue
+            if b.status[i, s, k] == S.SLP and b.self_sleep[i, s, k] and a.status[i, s, k] != S.SLP:
+                seen["succeeded"] += 1
+                assert b.status_count[i, s, k] == 3
+                seen["replaced"] += int(a.status[i, s, k] != 0)
+            else:
+                seen["failed"] += 1
+                seen["full"] += int(a.hp[i, s, k] == a.max_hp[i, s, k])
     return seen
 
 

@@ -210,6 +210,14 @@ def compare(bridge, states, actions, sets, seeds) -> tuple[list[str], int]:
     return problems, compared
 
 
+def move_requests(states):
+    """``(a, b, i)`` for each battle ``i`` at a move request in state ``a``; ``b`` the state after its decision."""
+    for a, b in zip(states, states[1:]):
+        for i in range(len(a.turn)):
+            if a.request[i] == S.REQUEST_MOVE:
+                yield a, b, i
+
+
 def pp_spent(a, b, i: int, s: int, move: int) -> bool:
     """Whether side ``s``'s active in state ``a`` of battle ``i`` knows ``move`` (a move index) and has less PP left in
     its slot in state ``b``: it used the move (or an Encore made it) in the decisions between."""

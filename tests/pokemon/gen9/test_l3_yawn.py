@@ -22,7 +22,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import assert_identical
+from tests.pokemon.gen9.test_l3_restricted import assert_identical, move_requests
 
 # Left out of turn.restricted_moves(): Showdown's speedSort (a selection sort, swapping) moves the residual handlers
 # before each tie's shuffle, so the side a tie's draw puts first depends on where each handler stood in the list as
@@ -39,19 +39,16 @@ def _yawns(states) -> dict:
     in sleep (1 -> 0, the holder asleep from no status), ending with no sleep (the holder still up and not newly
     asleep), both actives yawning at once."""
     seen = dict(set=0, slept=0, no_sleep=0, both=0)
-    for a, b in zip(states, states[1:]):
-        for i in range(len(a.turn)):
-            if a.request[i] != S.REQUEST_MOVE:
+    for a, b, i in move_requests(states):
+        seen["both"] += int((b.yawn[i] > 0).all())
+        for s in range(2):
+            k = int(a.active[i, s])
+            if b.active[i, s] != k:
                 continue
-            seen["both"] += int((b.yawn[i] > 0).all())
-            for s in range(2):
-                k = int(a.active[i, s])
-                if b.active[i, s] != k:
-                    continue
-                seen["set"] += int(a.yawn[i, s] == 0 and b.yawn[i, s] == 1)      # counted down at the residual
-                if a.yawn[i, s] == 1 and b.yawn[i, s] == 0 and b.hp[i, s, k] > 0 and b.turn[i] > a.turn[i]:
-                    newly = a.status[i, s, k] == 0 and b.status[i, s, k] == S.SLP
-                    seen["slept" if newly else "no_sleep"] += 1
+            seen["set"] += int(a.yawn[i, s] == 0 and b.yawn[i, s] == 1)      # counted down at the residual
+            if a.yawn[i, s] == 1 and b.yawn[i, s] == 0 and b.hp[i, s, k] > 0 and b.turn[i] > a.turn[i]:
+                newly = a.status[i, s, k] == 0 and b.status[i, s, k] == S.SLP
+                seen["slept" if newly else "no_sleep"] += 1
     return seen
 
 
