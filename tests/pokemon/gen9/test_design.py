@@ -21,17 +21,20 @@ FORBIDDEN = {"while", "cond", "scan", "pure_callback", "io_callback", "callback"
 B = 8
 
 
-def _primitives(jaxpr) -> set[str]:
-    found = set()
+def _equations(jaxpr):
+    """Every equation of ``jaxpr`` and of the jaxprs inside its equations (loop bodies, calls)."""
     for eqn in jaxpr.eqns:
-        found.add(eqn.primitive.name)
+        yield eqn
         for value in eqn.params.values():
             for sub in value if isinstance(value, (list, tuple)) else [value]:
                 if hasattr(sub, "jaxpr"):
-                    found |= _primitives(sub.jaxpr if hasattr(sub.jaxpr, "eqns") else sub.jaxpr.jaxpr)
+                    yield from _equations(sub.jaxpr if hasattr(sub.jaxpr, "eqns") else sub.jaxpr.jaxpr)
                 elif hasattr(sub, "eqns"):
-                    found |= _primitives(sub)
-    return found
+                    yield from _equations(sub)
+
+
+def _primitives(jaxpr) -> set[str]:
+    return {eqn.primitive.name for eqn in _equations(jaxpr)}
 
 
 def _damage_args():
@@ -70,16 +73,7 @@ def test_no_control_flow_on_values(name):
 
 
 def _count(jaxpr, primitive: str) -> int:
-    n = 0
-    for eqn in jaxpr.eqns:
-        n += eqn.primitive.name == primitive
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (list, tuple)) else [value]:
-                if hasattr(sub, "jaxpr"):
-                    n += _count(sub.jaxpr if hasattr(sub.jaxpr, "eqns") else sub.jaxpr.jaxpr, primitive)
-                elif hasattr(sub, "eqns"):
-                    n += _count(sub, primitive)
-    return n
+    return sum(eqn.primitive.name == primitive for eqn in _equations(jaxpr))
 
 
 # Batch-indexed gathers are the accelerator's slow op (one lookup per battle; the TPU v5e ran the
@@ -105,17 +99,7 @@ def test_the_step_reads_tables_by_rows_and_writes_by_selects():
 
 
 def _loops(jaxpr) -> list:
-    found = []
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name in ("scan", "while"):
-            found.append(eqn)
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (list, tuple)) else [value]:
-                if hasattr(sub, "jaxpr"):
-                    found += _loops(sub.jaxpr if hasattr(sub.jaxpr, "eqns") else sub.jaxpr.jaxpr)
-                elif hasattr(sub, "eqns"):
-                    found += _loops(sub)
-    return found
+    return [eqn for eqn in _equations(jaxpr) if eqn.primitive.name in ("scan", "while")]
 
 
 def test_the_cpu_form_runs_the_two_move_actions_as_one_loop():

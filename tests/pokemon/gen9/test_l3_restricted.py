@@ -232,6 +232,7 @@ def assert_identical(bridge, states, actions, sets, seeds) -> int:
     assert not problems, f"{len(problems)}/{len(seeds)} battles differ; first: {problems[:2]}"
     return compared
 
+
 def draw_battles(rng: np.random.Generator, usable: list[int], count: int) -> tuple[list, list, list]:
     """``count`` battles: p1's and p2's pool teams drawn from ``usable`` and Showdown seeds, in that order
     of ``rng``'s draws."""
