@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-ENVS = "Pong-v0,HalfCheetah-v0,Climb-v0,PokemonGen1Random-v0,TCGPocketA1-v0"
+ENVS = "Pong-v0,HalfCheetah-v0,Climb-v0,PokemonGen1Random-v0,PokemonGen9Random-v0,TCGPocketA1-v0"
 
 
 def _bytes(tree) -> int:
