@@ -52,6 +52,27 @@ def test_expected_damage_ranks_by_type_power_and_accuracy():
     assert d[1] == pytest.approx(d[0] * 1.5 * 0.7, rel=0.05), d
 
 
+def test_a_multi_hit_move_counts_its_expected_hits(monkeypatch):
+    """The weights: accuracy alone for one hit (Focus Blast 70 %); Bullet Seed's drawn 2-5 hits (Showdown's
+    sample of seven 2s, seven 3s, three 4s, three 5s: 3.1); Dual Wingbeat's two hits at its 90 %; Triple Axel's
+    hit k at 90 % ** k and k times its power; Population Bomb's ten at 90 % ** k. The expected damage is one
+    hit's times the weight."""
+    w = bots.hit_weights()
+    weight = {m: float(w[T.move_index[m]]) for m in ("focusblast", "bulletseed", "dualwingbeat", "tripleaxel",
+                                                     "populationbomb", "seedbomb")}
+    assert weight == pytest.approx({"focusblast": 0.7, "bulletseed": 3.1, "dualwingbeat": 1.8,
+                                    "tripleaxel": 0.9 + 2 * 0.9 ** 2 + 3 * 0.9 ** 3,
+                                    "populationbomb": sum(0.9 ** k for k in range(1, 11)), "seedbomb": 1.0}), weight
+    _, game = _battle()
+    battle = _with_moves(_with_types(game.battle, 1, "Normal"), 0, ["bulletseed", "tripleaxel", "dualwingbeat", "seedbomb"])
+    weighted = np.asarray(bots.expected_damage(battle, 0))
+    monkeypatch.setattr(bots, "hit_weights", lambda: np.ones_like(w))
+    one_hit = np.asarray(bots.expected_damage(battle, 0))
+    assert (one_hit > 0).all(), one_hit
+    assert weighted == pytest.approx(one_hit * np.asarray([weight["bulletseed"], weight["tripleaxel"],
+                                                           weight["dualwingbeat"], 1.0]), rel=1e-5)
+
+
 def test_choices_are_legal_moves_of_the_highest_expected_damage():
     """Over random battles: the bot's action is legal; a move action is one of the legal moves of
     the highest expected damage, and it plays a move whenever one deals damage."""
