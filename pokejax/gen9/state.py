@@ -42,6 +42,9 @@ STATUS_NONE, BRN, PAR, SLP, FRZ, PSN, TOX = range(len(STATUSES))
 # The entry hazards (Showdown's side conditions) of ``BattleState.hazards``, and their most layers.
 HAZARDS = ("stealthrock", "spikes", "toxicspikes", "stickyweb")
 HAZARD_LAYERS = (1, 3, 2, 1)
+# the active's volatiles that the residual lists (a residual handler or a duration): ``volatile_order``'s axis
+LISTED_VOLATILES = ("flinch", "protect", "stall", "taunt", "encore", "throatchop", "healblock", "roost", "leechseed",
+                    "yawn")
 
 
 @struct.dataclass
@@ -110,6 +113,10 @@ class BattleState:
                                 # switching out, fainting and its own Rapid Spin remove it
     yawn: jnp.ndarray           # int32 the duration left of the active's ``yawn`` volatile (2 when set, 1 after a residual;
                                 # at the next residual it ends: sleep through ``trySetStatus``), 0: none
+    volatile_order: jnp.ndarray  # int32 [.., 10] the place of each of the active's volatiles listed by the residual
+                                # (``turn.LISTED_VOLATILES``) in the order they were added (Showdown's ``volatiles``
+                                # keys: the residual's handlers are collected in it): larger is later, compared among
+                                # those it holds; 0: not held
     hazards: jnp.ndarray        # int32 [.., 4] the entry hazards on the side (HAZARDS order): Stealth Rock (0-1),
                                 # Spikes (0-3 layers), Toxic Spikes (0-2 layers), Sticky Web (0-1)
     hazard_order: jnp.ndarray   # int32 [.., 4] each hazard's rank (1-4) in the order they were set on the side
@@ -223,6 +230,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         encore_slot=jnp.zeros(teams.shape, jnp.int32),
         seeded=jnp.zeros(teams.shape, bool),
         yawn=jnp.zeros(teams.shape, jnp.int32),
+        volatile_order=jnp.zeros(teams.shape + (len(LISTED_VOLATILES),), jnp.int32),
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),

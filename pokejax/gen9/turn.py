@@ -27,8 +27,10 @@ its ``onHitField`` clearing every active's stages; it never fails) and Yawn (``y
 fails on a target with a status, ``addVolatile`` on one yawning; the ``yawn`` volatile, ``BattleState.yawn``, lasts
 2, its residual handler of order 23, after the statuses', two of them ordered by a speed-tie draw, ending it at the
 second residual with ``trySetStatus('slp')`` from the yawner: the Sleep Clause Mod and a status stop it, else the
-sleep turns are drawn; Leech Seed and Yawn are written but not among ``restricted_moves()`` yet, see
-there). Not covered yet: other volatiles, everything of later stages.
+sleep turns are drawn). The residual's speed ties are read where Showdown's ``speedSort`` passes leave each
+handler (``_later_first``), from the order each active's listed volatiles were added in
+(``BattleState.volatile_order``, ``_stamp_volatiles``). Not covered yet: other volatiles, everything of later
+stages.
 
 Substitute as ``moves.js`` runs it: its ``onTryHit`` (no draw) fails with NOT_FAIL (no Update) with a
 substitute up or ``hp <= maxhp / 4``; else the volatile (``BattleState.sub_hp``: ``floor(maxhp / 4)``), then its
@@ -1066,8 +1068,8 @@ def leech_moves() -> list[str]:
     """Leech Seed (``LEECH_MOVES``): its ``onTryImmunity`` (a Grass type by its current types, before the accuracy, no
     draw), its accuracy, then the ``leechseed`` volatile on the target (failing, no ``Update``, on one seeded already);
     the volatile's residual handler (order 8: after a wish's, before the statuses') takes ``floor(baseMaxhp / 8)`` (at
-    least 1, at most its HP) from its holder and heals that to the Pokémon in the seeder's slot, doing nothing when that
-    one is fainted; switching out, fainting and the holder's Rapid Spin remove it."""
+    least 1, at most its HP) from its holder and heals that to the Pokémon in the seeder's slot (not under Heal Block),
+    doing nothing when that one is fainted; switching out, fainting and the holder's Rapid Spin remove it."""
     t = tables.load()
     placed, _ = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in LEECH_MOVES and m["id"] in placed
@@ -1161,7 +1163,8 @@ def restricted_moves() -> list[str]:
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
     ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Substitute
     (``substitute_moves()``) and Taunt and Encore (``lock_moves()``: Taunt, Encore, Throat Chop, Psychic
-    Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``) (Thunder,
+    Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``), Leech Seed
+    (``leech_moves()``) and Yawn (``yawn_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -1179,12 +1182,8 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
                         | set(protect_moves()) | set(substitute_moves())
-                        | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())))
-    # not yet: leech_moves(), yawn_moves(). Showdown's speedSort (a selection sort, swapping) moves the residual
-    # handlers before each tie's shuffle, so which side a tie's draw puts first depends on where each handler stood in
-    # the list as collected: _statuses_swapped follows the wish handlers' passes, whose places are fixed (a side's
-    # status first, its wish last), but the leechseed and yawn volatiles stand among the others in the order they were
-    # added, which the state does not keep yet.
+                        | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
+                        | set(leech_moves()) | set(yawn_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1419,7 +1418,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block",
-             "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn")
+             "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order")
 
 
 def _per_action(k, first, second):
@@ -1594,6 +1593,19 @@ def _entry_hazards(st: BattleState, side, when):
     lowered, moved = _boost(_side(st.boosts, side), jnp.asarray([0, 0, 0, 0, -1, 0, 0], jnp.int32), web)
     # the cached speed (``Pokemon.speed``) keeps the speed from before the drop until a refresh
     return _keep(st.replace(boosts=_set_side(st.boosts, side, lowered, web), webbed=_set_side(st.webbed, side, True, moved)))
+
+
+def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
+    """Fainting's ``clearVolatile`` on ``side``'s active (team slot ``k``) where ``down``: no longer Terastallized, its
+    stages, last move and volatiles gone (confusion, stall, substitute, taunt, encore, throatchop, healblock,
+    protect; the leechseed and yawn volatiles at the step's end, ``_step``)."""
+    return st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
+                      boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
+                      confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
+                      sub_hp=_set_side(st.sub_hp, side, 0, down), taunt=_set_side(st.taunt, side, 0, down),
+                      last_move=_set_side(st.last_move, side, -1, down), encore=_set_side(st.encore, side, 0, down),
+                      throat_chop=_set_side(st.throat_chop, side, 0, down),
+                      heal_block=_set_side(st.heal_block, side, 0, down), protect=_set_side(st.protect, side, False, down))
 
 
 def _entry_faints(st: BattleState, side, when):
@@ -1931,15 +1943,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # the action's faintMessages: the user fainted by its own confusion; its side out: the foe wins
     ko = self_hit & (_mon(st.hp, side, me) == 0)
     lost = ko & (_left(st, side) == 0)
+    st = _clear_volatiles(st, side, me, ko)
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], ko),
-                    terastallized=_set_mon(st.terastallized, side, me, False, ko),
-                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), ko),
-                    confusion=_set_side(st.confusion, side, 0, ko), stall=_set_side(st.stall, side, 0, ko),
-                    sub_hp=_set_side(st.sub_hp, side, 0, ko),
-                    taunt=_set_side(st.taunt, side, 0, ko),
-                    last_move=_set_side(st.last_move, side, -1, ko), encore=_set_side(st.encore, side, 0, ko),
-                    throat_chop=_set_side(st.throat_chop, side, 0, ko), heal_block=_set_side(st.heal_block, side, 0, ko),
-                    protect=_set_side(st.protect, side, False, ko),
                     winner=jnp.where(lost, foe, st.winner), request=jnp.where(lost, REQUEST_ENDED, st.request))
     acting = on & ~lost
     on = on & ~cant
@@ -2199,15 +2204,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)
     fainted = struck & (_mon(st.hp, foe, them) == 0)       # (a multi-hit move's later hits past a substitute)
-    st = st.replace(faint_speed=_set_side(st.faint_speed, foe, d_stats[..., 4], fainted),
-                    confusion=_set_side(st.confusion, foe, 0, fainted), stall=_set_side(st.stall, foe, 0, fainted),
-                    sub_hp=_set_side(st.sub_hp, foe, 0, fainted),
-                    taunt=_set_side(st.taunt, foe, 0, fainted),
-                    last_move=_set_side(st.last_move, foe, -1, fainted), encore=_set_side(st.encore, foe, 0, fainted),
-                    throat_chop=_set_side(st.throat_chop, foe, 0, fainted), heal_block=_set_side(st.heal_block, foe, 0, fainted),
-                    protect=_set_side(st.protect, foe, False, fainted),
-                    terastallized=_set_mon(st.terastallized, foe, them, False, fainted),
-                    boosts=_set_side(st.boosts, foe, jnp.zeros_like(st.boosts[..., 0, :]), fainted))
+    st = _clear_volatiles(st, foe, them, fainted)
+    st = st.replace(faint_speed=_set_side(st.faint_speed, foe, d_stats[..., 4], fainted))
     st, fainted = _keep((st, fainted))
     # the recoil (applyRecoilDamage, after the hit loop's faintMessages): Math.round of the damage
     # dealt's fraction, at least 1; Struggle's Math.round(base max HP / 4), at least 1, as direct damage
@@ -2236,15 +2234,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # runMove's faintMessages and checkWin (Sleep Talk's hit loop's for a called move): the user fainted by recoil; both
     # sides out: the user's wins
     down = recoil & (_mon(st.hp, side, me) == 0)
-    st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down),
-                    confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
-                    sub_hp=_set_side(st.sub_hp, side, 0, down),
-                    taunt=_set_side(st.taunt, side, 0, down),
-                    last_move=_set_side(st.last_move, side, -1, down), encore=_set_side(st.encore, side, 0, down),
-                    throat_chop=_set_side(st.throat_chop, side, 0, down), heal_block=_set_side(st.heal_block, side, 0, down),
-                    protect=_set_side(st.protect, side, False, down),
-                    terastallized=_set_mon(st.terastallized, side, me, False, down),
-                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down))
+    st = _clear_volatiles(st, side, me, down)
+    st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down))
     foe_out, my_out = fainted & (_left(st, foe) == 0), down & (_left(st, side) == 0)
     won = foe_out | my_out
     st = st.replace(winner=jnp.where(won, jnp.where(foe_out, side, foe), st.winner),
@@ -2274,49 +2265,93 @@ def _residual_damage(st: BattleState, side, when):
     hp = jnp.maximum(_mon(st.hp, side, k) - cost, 0)
     st = st.replace(hp=_set_mon(st.hp, side, k, hp, when), status_count=_set_mon(st.status_count, side, k, stage, when))
     down = when & (hp == 0)
-    st = st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
-                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
-                    confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
-                    sub_hp=_set_side(st.sub_hp, side, 0, down),
-                    taunt=_set_side(st.taunt, side, 0, down),
-                    last_move=_set_side(st.last_move, side, -1, down), encore=_set_side(st.encore, side, 0, down),
-                    throat_chop=_set_side(st.throat_chop, side, 0, down), heal_block=_set_side(st.heal_block, side, 0, down),
-                    protect=_set_side(st.protect, side, False, down))
+    st = _clear_volatiles(st, side, k, down)
     out = down & (_left(st, side) == 0)
     return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
 
 
-def _listed_volatiles(st: BattleState, up):
-    """int32[B, 2]: the volatiles of each active that ``fieldEvent('Residual')`` lists (a residual handler or a
-    ``duration``): flinch, protect, stall, taunt, encore, throatchop, healblock, roost, leechseed, yawn; none on a
-    fainted active (fainting's ``clearVolatile``)."""
-    listed = (st.flinch.astype(jnp.int32) + st.protect + (st.stall > 0) + (st.taunt > 0) + (st.encore > 0)
-              + (st.throat_chop > 0) + (st.heal_block > 0) + st.roosted + st.seeded + (st.yawn > 0))
-    return jnp.where(up, listed, 0)
+# The active's volatiles that ``fieldEvent('Residual')`` lists (a residual handler or a ``duration``), in
+# ``BattleState.volatile_order``'s order, and their handlers' ``onResidualOrder`` (None: no order, sorted last).
+LISTED_VOLATILES = S.LISTED_VOLATILES
+LISTED_ORDERS = (None, None, None, 15, 16, 22, 20, 25, 8, 23)
 
 
-def _statuses_swapped(status_listed, volatiles, wishing, speed):
-    """bool[B]: Showdown's ``speedSort`` has left p2's status handler before p1's when the statuses' pass comes.
+def _volatiles_present(st: _Turn):
+    """bool[B, 2, 10]: the ``LISTED_VOLATILES`` each active holds; none on a fainted one (fainting's
+    ``clearVolatile``; some fields keep their value there until the step's end)."""
+    up = st.active_of(st.hp) > 0
+    present = jnp.stack([st.flinch, st.protect, st.stall > 0, st.taunt > 0, st.encore > 0, st.throat_chop > 0,
+                         st.heal_block > 0, st.roosted, st.seeded, st.yawn > 0], axis=-1)
+    return present & up[..., None]
 
-    The residual list is collected side by side, each side's handlers in this order: its active's status (if listed),
-    its listed volatiles, its slot's wish; p1's, then p2's. ``speedSort`` is a selection sort: each pass swaps the
-    handlers of the lowest key into the head of the unsorted part, moving what stood there into their places. The wish
-    handlers (order 4) come first: the faster side's, then the other's (on a speed tie both at once, the same swaps),
-    and those swaps can carry p1's status handler past p2's (p2's wish alone always does). The statuses' tie draw then
-    puts the later of the two first with its 1, so ``_residual`` reads it through this."""
-    s = status_listed.astype(jnp.int32)
-    p1_wish = s[..., 0] + volatiles[..., 0]                 # positions in the list as collected
-    p2_status = p1_wish + wishing[..., 0]
-    p2_wish = p2_status + s[..., 1] + volatiles[..., 1]
 
-    def swap(positions, i, j, when):
-        return tuple(jnp.where(when & (p == i), j, jnp.where(when & (p == j), i, p)) for p in positions)
+def _stamp_volatiles(st: _Turn, before) -> _Turn:
+    """``volatile_order`` after an action that found ``before`` (``_volatiles_present``): a volatile added since
+    goes after those the active still holds (a JavaScript object's keys keep their insertion order; ``addVolatile``
+    on one held restarts it in place), two added by one action in ``LISTED_VOLATILES`` order (Protect: protect,
+    then stall); one gone reads 0. One action adds at most Protect's pair to one Pokémon, so this order is the
+    order Showdown added them in."""
+    present = _volatiles_present(st)
+    kept = jnp.where(present & before, st.volatile_order, 0)
+    new = present & ~before
+    order = jnp.where(new, kept.max(-1, keepdims=True) + jnp.cumsum(new, axis=-1, dtype=jnp.int32), kept)
+    return st.replace(volatile_order=order)
 
-    p2_first = wishing[..., 1] & (~wishing[..., 0] | (speed[..., 1] > speed[..., 0]))
-    tracked = (jnp.zeros_like(p1_wish), p2_status, p1_wish, p2_wish)   # p1's status, p2's status, the wishes
-    tracked = swap(tracked, 0, jnp.where(p2_first, p2_wish, p1_wish), wishing.any(-1))
-    tracked = swap(tracked, 1, jnp.where(p2_first, tracked[2], tracked[3]), wishing.all(-1))
-    return tracked[0] > tracked[1]
+
+# The residual handlers whose positions decide the ties the engine reads, by ``speedSort``'s passes (their orders
+# rising): the slot's wish (4), LISTED_VOLATILES' leechseed (8), the status (psn, tox 9; brn 10), taunt 15, encore 16,
+# healblock 20, throatchop 22, yawn 23 (roost's 25 and the volatiles of no order come after the last tie read).
+_TRACKED = ("wish", "leechseed", "status", "taunt", "encore", "healblock", "throatchop", "yawn")
+
+
+def _later_first(status_order, present, volatile_order, wishing):
+    """bool[B, 3]: where both sides' handlers of a kind tie (the same order and speed), whether p2's stands before
+    p1's when ``speedSort``'s pass for them comes, for the leechseed, status and yawn handlers. ``status_order``
+    int32[B, 2] (0: no status handler), ``present``/``volatile_order`` [B, 2, 10] (``_volatiles_present``,
+    ``BattleState.volatile_order``), ``wishing`` bool[B, 2].
+
+    The list as collected: p1's handlers, then p2's; a side's in this order: its active's status, its listed
+    volatiles in the order they were added, its slot's wish. ``speedSort`` is a selection sort: each pass swaps the
+    handlers of the lowest key into the head of the unsorted part (``head``, ``head + 1``: the one standing earlier
+    first), moving what stood there into their places, then shuffles a tie of two with one draw (``random(head,
+    head + 2)``: 0 keeps the earlier first). With the speeds equal, every kind both sides hold is one pass of a tie;
+    so this replays those passes on the tracked handlers' positions. (Where the speeds differ nothing ties and the
+    faster side's handler goes first.)"""
+    status_listed = status_order > 0
+    count = present.sum(-1, dtype=jnp.int32)                                            # [B, 2]
+    earlier = (volatile_order[..., None, :] < volatile_order[..., :, None]) & present[..., None, :]
+    place = status_listed[..., None] + earlier.sum(-1, dtype=jnp.int32)                 # [B, 2, 10] within the side
+    start = jnp.stack([jnp.zeros_like(count[..., 0]), status_listed[..., 0] + count[..., 0] + wishing[..., 0]], axis=-1)
+    volatile = {name: k for k, name in enumerate(LISTED_VOLATILES)}
+    held = {"status": status_listed, "wish": wishing, **{n: present[..., volatile[n]] for n in volatile}}
+    within = {"status": jnp.zeros_like(count), "wish": status_listed + count, **{n: place[..., volatile[n]] for n in volatile}}
+    beyond = 2 * (len(LISTED_VOLATILES) + 2)                                             # past the list's end
+    position = jnp.stack([jnp.where(held[n][..., s], start[..., s] + within[n][..., s], beyond)
+                          for s in range(2) for n in _TRACKED], axis=-1)                 # [B, 2T]: p1's, then p2's
+    size = len(_TRACKED)
+    head = jnp.zeros_like(count[..., 0])
+    read = {}
+    for h, name in enumerate(_TRACKED):
+        holds = held[name]
+        at = (position[..., h], position[..., size + h])                                # at the pass's start
+        both = holds[..., 0] & holds[..., 1]
+        tie = both & (status_order[..., 0] == status_order[..., 1]) if name == "status" else both
+        read[name] = tie & (at[1] < at[0])
+        if name == "yawn":
+            break
+        for side in range(2):
+            # a tie's two: the earlier first; two statuses of different orders (psn or tox 9, brn 10): two passes
+            # one after the other, the same swaps as one pass of those targets
+            later = at[side] > at[1 - side]
+            if name == "status":
+                later = jnp.where(tie, later, status_order[..., side] > status_order[..., 1 - side])
+            column = np.arange(2 * size) == side * size + h
+            target = (head + (both & later))[..., None]
+            go = holds[..., side][..., None]
+            now = position[..., side * size + h][..., None]
+            position = jnp.where(go & column, target, jnp.where(go & (position == target), now, position))
+        position, head = _keep((position, head + holds.sum(-1, dtype=jnp.int32)))
+    return jnp.stack([read["leechseed"], read["status"], read["yawn"]], axis=-1)
 
 
 def _residual(st: BattleState, on):
@@ -2346,23 +2381,24 @@ def _residual(st: BattleState, on):
         side = jnp.full(on.shape, s, jnp.int32)
         st = st.replace(hp=_set_mon(st.hp, side, st.active[..., s], healed[..., s], heals[..., s]))
     st = st.replace(wish_hp=jnp.where(due, 0, st.wish_hp), wish_turn=jnp.where(due, -1, st.wish_turn))
-    # the leechseed volatiles' handlers (order 8): two tie on speed, the draw's value their order
+    # the leechseed volatiles' handlers (order 8), then the statuses': two tie on speed, the draw deciding (with
+    # where the sort's earlier passes left the two: _later_first)
     leeching = on[..., None] & st.seeded & up
     leech_tie = leeching.all(-1) & (speed[..., 0] == speed[..., 1])
     st = _drawing(st)
     rng, leech_swap = prng.random_range(st.rng, 0, 2, when=leech_tie)
     rng, swap = prng.random_range(rng, 0, 2, when=tie)
-    # the yawn volatiles' handlers (order 23, by their duration): two tie on speed, the draw's value their order
+    st = st.replace(rng=rng)
+    # the taunt (onResidualOrder 15), encore (16), healblock (20) and throatchop (22) volatiles' handlers: both
+    # actives holding one (up) and tied on speed, a draw of the same sort, its value unread
+    for turns in (st.taunt, st.encore, st.heal_block, st.throat_chop):
+        st = _skip_draw(st, on & ((turns > 0) & up).all(-1) & (speed[..., 0] == speed[..., 1]))
+    # the yawn volatiles' handlers (order 23, by their duration), as the leechseed ones
     yawning = on[..., None] & (st.yawn > 0) & up
     yawn_tie = yawning.all(-1) & (speed[..., 0] == speed[..., 1])
-    rng, yawn_swap = prng.random_range(rng, 0, 2, when=yawn_tie)
+    st = _drawing(st)
+    rng, yawn_swap = prng.random_range(st.rng, 0, 2, when=yawn_tie)
     st = st.replace(rng=rng)
-    # the taunt volatiles' handlers (onResidualOrder 15: after the statuses', before roost's): both
-    # actives taunted (up) and tied on speed, a draw of the same sort
-    st = _skip_draw(st, on & ((st.taunt > 0) & up).all(-1) & (speed[..., 0] == speed[..., 1]))
-    # the encore (onResidualOrder 16), healblock (20) and throatchop (22) volatiles' handlers, the same
-    for turns in (st.encore, st.heal_block, st.throat_chop):
-        st = _skip_draw(st, on & ((turns > 0) & up).all(-1) & (speed[..., 0] == speed[..., 1]))
     # the roost volatiles' handlers (onResidualOrder 25: after the statuses'; the duration ends them):
     # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
     roosts = on & (st.roosted & up).all(-1)
@@ -2376,12 +2412,13 @@ def _residual(st: BattleState, on):
     draws = jnp.where(speed[..., 0] == speed[..., 1], tied, apart)
     st = st.replace(skipped=st.skipped + jnp.where(on, draws, 0), bound=st.bound + 5)
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
-    swapped = _statuses_swapped(sorted_, _listed_volatiles(st, up), wishing, speed)
-    first = jnp.where(tie, swap ^ swapped.astype(swap.dtype), later.astype(jnp.int32))
+    read = _later_first(jnp.where(sorted_, order_of, 0), _volatiles_present(st), st.volatile_order, wishing)
+    read = read.astype(swap.dtype)
+    first = jnp.where(tie, swap ^ read[..., 1], later.astype(jnp.int32))
     first = jnp.where(both, first, jnp.where(sorted_[..., 0], 0, 1)).astype(jnp.int32)
-    leech_first = jnp.where(leech_tie, leech_swap, (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
+    leech_first = jnp.where(leech_tie, leech_swap ^ read[..., 0], (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
     leech_first = jnp.where(leeching.all(-1), leech_first, jnp.where(leeching[..., 0], 0, 1)).astype(jnp.int32)
-    st, first, has, leech_first = _keep((st, first, has, leech_first))
+    st, first, has, leech_first, read = _keep((st, first, has, leech_first, read))
     for k in range(2):
         s = leech_first if k == 0 else 1 - leech_first
         st = _leech(st, s, _side(leeching, s) & (st.request != REQUEST_ENDED))
@@ -2389,7 +2426,7 @@ def _residual(st: BattleState, on):
         s = first if k == 0 else 1 - first
         up_now = _mon(st.hp, s, _side(st.active, s)) > 0            # not fainted by a leech handler
         st = _residual_damage(st, s, _side(has, s) & up_now & (st.request != REQUEST_ENDED))
-    yawn_first = jnp.where(yawn_tie, yawn_swap, (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
+    yawn_first = jnp.where(yawn_tie, yawn_swap ^ read[..., 2], (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
     yawn_first = jnp.where(yawning.all(-1), yawn_first, jnp.where(yawning[..., 0], 0, 1)).astype(jnp.int32)
     st, yawn_first = _keep((st, yawn_first))
     for k in range(2):
@@ -2414,19 +2451,18 @@ def _next_turn(st: BattleState, when):
 def _leech(st: BattleState, side, when):
     """The ``leechseed`` volatile's residual handler on ``side``'s active where ``when`` (its holder up): nothing when
     the Pokémon in the seeder's slot (the foe's active) is fainted; else ``floor(baseMaxhp / 8)`` (at least 1) of damage
-    to the holder, at most its HP, healed to the foe (up to its max HP), then faintMessages: the holder at 0 HP faints,
-    its side out ends the battle (the foe wins)."""
+    to the holder, at most its HP, healed to the foe (up to its max HP; not under Heal Block), then faintMessages: the
+    holder at 0 HP faints, its side out ends the battle (the foe wins)."""
     k, f = _side(st.active, side), _side(st.active, 1 - side)
     hp, foe_hp = _mon(st.hp, side, k), _mon(st.hp, 1 - side, f)
     go = when & (hp > 0) & (foe_hp > 0)
     drained = jnp.minimum(jnp.maximum(_mon(st.max_hp, side, k) // 8, 1), hp)
     healed = jnp.minimum(foe_hp + drained, _mon(st.max_hp, 1 - side, f))
-    st = st.replace(hp=_set_mon(_set_mon(st.hp, side, k, hp - drained, go), 1 - side, f, healed, go))
+    heals = go & (_side(st.heal_block, 1 - side) == 0)       # healblock's onTryHeal (its order 20 comes later)
+    st = st.replace(hp=_set_mon(_set_mon(st.hp, side, k, hp - drained, go), 1 - side, f, healed, heals))
     down = go & (hp - drained == 0)
-    st = st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
-                    boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
-                    confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
-                    protect=_set_side(st.protect, side, False, down), seeded=_set_side(st.seeded, side, False, down),
+    st = _clear_volatiles(st, side, k, down)
+    st = st.replace(seeded=_set_side(st.seeded, side, False, down),
                     faint_speed=_set_side(st.faint_speed, side, _mon(st.stats[..., 4], side, k), down))
     out = down & (_left(st, side) == 0)
     return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
@@ -2508,6 +2544,7 @@ def _turn(st: BattleState, actions, on, resume):
     def move_action(k, carry):
         """The turn's first (``k`` 0) or second (1) move action."""
         st, stopped, queued = carry
+        held = _volatiles_present(st)
         pick = functools.partial(_per_action, k)
         s = pick(mover, second)
         no = jnp.zeros_like(on)
@@ -2533,7 +2570,7 @@ def _turn(st: BattleState, actions, on, resume):
         queued = pick(jnp.where(on[..., None], jnp.where(switches[..., None] & rest, slot, -1), queued),
                       jnp.where(switches[..., None], -1, queued))
         st = st.replace(switch_flag=jnp.where(switches[..., None], jnp.arange(2) == s[..., None], st.switch_flag))
-        return st, stopped | switches, queued
+        return _stamp_volatiles(st, held), stopped | switches, queued
 
     carry = (st, jnp.zeros_like(on), st.queued)
     if accelerator_form():
@@ -2658,7 +2695,8 @@ def _step(state: BattleState, actions, with_turn: bool) -> BattleState:
     mid_turn = st.mid_turn & (st.request == REQUEST_SWITCH)     # a battle that ended keeps no queue
     # fainting clears the leechseed volatile (whatever fainted the Pokémon; nothing reads it on a fainted one before)
     st = st.replace(seeded=st.seeded & (st.active_of(st.hp) > 0), yawn=jnp.where(st.active_of(st.hp) > 0, st.yawn, 0))
-    st = st.replace(mid_turn=mid_turn, queued=jnp.where(mid_turn[..., None], st.queued, -1))
+    st = st.replace(mid_turn=mid_turn, queued=jnp.where(mid_turn[..., None], st.queued, -1),
+                    volatile_order=jnp.where(_volatiles_present(st), st.volatile_order, 0))
     st = _drawing(st)
     return BattleState(**{f.name: getattr(st, f.name) for f in dataclasses.fields(BattleState)})
 

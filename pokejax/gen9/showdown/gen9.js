@@ -45,7 +45,8 @@
 //             rank, 1-4, in the order they were set, 0: absent), protect, stall (its counter), taunt (the
 //             taunt volatile's duration, 0: none), lastMove (the slot of the active's lastMove, 4: in no
 //             slot, -1: none), encore (the encore volatile's duration, 0: none), encoreSlot (the slot of its
-//             move, -1: none), throatChop, healBlock (those volatiles' durations, 0: none), legal (the move actions 0-3 the side's request offers:
+//             move, -1: none), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
+//             the active's volatiles in LISTED, in the order of its volatiles' keys: the order they were added), legal (the move actions 0-3 the side's request offers:
 //             requestMoves), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
 //             slp's time, else 0), selfSleep (asleep by its own move, Rest: the Sleep Clause Mod
@@ -281,6 +282,8 @@ function playChoice(side, action) {
 
 // The entry hazards of pokejax's BattleState.hazards, in its order (layers; 1 for one-layer hazards).
 const HAZARDS = ['stealthrock', 'spikes', 'toxicspikes', 'stickyweb'];
+// the volatiles the residual lists that a decision's state can hold (roost's ends within its turn)
+const LISTED = ['flinch', 'protect', 'stall', 'taunt', 'encore', 'throatchop', 'healblock', 'leechseed', 'yawn'];
 
 // The move slot (0-3) of a move of the Pokemon, 4 for one in no slot (Struggle).
 function slotOf(pokemon, id) {
@@ -326,6 +329,7 @@ function snapPlay(battle) {
         encore: active && active.volatiles['encore'] ? active.volatiles['encore'].duration : 0,
         throatChop: active && active.volatiles['throatchop'] ? active.volatiles['throatchop'].duration : 0,
         healBlock: active && active.volatiles['healblock'] ? active.volatiles['healblock'].duration : 0,
+        volatileOrder: active ? Object.keys(active.volatiles).filter(id => LISTED.includes(id)) : [],
         encoreSlot: active && active.volatiles['encore'] ? slotOf(active, active.volatiles['encore'].move) : -1,
         legal: requestMoves(battle, side),
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,

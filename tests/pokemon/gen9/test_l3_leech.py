@@ -16,21 +16,12 @@ the time.
 
 from __future__ import annotations
 
-import pytest
-
 from pokejax.gen9 import state as S
 from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
 from tests.pokemon.gen9.test_l3_restricted import assert_identical, compare, move_requests, pp_spent
-
-# Left out of turn.restricted_moves(): Showdown's speedSort (a selection sort, swapping) moves the residual handlers
-# before each tie's shuffle, so the side a tie's draw puts first depends on where each handler stood in the list as
-# collected. turn._statuses_swapped follows the wish handlers' passes (a side's status stands first, its wish last), but
-# the leechseed volatile (order 8) stands among the active's other volatiles in the order they were added, which the
-# state does not keep yet. These tests pass on their own teams but the move is not exact in general yet.
-pytestmark = pytest.mark.skip(reason="not in restricted_moves yet: the residual sort's positions with its handlers")
 
 TABLES = tables.load()
 LEECH = TABLES.move_index["leechseed"]

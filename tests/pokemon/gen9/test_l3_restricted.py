@@ -132,6 +132,21 @@ def move_decisions(states, actions):
                     yield a, b, i, s, k, f, act, TABLES.move_ids[int(a.moves[i, s, k, act % 4])]
 
 
+def _volatile_order(st, i: int, side: int) -> list[str]:
+    """The listed volatiles the active holds, in ``volatile_order``'s order (roost's is not kept between decisions);
+    a held one with no place or two with the same read as such (Showdown's list never has them)."""
+    k = int(st.active[i, side])
+    fields = {"flinch": st.flinch, "protect": st.protect, "stall": st.stall, "taunt": st.taunt, "encore": st.encore,
+              "throatchop": st.throat_chop, "healblock": st.heal_block, "leechseed": st.seeded, "yawn": st.yawn}
+    if st.hp[i, side, k] == 0:
+        return []
+    places = {name: int(st.volatile_order[i, side, S.LISTED_VOLATILES.index(name)])
+              for name, field in fields.items() if field[i, side]}
+    if 0 in places.values() or len(set(places.values())) < len(places):
+        return [f"no order: {places}"]
+    return sorted(places, key=places.get)
+
+
 def _ours(st, i: int, legal: np.ndarray) -> dict:
     """The comparable state of battle ``i``; ``legal``: ``masks.legal_mask`` of ``st`` (its move actions are
     compared with the request's)."""
@@ -149,6 +164,7 @@ def _ours(st, i: int, legal: np.ndarray) -> dict:
             "encoreSlot": int(st.encore_slot[i, side]) if st.encore[i, side] > 0 else -1,
             "throatChop": int(st.throat_chop[i, side]), "healBlock": int(st.heal_block[i, side]), "legal": [bool(x) for x in legal[i, side, :4]],
             "seeded": bool(st.seeded[i, side]), "yawn": int(st.yawn[i, side]),
+            "volatileOrder": _volatile_order(st, i, side),
             "wishHp": int(st.wish_hp[i, side]), "wishTurn": int(st.wish_turn[i, side]) if st.wish_hp[i, side] else -1,
             "pokemon": [{"hp": int(st.hp[i, side, k]), "status": int(st.status[i, side, k]),
                          "count": int(st.status_count[i, side, k]) if st.status[i, side, k] in (S.TOX, S.SLP) else 0,
@@ -172,7 +188,7 @@ def _theirs(snap: dict) -> dict:
             "protect": s["protect"], "stall": s["stall"], "sub": s["sub"], "taunt": s["taunt"], "lastMove": s["lastMove"],
             "encore": s["encore"], "encoreSlot": s["encoreSlot"], "throatChop": s["throatChop"],
             "healBlock": s["healBlock"], "legal": s["legal"],
-            "seeded": s["seeded"], "yawn": s["yawn"], "wishHp": s["wishHp"], "wishTurn": s["wishTurn"],
+            "seeded": s["seeded"], "yawn": s["yawn"], "volatileOrder": s["volatileOrder"], "wishHp": s["wishHp"], "wishTurn": s["wishTurn"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),
                          "count": p["statusCount"],
                          "selfSleep": p["selfSleep"],
