@@ -6,7 +6,8 @@ Leech Seed's ``onTryImmunity`` makes a Grass type (by its current types: a Tera 
 check (no draw); else its 90 % accuracy, then ``addVolatile('leechseed')``, failing (no ``Update``) on a target seeded
 already. The volatile's residual handler (order 8: after a wish's, before the statuses'; two of them tie on speed, the
 draw deciding which drains first) does nothing when the Pokémon in the seeder's slot is fainted, else deals
-``floor(baseMaxhp / 8)`` (at least 1, at most the holder's HP) to its holder and heals that much to the foe, then
+``floor(baseMaxhp / 8)`` (at least 1, at most the holder's HP) to its holder and heals that much to the foe (not under
+Heal Block), then
 ``faintMessages`` (the holder fainting, its side out ending the battle). Switching out, fainting and its holder's Rapid
 Spin (``onAfterHit``) remove it. Substitute is not in the engine.
 
@@ -107,3 +108,23 @@ def test_l2_both_seeded_in_a_mirror_match(showdown9):
     assert_identical(showdown9, states, actions, sets, seeds)
     both = sum(int(states[n].seeded[i].all()) for n in (2, 3) for i in range(count))
     assert both >= 20, both
+
+
+def test_l2_no_heal_for_a_seeder_under_heal_block(showdown9):
+    """p1's leads use Psychic Noise (its healblock volatile, 2 turns) on p2's, which seed them with Leech Seed: at the
+    residuals after it the seeded p1 lead is drained, and p2's lead, damaged, gets none of it (healblock's
+    ``onTryHeal``, its order 20 after leechseed's 8)."""
+    count = 24
+    noisy = [_row(s, ["psychicnoise"]) for s in ("espeon", "hatterene", "gardevoir", "azelf")]
+    seeders = [_row(s, ["leechseed"]) for s in ("blissey", "toxapex", "cinccino")]          # none Dark (immune)
+    states, actions, sets, seeds = _led(noisy, seeders, count, 145, [[0, 0], [0, 0]])
+    assert_identical(showdown9, states, actions, sets, seeds)
+    blocked = 0
+    for i in range(count):
+        a, b = states[0], states[1]                 # turn 1: the Psychic Noise and the Leech Seed, then the residual
+        if any(st.active[i, s] != 0 or st.request[i] != S.REQUEST_MOVE for st in (a, b) for s in range(2)):
+            continue
+        if b.seeded[i, 0] and b.heal_block[i, 1] > 0 and b.hp[i, 0, 0] < a.hp[i, 0, 0]:
+            assert b.hp[i, 1, 0] < a.hp[i, 1, 0], i          # hit by the Psychic Noise, none of the drain healed
+            blocked += 1
+    assert blocked >= 8, blocked
