@@ -7,9 +7,8 @@ check (no draw); else its 90 % accuracy, then ``addVolatile('leechseed')``, fail
 already. The volatile's residual handler (order 8: after a wish's, before the statuses'; two of them tie on speed, the
 draw deciding which drains first) does nothing when the Pokémon in the seeder's slot is fainted, else deals
 ``floor(baseMaxhp / 8)`` (at least 1, at most the holder's HP) to its holder and heals that much to the foe (not under
-Heal Block), then
-``faintMessages`` (the holder fainting, its side out ending the battle). Switching out, fainting and its holder's Rapid
-Spin (``onAfterHit``) remove it. Substitute is not in the engine.
+Heal Block), then ``faintMessages`` (the holder fainting, its side out ending the battle). Switching out, fainting and
+its holder's Rapid Spin (``onAfterHit``) remove it.
 
 Teams are restricted pool teams each of whose Pokémon is given Leech Seed as its first move; the players pick it half
 the time.
