@@ -27,9 +27,9 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
-    draw_battles,
     move_decisions,
     play,
+    preferring_battles,
     teams_holding,
 )
 
@@ -68,13 +68,7 @@ def _entries(states):
 
 def test_hazard_battles_match_showdown(showdown9):
     """48 battles of teams with hazard moves, chosen half the time."""
-    rng = np.random.default_rng(51)
-    usable = _hazard_teams()
-    assert len(usable) >= 200, len(usable)
-    count = 48
-    p1, p2, seeds = draw_battles(rng, usable, count)
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=HAZARD_MOVES)
-    assert_identical(showdown9, states, actions, sets, seeds)
+    states, _ = preferring_battles(showdown9, _hazard_teams(), 48, 51, HAZARD_MOVES, min_teams=200)
     seen = _entries(states)
     assert seen["entries"] >= 100 and seen["hurt"] >= 50 and seen["fainted"] >= 1, seen
     assert seen["web"] >= 1 and seen["poisoned"] >= 1 and seen["layers3"] >= 1, seen

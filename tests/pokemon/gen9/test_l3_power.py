@@ -27,9 +27,9 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
-    draw_battles,
     move_decisions,
     play,
+    preferring_battles,
     teams_holding,
 )
 
@@ -73,13 +73,7 @@ def _uses(states, actions) -> dict:
 
 def test_power_battles_match_showdown(showdown9):
     """64 battles of teams with power moves, chosen half the time."""
-    rng = np.random.default_rng(61)
-    usable = _power_teams()
-    assert len(usable) >= 200, len(usable)
-    count = 64
-    p1, p2, seeds = draw_battles(rng, usable, count)
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=POWER_MOVES)
-    assert_identical(showdown9, states, actions, sets, seeds)
+    states, actions = preferring_battles(showdown9, _power_teams(), 64, 61, POWER_MOVES, min_teams=200)
     seen = _uses(states, actions)
     assert seen["knockoff"] >= 50 and seen["hit"] >= 150, seen
     assert seen["sucker_fail"] >= 1 and seen["sucker_hit"] >= 1, seen

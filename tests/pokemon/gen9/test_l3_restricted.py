@@ -258,6 +258,19 @@ def draw_battles(rng: np.random.Generator, usable: list[int], count: int) -> tup
     return p1, p2, seeds
 
 
+def preferring_battles(bridge, usable: list[int], count: int, seed: int, prefer: np.ndarray | None = None,
+                       min_teams: int = 100):
+    """``count`` battles of teams drawn from ``usable`` (at least ``min_teams`` of them) at ``seed``, played with a
+    boost move, or a move ``prefer`` marks, half the time (``play``), and asserted identical to Showdown's; returns
+    the states and actions."""
+    rng = np.random.default_rng(seed)
+    assert len(usable) >= min_teams, len(usable)
+    p1, p2, seeds = draw_battles(rng, usable, count)
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=prefer)
+    assert_identical(bridge, states, actions, sets, seeds)
+    return states, actions
+
+
 def _battles(count: int, seed: int):
     rng = np.random.default_rng(seed)
     usable = _usable_teams()
@@ -321,12 +334,7 @@ def test_boost_battles_match_showdown(showdown9):
 
 
 def _boost_run(bridge, count: int, seed: int) -> dict:
-    rng = np.random.default_rng(seed)
-    usable = _boost_teams()
-    assert len(usable) >= 100
-    p1, p2, seeds = draw_battles(rng, usable, count)
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5)
-    assert_identical(bridge, states, actions, sets, seeds)
+    states, _ = preferring_battles(bridge, _boost_teams(), count, seed)
     return _stage_kinds(states)
 
 

@@ -26,8 +26,8 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
-    draw_battles,
     play,
+    preferring_battles,
 )
 
 STATUS_MOVES = np.zeros(len(TABLES.move_ids), bool)
@@ -45,12 +45,7 @@ def _status_teams() -> list[int]:
 
 
 def _status_run(bridge, count: int, seed: int):
-    rng = np.random.default_rng(seed)
-    usable = _status_teams()
-    assert len(usable) >= 100
-    p1, p2, seeds = draw_battles(rng, usable, count)
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=STATUS_MOVES)
-    assert_identical(bridge, states, actions, sets, seeds)
+    states, _ = preferring_battles(bridge, _status_teams(), count, seed, STATUS_MOVES)
     seen = {name: 0 for name in S.STATUSES[1:]}
     for st in states:
         live = (st.request != S.REQUEST_ENDED)[:, None, None] & (st.hp > 0)
