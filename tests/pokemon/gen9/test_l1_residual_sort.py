@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pokejax.gen9 import turn
+from pokejax.gen9.data import tables
 
 SPEED = 100
 READ = ("leechseed", "status", "yawn")          # _later_first's columns
@@ -80,3 +81,17 @@ def test_the_ties_of_the_residual_are_read_as_showdown_sorts_them(showdown9):
     # every tie came up often, read both ways (a list's earlier passes swap p2's handler ahead, or do not)
     for kind, seen in checked.items():
         assert len(seen) > 60 and 0 < sum(seen) < len(seen), (kind, len(seen), sum(seen))
+
+
+def test_the_listed_orders_are_the_datas():
+    """``turn.LISTED_ORDERS`` (the orders the sort above is laid out with) against the generated tables: each listed
+    volatile that is a move of the tables has its condition's ``onResidualOrder`` (none where it has none). Heal
+    Block (Psychic Noise's secondary) and flinch, stall are not moves of the format; their orders are Showdown's
+    condition data."""
+    moves = {m["id"]: m for m in tables.load().data["moves"]}
+    checked = 0
+    for name, order in zip(turn.LISTED_VOLATILES, turn.LISTED_ORDERS):
+        if name in moves:
+            assert (moves[name].get("condition") or {}).get("onResidualOrder") == order, name
+            checked += 1
+    assert checked == 7, checked
