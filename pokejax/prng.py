@@ -137,14 +137,17 @@ def _jump_constants(k_max: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(out_a, np.uint32), np.asarray(out_c, np.uint32)
 
 
+def _mul_add64_words(a_hi, a_lo, s_hi, s_lo, c_hi, c_lo):
+    """(a·s + c) mod 2^64 on separate hi and lo uint32 words: ``(hi, lo)``."""
+    prod_hi, prod_lo = _mul_hi_lo(a_lo, s_lo)
+    lo = prod_lo + c_lo
+    carry = (lo < prod_lo).astype(jnp.uint32)
+    return prod_hi + a_lo * s_hi + a_hi * s_lo + c_hi + carry, lo
+
+
 def _mul_add64(a, s, c):
     """(a·s + c) mod 2^64 on [..., 2] (hi, lo) uint32 words."""
-    a_hi, a_lo = a[..., 0], a[..., 1]
-    s_hi, s_lo = s[..., 0], s[..., 1]
-    prod_hi, prod_lo = _mul_hi_lo(a_lo, s_lo)
-    lo = prod_lo + c[..., 1]
-    carry = (lo < prod_lo).astype(jnp.uint32)
-    hi = prod_hi + a_lo * s_hi + a_hi * s_lo + c[..., 0] + carry
+    hi, lo = _mul_add64_words(a[..., 0], a[..., 1], s[..., 0], s[..., 1], c[..., 0], c[..., 1])
     return jnp.stack([hi, lo], axis=-1)
 
 
@@ -164,12 +167,16 @@ def advance_by(state: jnp.ndarray, count) -> jnp.ndarray:
     return _mul_add64(jnp.asarray(_JUMP_A)[count], state, jnp.asarray(_JUMP_C)[count])
 
 
-def jumps(state: jnp.ndarray, count: int) -> jnp.ndarray:
-    """The ``uint32[..., count, 2]`` states after 1, 2, ..., ``count`` draws (``count`` <= POOL_SIZE), one
-    jump each; the output of draw ``k`` is ``[..., k - 1, 0]`` (``random(n)`` of it: ``scale``)."""
+def jump_words(state: jnp.ndarray, count: int) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """The states after 1, 2, ..., ``count`` draws (``count`` <= POOL_SIZE), one jump each, as two
+    ``uint32[..., count]`` arrays: their hi words (draw ``k``'s output is ``hi[..., k - 1]``; ``random(n)``
+    of it: ``scale``) and lo words. Two arrays, not a trailing axis of 2, which an accelerator pads to a
+    whole vector register (128 lanes on a TPU: 64 times the bytes, and a relayout copy into and out of
+    every fusion that reads it)."""
     if not 0 < count <= POOL_SIZE:
         raise ValueError(f"count must be 1..{POOL_SIZE}, got {count}")
-    return _mul_add64(jnp.asarray(_JUMP_A[1:count + 1]), state[..., None, :], jnp.asarray(_JUMP_C[1:count + 1]))
+    a, c = jnp.asarray(_JUMP_A[1:count + 1]), jnp.asarray(_JUMP_C[1:count + 1])
+    return _mul_add64_words(a[:, 0], a[:, 1], state[..., 0:1], state[..., 1:2], c[:, 0], c[:, 1])
 
 
 def skip(state: jnp.ndarray, count, max_count: int) -> jnp.ndarray:

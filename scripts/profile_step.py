@@ -7,6 +7,9 @@ summarised per compiled operation.
 Prints the compile time, the wall time per call, then for the device's op line (TPU/GPU: "XLA Ops";
 CPU: the host threads running XLA's kernels) the number of op launches per call, their busy time
 per call and the top ops by total time. The raw trace stays under --out for TensorBoard/Perfetto.
+With --hlo the ops' time is also summed per line of the project's source (from the compiled HLO's stack
+frames: a line is charged the time of every op it is on the call stack of, loops and conditionals
+themselves left out so that no time counts twice), and every op's total is written to ops.tsv.
 On an accelerator the ratio of launches to busy time tells latency-bound (many tiny kernels, loop
 trips, conditionals) from throughput-bound (few wide kernels) programs.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import collections
 import pathlib
+import re
 import sys
 import time
 
@@ -37,7 +41,68 @@ def _op_lines(plane) -> dict[str, list]:
     return lines
 
 
-def _summarise(xspace: pathlib.Path, calls: int, top: int) -> None:
+_CONTAINERS = ("while", "conditional", "call")
+
+
+def _hlo_frames(hlo: str) -> dict[str, list[str]]:
+    """{instruction name: its call stack, outermost first, as "file:line function"} from the optimised
+    HLO text's stack-frame tables (only frames in this project's files)."""
+    sections: dict[str, dict[int, str]] = {}
+    current = None
+    for line in hlo.splitlines():
+        if line in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
+            current = sections.setdefault(line, {})
+        elif current is not None and line[:1].isdigit():
+            number, rest = line.split(" ", 1)
+            current[int(number)] = rest
+        elif line.strip():
+            current = None
+    files = {k: v.strip('"') for k, v in sections.get("FileNames", {}).items()}
+    functions = {k: v.strip('"') for k, v in sections.get("FunctionNames", {}).items()}
+    locations = {}
+    for k, v in sections.get("FileLocations", {}).items():
+        fields = dict(re.findall(r"(\w+)=(\d+)", v))
+        path = files.get(int(fields["file_name_id"]), "?")
+        root = pathlib.Path(__file__).resolve().parents[1]
+        short = path[len(str(root)) + 1:] if path.startswith(str(root)) else ""
+        locations[k] = f"{short}:{fields['line']} {functions.get(int(fields['function_name_id']), '?')}" if short else ""
+    frames = {}
+    for k, v in sections.get("StackFrames", {}).items():
+        fields = dict(re.findall(r"(\w+)=(\d+)", v))
+        frames[k] = (int(fields["file_location_id"]), int(fields["parent_frame_id"]) - 1)
+
+    def stack(frame: int) -> list[str]:
+        out = []
+        while frame > 0 and frame in frames and len(out) < 200:
+            location, frame = frames[frame]
+            if locations.get(location):
+                out.append(locations[location])
+        return out[::-1]
+
+    calls = {}
+    for match in re.finditer(r"^\s*(?:ROOT )?%([\w.\-]+) = .*?stack_frame_id=(\d+)", hlo, re.M):
+        calls[match.group(1)] = stack(int(match.group(2)))
+    return calls
+
+
+def _by_source(totals: collections.Counter, counts: collections.Counter, hlo: str, calls: int, top: int) -> None:
+    stacks = _hlo_frames(hlo)
+    per_line, unplaced = collections.Counter(), 0.0
+    for op, ns in totals.items():
+        name = op.split(" = ")[0].lstrip("%")
+        if name.split(".")[0] in _CONTAINERS:
+            continue
+        stack = stacks.get(name)
+        if not stack:
+            unplaced += ns
+        for frame in dict.fromkeys(stack or ()):
+            per_line[frame] += ns
+    print(f"\n  by source line (ms per call, every op under the line; {unplaced / 1e6 / calls:.3f} ms unplaced):")
+    for frame, ns in per_line.most_common(top):
+        print(f"    {ns / 1e6 / calls:9.3f}  {frame}")
+
+
+def _summarise(xspace: pathlib.Path, calls: int, top: int, hlo: str | None = None, out: pathlib.Path | None = None) -> None:
     data = jax.profiler.ProfileData.from_file(str(xspace))
     for plane in data.planes:
         lines = _op_lines(plane)
@@ -56,6 +121,11 @@ def _summarise(xspace: pathlib.Path, calls: int, top: int) -> None:
                 continue
             for op, ns in totals.most_common(top):
                 print(f"    {ns / 1e6 / calls:9.3f} ms/call  {counts[op] / calls:7.1f} x/call  {op[:110]}")
+            if out is not None:
+                (out / "ops.tsv").write_text("".join(f"{ns / 1e6 / calls:.6f}\t{counts[op] / calls:g}\t{op}\n"
+                                                     for op, ns in totals.most_common()))
+            if hlo is not None:
+                _by_source(totals, counts, hlo, calls, top)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,8 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     compiled = loop_step.lower(key, jnp.int32(0), states).compile()
     print(f"{args.env_id} batch {args.batch}: compile {time.perf_counter() - start:.1f} s", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.hlo:
-        (args.out / f"{args.env_id}-{args.batch}.hlo.txt").write_text(compiled.as_text())
+    hlo = compiled.as_text() if args.hlo else None
+    if hlo is not None:
+        (args.out / f"{args.env_id}-{args.batch}.hlo.txt").write_text(hlo)
     states, r = compiled(key, jnp.int32(0), states)
     jax.block_until_ready(r)
     start = time.perf_counter()
@@ -99,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     if not xspaces:
         print("no trace written", file=sys.stderr)
         return 1
-    _summarise(xspaces[-1], args.calls, args.top)
+    _summarise(xspaces[-1], args.calls, args.top, hlo, args.out if args.hlo else None)
     return 0
 
 

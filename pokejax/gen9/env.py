@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from flax import struct
 from gymnax.environments import spaces
 
-from paritygym.checks import bounded, check_discrete_action
+from paritygym.checks import bounded, check_discrete_action, check_value
 from paritygym.twoplayer import (
     SingleAgentEnv,
     SingleAgentParams,
@@ -136,6 +136,25 @@ class PokemonGen9Random(TwoPlayerGame):
         return self.is_terminated(state) | self.is_truncated(state, params)
 
 
+def observe_where(observe, games, players, which, chunk: int | None = None) -> jax.Array:
+    """float32[B, OBS_SIZE]: ``observe(game, player)`` of the battles where ``which`` (bool[B]), zeros
+    elsewhere, run on sub-batches of ``chunk`` battles (default ``ceil(B / 16)``) gathered from them
+    (``jnp.nonzero``) until none is left: one sub-batch where few are asked for (the episodes ending in
+    one step), not an observation of the whole batch."""
+    size = which.shape[0]
+    chunk = -(-size // 16) if chunk is None else chunk
+
+    def one(carry):
+        obs, left = carry
+        rows = jnp.nonzero(left, size=chunk, fill_value=size)[0]       # ``size``: no battle (dropped below)
+        take = jnp.minimum(rows, size - 1)
+        sub = jax.vmap(observe)(jax.tree.map(lambda x: x[take], games), players[take])
+        return obs.at[rows].set(sub, mode="drop"), left.at[rows].set(False, mode="drop")
+
+    obs = jnp.zeros((size, OBS_SIZE), jnp.float32)
+    return jax.lax.while_loop(lambda c: c[1].any(), one, (obs, which))[0]
+
+
 class PokemonGen9RandomEnv(SingleAgentEnv):
     """One player of ``PokemonGen9Random`` against a built-in opponent (``params.opponent``: 0 uniform
     random legal, 1 max damage, ``pokejax.gen9.bots``).
@@ -147,8 +166,13 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
     turn three or four times (step, the opponent's loop, and the reset's own start and loop), each
     compiled apart."""
 
-    def __init__(self, opponents=(), max_opponent_actions: int = 64):
+    def __init__(self, opponents=(), max_opponent_actions: int = 64, trip_chunk: int = 4096):
         super().__init__(PokemonGen9Random(), opponents, max_opponent_actions)
+        #: ``step_batch`` runs a batch larger than this as sub-batches of at most this many envs, one after
+        #: another, each through its own trips: the turn's program compiled once at the sub-batch's size
+        #: whatever the batch, and a trip as wide as the sub-batch, not the batch (its busiest env decides
+        #: how many a sub-batch runs)
+        self.trip_chunk = check_value("trip_chunk", trip_chunk, "int", ge=1)
 
     @property
     def default_params(self) -> SingleAgentParams:
@@ -248,15 +272,18 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
         return game, reward, final, ended, legal
 
     def _finish(self, state: SingleAgentState, restart: SingleAgentState, game, reward, final, ended, legal,
-                params: SingleAgentParams):
+                params: SingleAgentParams, restarted_obs=None):
         """``step``'s outputs from the loop's (gymnax's autoreset: the next episode's first observation
-        where one ended, the last one in ``info["final_observation"]``)."""
+        where one ended, the last one in ``info["final_observation"]``). ``restarted_obs``: that first
+        observation where the episode ended, if computed already (``step_batch``)."""
         terminated = ended & self.game.is_terminated(final)
         truncated = ended & ~terminated
         last = jax.tree.map(lambda a, b: jnp.where(ended, a, b), final, game)   # the step's end, before any reset
         obs_final = self.game.observe(last, state.agent, params.game)
         agent = jnp.where(ended, restart.agent, state.agent)
-        obs = jnp.where(ended, self.game.observe(game, agent, params.game), obs_final)
+        if restarted_obs is None:
+            restarted_obs = self.game.observe(game, agent, params.game)
+        obs = jnp.where(ended, restarted_obs, obs_final)
         new_state = SingleAgentState(game=game, agent=agent, truncated=jnp.asarray(False),
                                      time=jnp.where(ended, 0, state.time + 1).astype(jnp.int32))
         info = {"illegal_action": ~legal, "action_mask": self.game.legal_action_mask(game, agent, params.game),
@@ -279,16 +306,39 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
         returns this method): the decision loop runs batch-wide, its trips as whole turns while an env
         of the batch needs one (``turn.needs_turn``), then through ``switch_step`` (replacements and
         battle starts). Under ``vmap`` every trip is a whole turn, and a batch of thousands runs three
-        to six per agent step where the average env needs 1.1."""
+        to six per agent step where the average env needs 1.1. A batch larger than ``trip_chunk`` runs
+        as sub-batches of at most that many envs, one after another; the first observation of a new
+        episode is computed only where one ended (``observe_where``)."""
         if params is None:
             params = self.default_params
-        per_env = functools.partial(jax.vmap, in_axes=0)
         split = jax.vmap(jax.random.split)(keys)
         key_step, key_reset = split[:, 0], split[:, 1]
         restart = jax.vmap(self._new_episode, in_axes=(0, None))(key_reset, params)
         carry, joint, legal = jax.vmap(self._first_decision, in_axes=(0, 0, 0, None))(key_step, states, actions, params)
         agent = states.agent
         time_up = states.time + 1 >= params.max_steps_in_episode
+        size = keys.shape[0]
+        chunks = -(-size // self.trip_chunk)
+        if chunks == 1:
+            carry = self._trips(carry, joint, agent, time_up, restart, params)
+        else:
+            # sub-batches of ``width`` envs (the last padded with copies of the first env, dropped after)
+            width = -(-size // chunks)
+            pad = jnp.zeros(chunks * width - size, jnp.int32)
+            fold = lambda x: jnp.concatenate([x, x[pad]]).reshape((chunks, width) + x.shape[1:])
+            per_chunk = jax.lax.map(lambda a: self._trips(*a, params), jax.tree.map(fold, (carry, joint, agent, time_up, restart)))
+            carry = jax.tree.map(lambda x: x.reshape((chunks * width,) + x.shape[2:])[:size], per_chunk)
+        _, game, reward, _, final, ended, _ = carry
+        # the next episode's first observation only where one ended (a few percent of the batch per step)
+        agent = jnp.where(ended, restart.agent, agent)
+        restarted_obs = observe_where(lambda g, a: self.game.observe(g, a, params.game), game, agent, ended)
+        finish = jax.vmap(self._finish, in_axes=(0, 0, 0, 0, 0, 0, 0, None, 0))
+        return finish(states, restart, game, reward, final, ended, legal, params, restarted_obs)
+
+    def _trips(self, carry, joint, agent, time_up, restart: SingleAgentState, params: SingleAgentParams):
+        """The decision loop's trips batch-wide (``step_batch``; one sub-batch of it): whole turns while an
+        env needs one, then switch-only trips; returns the final carry."""
+        per_env = functools.partial(jax.vmap, in_axes=0)
         keep_going = per_env(lambda c, a: self._keep_going(c, a, params))
         trip_actions = per_env(lambda c, j, a: self._trip_actions(c, j, a, params))
         after_trip = per_env(lambda c, k, g, r, a, t, re: self._after_trip(c, k, g, r, a, t, params, re))
@@ -312,10 +362,7 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
         # checks against ``vmap(step)``. Two loops one after the other: a ``lax.cond`` between the two
         # steps in one loop ran 3x slower on the TPU v5e, and a loop around both did not compile there.
         carry = jax.lax.while_loop(turns_left, lambda c: trip(c, game_step), carry)
-        carry = jax.lax.while_loop(lambda c: jnp.any(keep_going(c, agent)), lambda c: trip(c, game_switch_step), carry)
-        _, game, reward, _, final, ended, _ = carry
-        finish = jax.vmap(self._finish, in_axes=(0, 0, 0, 0, 0, 0, 0, None))
-        return finish(states, restart, game, reward, final, ended, legal, params)
+        return jax.lax.while_loop(lambda c: jnp.any(keep_going(c, agent)), lambda c: trip(c, game_switch_step), carry)
 
     def step_env(self, key, state: SingleAgentState, action, params: SingleAgentParams):
         """gymnax's ``step_env`` (no autoreset): the agent step's decisions, the episode left ended."""

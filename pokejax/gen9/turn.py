@@ -1380,14 +1380,12 @@ class _Turn(BattleState):
     fields ``_keep`` made and nothing wrote since (it skips them). ``webbed`` bool[B, 2]: the active's
     cached ``Pokemon.speed`` is from before a Sticky Web drop on switching in (until the next refresh:
     before a move, at the residual, at its side's next switch-in). ``roosted`` bool[B, 2]: the active has
-    Roost's ``roost`` volatile (its Flying type gone until the residual ends it). ``weight`` int32[B, 2, 6]:
-    each Pokémon's ``getWeight()`` (its species' hectograms, at least 1; nothing here modifies it), read
-    once per step. ``stalled`` bool[B, 2]: a Protect added or restarted the active's ``stall`` volatile this
-    turn (its duration of 2 outlasts this residual)."""
+    Roost's ``roost`` volatile (its Flying type gone until the residual ends it). ``stalled`` bool[B, 2]: a
+    Protect added or restarted the active's ``stall`` volatile this turn (its duration of 2 outlasts this
+    residual)."""
     skipped: jnp.ndarray
     webbed: jnp.ndarray
     roosted: jnp.ndarray
-    weight: jnp.ndarray
     stalled: jnp.ndarray
     bound: int = struct.field(pytree_node=False, default=0)
     kept: frozenset = struct.field(pytree_node=False, default=frozenset())
@@ -1757,13 +1755,20 @@ def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, 
     return _keep((st, field | modify | sap | split, sap))
 
 
+def _weight(st: BattleState, side, k):
+    """int32[B]: ``getWeight()`` of ``side``'s Pokémon ``k`` (its species' hectograms, at least 1; nothing
+    here modifies it). Looked up for the two Pokémon a move reads, not the batch's every Pokémon: on the TPU
+    v5e the species -> weight gather of a whole [B, 2, 6] team took 18 % of a turn."""
+    return jnp.maximum(jnp.asarray(tables.load().weight_hg)[_mon(st.species, side, k)], 1)
+
+
 def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hit_by_foe):
     """The base power, Physical category and fixed damage of ``POWER_RULES``'s moves (``rule``; -1:
     none, the data's ``base`` power), read at the hit; ``foe_moved``: the foe's move action ran earlier
     this turn (Payback), ``hit_by_foe``: it damaged this user (Avalanche). Returns ``(power, physical, fixed, user stats)``."""
     stats, stages = _mon(st.stats, side, me), _side(st.boosts, side)
     user_status, foe_status = _mon(st.status, side, me), _mon(st.status, foe, them)
-    w_me, w_them = _mon(st.weight, side, me), _mon(st.weight, foe, them)
+    w_me, w_them = _weight(st, side, me), _weight(st, foe, them)
     bands = sum((w_them >= w).astype(jnp.int32) for w in (100, 250, 500, 1000, 2000))
     ratio = sum((w_me >= k * w_them).astype(jnp.int32) for k in (2, 3, 4, 5))
     doubled = ((rule == POWER_NO_ITEM) | ((rule == POWER_FACADE) & (user_status != 0) & (user_status != SLP))
@@ -1820,8 +1825,7 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache,
     # of them, one per pattern of draws (no gather)
     per = acc_draw.astype(jnp.int32) + crit_draw.astype(jnp.int32) + 1 + tie.astype(jnp.int32)
     most = (MAX_HITS - 1) * 4 + 1
-    states = _keep(prng.jumps(st.rng, most))                                     # [B, most, 2]: after 1..most draws
-    out = _keep(states[..., 0])
+    out, low = _keep(prng.jump_words(st.rng, most))                             # [B, most]: after 1..most draws
     wide = lambda v: jnp.broadcast_to(v[..., None], per.shape + (MAX_HITS - 1,))
     u_acc = u_crit = u_roll = jnp.zeros(wide(per).shape, jnp.uint32)
     for a in (0, 1):
@@ -1855,8 +1859,8 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache,
     draws = landed.sum(-1) * per + missed.astype(jnp.int32)
     total = jnp.sum(jnp.where(landed, to_mon, 0), axis=-1)
     taken = jnp.sum(jnp.where(landed & to_sub, jnp.minimum(dmg, sub_before), 0), axis=-1)
-    after = jnp.sum(jnp.where((jnp.arange(1, most + 1) == draws[..., None])[..., None], states, 0), axis=-2,
-                    dtype=jnp.uint32)
+    at_draws = jnp.arange(1, most + 1) == draws[..., None]
+    after = jnp.stack([jnp.sum(jnp.where(at_draws, w, 0), axis=-1, dtype=jnp.uint32) for w in (out, low)], axis=-1)
     st = st.replace(rng=jnp.where((draws > 0)[..., None], after, st.rng),
                     hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - total, 0), multi),
                     sub_hp=_set_side(st.sub_hp, foe, sub_left - taken, multi & (sub_left > 0)))
@@ -2683,8 +2687,7 @@ def _step(state: BattleState, actions, with_turn: bool) -> BattleState:
     request = state.request
     st = _Turn(**{f.name: getattr(state, f.name) for f in dataclasses.fields(BattleState)},
                skipped=jnp.zeros_like(request), webbed=jnp.zeros_like(state.switch_flag),
-               roosted=jnp.zeros_like(state.switch_flag), stalled=jnp.zeros_like(state.switch_flag),
-               weight=jnp.maximum(jnp.asarray(tables.load().weight_hg)[state.species], 1))
+               roosted=jnp.zeros_like(state.switch_flag), stalled=jnp.zeros_like(state.switch_flag))
     st = _start(st, request == REQUEST_START)
     # a switch request: the switch-ins after faints, or a self-switch's in the middle of a turn, whose
     # rest (the move action still queued, the residual) ``_turn`` then runs

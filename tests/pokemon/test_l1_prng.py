@@ -86,6 +86,18 @@ def test_pool_and_jump_ahead_match_sequential_draws():
             assert int(prng.scale(np.uint32(u), n)) == (u * n) >> 32
 
 
+def test_jump_words_match_sequential_draws():
+    state = jnp.stack([prng.seed_from_words([9, 8, 7, 6]), prng.seed_from_words([65535, 0, 1, 65535])])
+    hi, lo = prng.jump_words(state, 37)
+    assert hi.shape == lo.shape == (2, 37)
+    s = state
+    for k in range(37):
+        s = prng.advance(s)
+        assert np.array_equal(np.stack([hi[:, k], lo[:, k]], axis=-1), np.asarray(s)), k
+    with pytest.raises(ValueError):
+        prng.jump_words(state, prng.POOL_SIZE + 1)
+
+
 def test_shape_probe_draws_showdowns_sequence():
     """``python -m benchmarks.pokemon_shape_probe`` keeps the generator as two word arrays: same draws."""
     from benchmarks import pokemon_shape_probe as shape_probe

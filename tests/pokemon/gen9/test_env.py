@@ -3,6 +3,8 @@ other player is shown, and the battles being the engine's (restricted teams, see
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -185,16 +187,43 @@ def test_observation_and_mask_are_the_same_in_both_forms(batched):
     assert out["cpu"][0][1].any() and not np.array_equal(out["cpu"][0][0], out["cpu"][1][0])
 
 
-@pytest.mark.parametrize("opponent,max_steps", [(OPPONENT_HEURISTIC, 100_000), (OPPONENT_RANDOM, 4)])
-def test_step_batch_equals_vmapped_step(batched, opponent, max_steps):
+def test_observe_where_observes_the_battles_asked_for(batched):
+    """``observe_where`` (the restarted battles' observations of ``step_batch``, on gathered sub-batches):
+    each asked-for row is that battle's observation, every other row zeros, whatever the sub-batch size
+    (one battle per sub-batch: as many trips as rows asked for) and whichever rows are asked for."""
+    from pokejax.gen9.env import observe_where
+
+    env, params, reset, step, mask = batched
+    obs, state = reset(jax.random.split(jax.random.key(31), BATCH), params)
+    rng = np.random.default_rng(31)
+    for t in range(3):
+        obs, state, *_ = step(jax.random.split(jax.random.key(310 + t), BATCH), state,
+                              _random_legal(rng, mask(state, params)), params)
+    view = lambda g, p: env.game.observe(g, p, params.game)
+    players = jnp.asarray(rng.integers(0, 2, BATCH), jnp.int32)
+    full = np.asarray(jax.jit(jax.vmap(view))(state.game, players))
+    for chunk in (None, 1, 3, BATCH):
+        run = jax.jit(functools.partial(observe_where, view, chunk=chunk))
+        for which in (np.zeros(BATCH, bool), np.ones(BATCH, bool), rng.random(BATCH) < 0.5):
+            got = np.asarray(run(state.game, players, jnp.asarray(which)))
+            np.testing.assert_array_equal(got, np.where(which[:, None], full, 0.0), err_msg=f"chunk {chunk}")
+    assert np.abs(full).sum(-1).min() > 0
+    with pytest.raises(ValueError, match="trip_chunk"):
+        PokemonGen9RandomEnv(trip_chunk=0)
+
+
+@pytest.mark.parametrize("opponent,max_steps,trip_chunk", [(OPPONENT_HEURISTIC, 100_000, None), (OPPONENT_RANDOM, 4, None),
+                                                       (OPPONENT_RANDOM, 100_000, 3)])
+def test_step_batch_equals_vmapped_step(batched, opponent, max_steps, trip_chunk):
     """``step_batch`` (the decision loop batch-wide, its trips with no turn to run through
     ``switch_step``) gives exactly the vmapped ``step``'s outputs, every leaf, step for step over 60
     steps of random legal play with illegal actions mixed in, both opponents; ``max_steps_in_episode=4``
-    restarts all envs at once. Counts the opponent's lone replacements (trips after the first) and
-    the battles ended (a restart's start)."""
+    restarts all envs at once; ``trip_chunk=3`` runs the batch as three sub-batches of three (the last
+    padded). Counts the opponent's lone replacements (trips after the first) and the battles ended (a
+    restart's start)."""
     env, params, reset, step, mask = batched
     assert paritygym.batched_step(env) == env.step_batch
-    step_batch = jax.jit(paritygym.batched_step(env))
+    step_batch = jax.jit(paritygym.batched_step(env if trip_chunk is None else PokemonGen9RandomEnv(trip_chunk=trip_chunk)))
     params = params.replace(opponent=opponent, max_steps_in_episode=max_steps)
     key = jax.random.key(70 + opponent + max_steps)
     _, state = reset(jax.random.split(key, BATCH), params)
