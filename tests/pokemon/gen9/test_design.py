@@ -155,7 +155,9 @@ def test_both_forms_play_the_same_battles():
 # residual handler groups, two of them with a draw read) 59,934. All merged: 66,916; with Wish's swaps 67,418.
 # 49,200: the two move actions as one loop of two trips (``_use_move`` compiled once), 48,544. 52,800: the residual
 # sort's passes replayed on the tracked handlers' positions (``_later_first``, 2,222), the listed volatiles' order
-# stamped after each move action (196), a Leech Seed faint clearing every volatile (``_clear_volatiles``), 52,309.
+# stamped after each move action (196), a Leech Seed faint clearing every volatile (``_clear_volatiles``), 52,309;
+# the weight looked up per use (``_weight``: two [B] gathers, not one of every Pokémon) and the multi-hit
+# PRNG jumps as two word arrays (``prng.jump_words``), 52,513.
 MAX_CPU_STEP_HLO_INSTRUCTIONS = 52_800
 
 
