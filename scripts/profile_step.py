@@ -59,11 +59,11 @@ def _hlo_frames(hlo: str) -> dict[str, list[str]]:
             current = None
     files = {k: v.strip('"') for k, v in sections.get("FileNames", {}).items()}
     functions = {k: v.strip('"') for k, v in sections.get("FunctionNames", {}).items()}
+    root = pathlib.Path(__file__).resolve().parents[1]
     locations = {}
     for k, v in sections.get("FileLocations", {}).items():
         fields = dict(re.findall(r"(\w+)=(\d+)", v))
         path = files.get(int(fields["file_name_id"]), "?")
-        root = pathlib.Path(__file__).resolve().parents[1]
         short = path[len(str(root)) + 1:] if path.startswith(str(root)) else ""
         locations[k] = f"{short}:{fields['line']} {functions.get(int(fields['function_name_id']), '?')}" if short else ""
     frames = {}
@@ -85,7 +85,7 @@ def _hlo_frames(hlo: str) -> dict[str, list[str]]:
     return calls
 
 
-def _by_source(totals: collections.Counter, counts: collections.Counter, hlo: str, calls: int, top: int) -> None:
+def _by_source(totals: collections.Counter, hlo: str, calls: int, top: int) -> None:
     stacks = _hlo_frames(hlo)
     per_line, unplaced = collections.Counter(), 0.0
     for op, ns in totals.items():
@@ -125,7 +125,7 @@ def _summarise(xspace: pathlib.Path, calls: int, top: int, hlo: str | None = Non
                 (out / "ops.tsv").write_text("".join(f"{ns / 1e6 / calls:.6f}\t{counts[op] / calls:g}\t{op}\n"
                                                      for op, ns in totals.most_common()))
             if hlo is not None:
-                _by_source(totals, counts, hlo, calls, top)
+                _by_source(totals, hlo, calls, top)
 
 
 def main(argv: list[str] | None = None) -> int:
