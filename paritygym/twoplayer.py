@@ -181,8 +181,11 @@ class SingleAgentEnv(environment.Environment):
         branches = builtins + users
         index = jnp.clip(jnp.asarray(params.opponent, jnp.int32), 0, len(branches) - 1)
         action = jax.lax.switch(index, branches, key)
-        # A user policy that picks an illegal action falls back to the first legal one.
-        return jnp.where(mask[action], action, first_legal_action(mask)).astype(jnp.int32)
+        # A user policy that picks an illegal or out-of-range action falls back to the first legal one.
+        # Compared against every action, not gathered: an accelerator runs a gather at a per-game index
+        # as one slow lookup per game.
+        legal = jnp.any(mask & (jnp.arange(mask.shape[-1]) == action))
+        return jnp.where(legal, action, first_legal_action(mask)).astype(jnp.int32)
 
     def _play_opponent(self, key, game_state, agent, params):
         """Opponent acts alone until the agent must act or the game ends (alternating games)."""

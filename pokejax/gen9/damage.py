@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import jax.numpy as jnp
+import numpy as np
 
 from pokejax.gen9.data import tables
 from pokejax.gen9.state import select
@@ -83,10 +84,10 @@ def current_types(types, tera):
 def effectiveness(move_type, def_types, def_tera):
     """(immune, type_mod) of a move type against a defender: its two original types, or its Tera type
     alone (a Stellar Tera keeps the original types defensively)."""
-    chart = jnp.asarray(tables.load().type_chart)
+    chart = np.asarray(tables.load().type_chart)
     first, second = current_types(def_types, def_tera)
     lead = jnp.broadcast_shapes(jnp.shape(move_type), jnp.shape(first))
-    row = jnp.broadcast_to(chart[move_type], lead + chart.shape[1:])   # one row gather, then selects
+    row = jnp.broadcast_to(tables.take_rows(chart, move_type), lead + chart.shape[1:])   # one row read, then selects
     codes = jnp.stack([select(row, jnp.broadcast_to(first, lead)), select(row, jnp.broadcast_to(second, lead))], axis=-1)
     immune = jnp.any(codes == 3, axis=-1)
     type_mod = jnp.sum(jnp.where(codes == 1, 1, jnp.where(codes == 2, -1, 0)), axis=-1)

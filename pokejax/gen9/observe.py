@@ -42,6 +42,7 @@ from pokejax.gen9.state import (
     select,
 )
 from pokejax.layout import layout
+from pokejax.rows import take_rows
 
 NUM_TYPES = tables.TYPE_NONE   # 18 types and Stellar
 MON_FIELDS = (
@@ -131,7 +132,7 @@ def _team(state: BattleState, side, seen, own: bool):
     hp, max_hp = take(state.hp), take(state.max_hp)
     fainted = present & (hp == 0)
     hp_fraction = hp / jnp.maximum(max_hp, 1) if own else shown_hp_percent(hp, max_hp) / 100.0
-    species_row = jnp.asarray(_species_rows())[take(state.species)]          # [6, 7]
+    species_row = take_rows(_species_rows(), take(state.species))          # [6, 7]
     terastallized = take(state.terastallized)
     tera_type = take(state.tera_type)
     # Terastallized: the Tera type alone, but for Stellar, which keeps the Pokémon's own types
@@ -153,7 +154,7 @@ def _team(state: BattleState, side, seen, own: bool):
 
     moves, pp, max_pp = take(state.moves), take(state.pp), take(state.max_pp)     # [6, 4]
     known = (moves != 0) & (True if own else (pp < max_pp)) & visible[:, None]
-    rows = jnp.asarray(_move_rows())[moves]                                        # [6, 4, F]
+    rows = take_rows(_move_rows(), moves)                                          # [6, 4, F]
     pp_fraction = pp / jnp.maximum(max_pp, 1) if own else jnp.zeros(pp.shape)
     move = jnp.concatenate([known[..., None], rows[..., :1 + NUM_TYPES + 3 + 2], pp_fraction[..., None],
                             rows[..., -1:]], axis=-1).astype(jnp.float32) * known[..., None]

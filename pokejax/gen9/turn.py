@@ -1759,7 +1759,7 @@ def _weight(st: BattleState, side, k):
     """int32[B]: ``getWeight()`` of ``side``'s Pokémon ``k`` (its species' hectograms, at least 1; nothing
     here modifies it). Looked up for the two Pokémon a move reads, not the batch's every Pokémon: on the TPU
     v5e the species -> weight gather of a whole [B, 2, 6] team took 18 % of a turn."""
-    return jnp.maximum(jnp.asarray(tables.load().weight_hg)[_mon(st.species, side, k)], 1)
+    return jnp.maximum(tables.take_rows(tables.load().weight_hg, _mon(st.species, side, k)), 1)
 
 
 def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hit_by_foe):

@@ -92,3 +92,12 @@ def test_random_legal_action_is_legal_and_uniform():
         random_legal_action(jax.random.key(0), jnp.ones((3, 10), bool))
     # the same key draws the same action
     assert int(random_legal_action(jax.random.key(7), mask)) == int(random_legal_action(jax.random.key(7), mask))
+
+
+def test_user_opponent_out_of_range_action_falls_back_to_the_first_legal_one():
+    """An action past the last one is not read as the last (a clamped lookup would let 99 through as 'take 3')."""
+    out_of_range = lambda key, obs, mask: jnp.int32(99)  # noqa: E731
+    env = NimEnv(opponents=(out_of_range,))
+    params = env.default_params.replace(opponent=2, agent_side=1)
+    stones = {float(env.reset(jax.random.key(seed), params)[0][0]) for seed in range(8)}
+    assert stones <= {6.0, 7.0} and 6.0 in stones   # it took one stone (the first legal action) when it started

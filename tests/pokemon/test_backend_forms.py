@@ -49,6 +49,39 @@ def test_packed_writes_are_identical_in_both_forms(seed):
     assert not np.array_equal(np.asarray(cpu[0]), np.asarray(active.data[0]))
 
 
+def _tables(rng) -> list[np.ndarray]:
+    """Constant tables of every kind ``take_rows`` reads: ints spanning one to four bytes (negatives too),
+    bools, int8, and float32 with NaN, infinities and -0.0 among the values."""
+    floats = rng.normal(size=(351, 26)).astype(np.float32)
+    floats[0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    return [rng.integers(-5, 200, (351, 3)).astype(np.int32), rng.integers(0, 60_000, (20, 20)).astype(np.int32),
+            rng.integers(-2**31, 2**31, (40, 7)).astype(np.int32), np.arange(578, dtype=np.int32) * 9,
+            rng.random((578, 2)) < 0.5, rng.integers(-128, 128, (9, 4)).astype(np.int8), floats]
+
+
+@pytest.mark.parametrize("kind", range(7))
+def test_table_reads_are_identical_in_both_forms(kind):
+    """``pokejax.rows.take_rows``: the accelerator form's one-hot product over the table's bytes gives the
+    CPU form's gather bit for bit, indices below zero and past the end included, and traces no gather."""
+    from pokejax.rows import take_rows
+
+    rng = np.random.default_rng(kind)
+    table = _tables(rng)[kind]
+    index = jnp.asarray(rng.integers(-2 * len(table), 2 * len(table), (64, 3)), jnp.int32)
+    out = {}
+    for form in ("cpu", "accelerator"):
+        with forced_form(form):
+            read = jax.jit(lambda i: take_rows(table, i))
+            out[form] = np.asarray(read(index))
+            gathers = "gather" in str(jax.make_jaxpr(lambda i: take_rows(table, i))(index))
+        assert gathers == (form == "cpu")
+    expected = table[np.clip(np.where(np.asarray(index) < 0, np.asarray(index) + len(table), np.asarray(index)),
+                             0, len(table) - 1)]
+    for form in ("cpu", "accelerator"):
+        assert out[form].dtype == expected.dtype and out[form].shape == expected.shape
+        assert np.array_equal(out[form].view(np.uint8), expected.view(np.uint8)), form
+
+
 def _random_play(form: str, batch: int, steps: int) -> list:
     """Every output of ``steps`` batched env steps of random legal play, traced in ``form``."""
     with forced_form(form):
