@@ -24,6 +24,7 @@ import numpy as np
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "accelerator_l3"
 POKEMON_FILE = DATA / "pokemon.json.gz"
+GEN9_FILE = DATA / "pokemon_gen9.json.gz"
 TCG_FILE = DATA / "tcg.json.gz"
 FORMS = ("auto", "cpu", "accelerator")
 Records = list[dict[str, np.ndarray]]
@@ -72,6 +73,19 @@ def load_pokemon(path: pathlib.Path = POKEMON_FILE, count: int | None = None) ->
     _, episodes = read(path)
     return [BattleRecording(e["battle_seed"], e["teams"], e["actions"], unstack_records(e["records"]))
             for e in episodes[:count]]
+
+
+def gen9_episode(rows: list[list], seed: list[int], actions: list[list[int]], snapshots: list[dict]) -> dict[str, Any]:
+    """A Gen 9 battle as a file episode: both teams' restricted pool rows, the Showdown seed, both
+    players' actions per decision (-1: the side did not act) and Showdown's states after the start and
+    each decision (``Gen9Bridge.play``) as ``pokejax.gen9.parity.showdown_record``s."""
+    from pokejax.gen9.parity import showdown_record
+    return {"teams": rows, "seed": seed, "actions": actions, "records": [showdown_record(s) for s in snapshots]}
+
+
+def load_gen9(path: pathlib.Path = GEN9_FILE, count: int | None = None) -> list[dict[str, Any]]:
+    """The recorded Gen 9 battles (the first ``count``), as file episodes."""
+    return read(path)[1][:count]
 
 
 def tcg_episode(trajectory) -> dict[str, Any]:
@@ -198,6 +212,67 @@ def replay_pokemon(recordings: list, form: str = "auto") -> Report:
     return Report("PokemonGen1Random-v0", jax.default_backend(), applied, len(recordings),
                   sum(len(r.actions) for r in recordings), first_mismatch(ours, [r.records for r in recordings]),
                   compile_s, run_s, ours)
+
+
+def _gen9_records(episodes: list[dict[str, Any]], decisions: int) -> list[list[dict]]:
+    """Each battle's ``ours_record``s after the start and its first ``decisions`` recorded decisions, all the
+    battles stepped as one batch by ``turn.step`` (a side that did not act, or a battle already over, gets
+    action 0, which the engine ignores)."""
+    import jax
+    import jax.numpy as jnp
+
+    from pokejax import prng
+    from pokejax.gen9 import masks, pool, turn
+    from pokejax.gen9 import state as S
+    from pokejax.gen9.parity import ours_record
+    n = len(episodes)
+    team_pool = pool.pack({"teams": [row for e in episodes for row in e["teams"]]})
+    st = S.from_pool(team_pool, jnp.arange(0, 2 * n, 2, dtype=jnp.int32), jnp.arange(1, 2 * n, 2, dtype=jnp.int32),
+                     jnp.stack([prng.seed_from_words(e["seed"]) for e in episodes]))
+    step, legal_mask = jax.jit(turn.step), jax.jit(masks.legal_mask)
+    st = step(st, jnp.zeros((n, 2), jnp.int32))
+    ours: list[list[dict]] = [[] for _ in episodes]
+
+    def keep(st, d):
+        host, legal = jax.device_get(st), np.asarray(legal_mask(st))
+        for i, e in enumerate(episodes):
+            if d <= len(e["actions"]):
+                ours[i].append(ours_record(host, i, legal))
+    keep(st, 0)
+    for d in range(decisions):
+        actions = [[max(a, 0) for a in e["actions"][d]] if d < len(e["actions"]) else [0, 0] for e in episodes]
+        st = step(st, jnp.asarray(actions, jnp.int32))
+        keep(st, d + 1)
+    return ours
+
+
+def _gen9_mismatch(ours: list[list[dict]], reference: list[list[dict]]) -> Mismatch | None:
+    """The first battle (then decision) whose record differs from the recorded one (its first differing field)."""
+    from pokejax.gen9.parity import differences
+    for e, (a, b) in enumerate(zip(ours, reference, strict=True)):
+        for n, (x, y) in enumerate(zip(a, b)):
+            diff = differences(x, y)
+            if diff:
+                field, (mine, theirs) = next(iter(diff.items()))
+                return Mismatch(e, n, field, None, mine, theirs)
+        if len(a) != len(b):
+            return Mismatch(e, min(len(a), len(b)), "length", None, len(a), len(b))
+    return None
+
+
+def replay_gen9(episodes: list[dict[str, Any]], form: str = "auto") -> Report:
+    """The recorded Gen 9 battles replayed as one batch through ``turn.step`` (the engine of
+    ``PokemonGen9Random-v0``) traced in ``form``, every record compared with Showdown's."""
+    import jax
+    with step_form(form) as applied:
+        start = time.perf_counter()
+        _gen9_records(episodes, 1)   # compiles the step (or loads it from JAX's cache)
+        compiled = time.perf_counter()
+        ours = _gen9_records(episodes, max(len(e["actions"]) for e in episodes))
+        done = time.perf_counter()
+    return Report("PokemonGen9Random-v0", jax.default_backend(), applied, len(episodes),
+                  sum(len(e["actions"]) for e in episodes), _gen9_mismatch(ours, [e["records"] for e in episodes]),
+                  compiled - start, done - compiled, ours)
 
 
 def replay_tcg(games: list, form: str = "auto", chunk: int = 64) -> Report:

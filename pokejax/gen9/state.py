@@ -113,6 +113,9 @@ class BattleState:
                                 # switching out, fainting and its own Rapid Spin remove it
     yawn: jnp.ndarray           # int32 the duration left of the active's ``yawn`` volatile (2 when set, 1 after a residual;
                                 # at the next residual it ends: sleep through ``trySetStatus``), 0: none
+    raised: jnp.ndarray         # bool: a ``boost`` moved one of the active's stages up this turn (Showdown's
+                                # ``statsRaisedThisTurn``; Alluring Voice reads it); cleared at ``nextTurn`` and on switching
+    lowered: jnp.ndarray        # bool: one moved down (``statsLoweredThisTurn``; Lash Out reads it); cleared the same way
     volatile_order: jnp.ndarray  # int32 [.., 10] the place of each of the active's volatiles listed by the residual
                                 # (``turn.LISTED_VOLATILES``) in the order they were added (Showdown's ``volatiles``
                                 # keys: the residual's handlers are collected in it): larger is later, compared among
@@ -230,6 +233,8 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         encore_slot=jnp.zeros(teams.shape, jnp.int32),
         seeded=jnp.zeros(teams.shape, bool),
         yawn=jnp.zeros(teams.shape, jnp.int32),
+        raised=jnp.zeros(teams.shape, bool),
+        lowered=jnp.zeros(teams.shape, bool),
         volatile_order=jnp.zeros(teams.shape + (len(LISTED_VOLATILES),), jnp.int32),
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),

@@ -180,7 +180,7 @@ read at the hit by ``_power``) as Showdown runs them with no items, abilities, w
 or Dynamax: Knock Off, Psychic Fangs, Ice Spinner, Judgment and Weather Ball find nothing to act on;
 Acrobatics doubles (no item); Facade doubles under a status other than sleep (``BasePower``'s
 ``chainModify(2)``) and escapes burn's halving (``modifyDamage``); Hex doubles against a status; Stored
-Power is 20 + 20 per positive stage; Grass Knot and Low Kick go by the target's weight, Heavy Slam and
+Power is 20 + 20 per positive stage; Lash Out doubles (``chainModify(2)``) after its user's stages fell this turn; Grass Knot and Low Kick go by the target's weight, Heavy Slam and
 Heat Crash by the ratio of the weights (the species' ``weighthg``, at least 1); Eruption and Water Spout
 are ``floor(150 * hp / maxhp)``, at least 1; these weight and HP moves get no Tera floor (Showdown skips
 it for a data base power of 0 or 150 with a ``basePowerCallback``), Stored Power does. Super Fang's
@@ -230,7 +230,14 @@ counts them down; at 0 the volatile ends (no draw, the move goes on), else ``ran
 (a ``random(100)``) and on a self-hit ``getConfusionDamage``: 40 base power, the user's own Atk and
 Def with their stages, no crit, STAB, type or burn, the damage roll ``random(16)``, at least 1; the
 user then does not move (no PP, no paralysis draw) and may faint (the action's ``faintMessages``, the
-end of the battle). Switching out and fainting clear it (``BattleState.confusion``).
+end of the battle). Switching out and fainting clear it (``BattleState.confusion``). Alluring Voice's
+secondary (chance 100, its ``random(100)`` drawn) confuses the same way, only a target whose stages rose this
+turn.
+
+Each active's marks of the turn (``BattleState.raised`` and ``lowered``, Showdown's ``statsRaisedThisTurn`` and
+``statsLoweredThisTurn``): set by a ``Battle.boost`` that moved a stage up or down (a move's, a secondary's,
+Sticky Web's on entering, in the hazards' order), cleared at ``nextTurn`` and on switching. Alluring Voice and
+Lash Out read them.
 
 The major statuses as Showdown's ``conditions.js`` runs them: a status move whose whole effect is
 ``status`` on its target sets it after the type immunity (Thunder Wave on Ground; other status moves
@@ -509,16 +516,32 @@ def flinch_moves() -> list[str]:
 
 def _confusion_effect(m: dict):
     """The confusion chance of a move whose only other effect is a confusion secondary (Dynamic Punch,
-    Water Pulse, Strange Steam...), or None."""
-    return _volatile_secondary(m, "confusion")
+    Water Pulse, Strange Steam...; Alluring Voice's, 100, only on a target whose stages rose this turn), or None."""
+    return 100 if _raised_confusion_effect(m) else _volatile_secondary(m, "confusion")
+
+
+# Damaging moves whose one secondary (chance 100) confuses a target whose stages rose this turn (its ``onHit``:
+# ``statsRaisedThisTurn``).
+RAISED_CONFUSION_MOVES = ("alluringvoice",)
+
+
+def _raised_confusion_effect(m: dict) -> bool:
+    """Alluring Voice as ``moves.js`` has it: a damaging move whose one secondary, chance 100, has an ``onHit``
+    (``addVolatile('confusion')`` where ``target.statsRaisedThisTurn``), nothing else."""
+    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
+    return (m["id"] in RAISED_CONFUSION_MOVES and m["category"] != "Status" and not others
+            and m.get("secondaries") == [{"chance": 100}] and m.get("callbacks") == ["secondary.onHit"])
 
 
 def confusion_moves() -> list[str]:
     """The damaging moves of ``damage.kernel_moves()`` whose only other effect is a confusion
     secondary with its chance (the format's sets hold no status move confusing its target whose
-    accuracy is covered: Hurricane's depends on the weather)."""
+    accuracy is covered: Hurricane's depends on the weather), and Alluring Voice (``RAISED_CONFUSION_MOVES``:
+    its secondary's ``onHit`` confuses a target whose stages rose this turn; its damage is the data's)."""
     t = tables.load()
-    return sorted(m["id"] for m in t.data["moves"] if _covered(m) and _confusion_effect(m) is not None)
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if (_covered(m) and _confusion_effect(m) is not None)
+                  or (m["id"] in placed and _raised_confusion_effect(m)))
 
 
 def _hazard_effect(m: dict):
@@ -679,6 +702,7 @@ POWER_FAIL = 9        # Poltergeist: its onTry fails, the target holding no item
 POWER_SUCKER = 10     # Sucker Punch: its onTry fails unless the target's queued action is a damaging move
 POWER_PAYBACK = 12    # Payback: doubled when the target has moved this turn (not switched in, no move queued)
 POWER_AVALANCHE = 13  # Avalanche: doubled when the target's move damaged its user this turn
+POWER_LASH_OUT = 14   # Lash Out: doubled (its ``onBasePower``: chainModify(2)) when its user's stages fell this turn
 POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
                       # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
                       # Stellar Tera type)
@@ -688,7 +712,7 @@ POWER_RULES = {
     "storedpower": POWER_STORED, "grassknot": POWER_WEIGHT, "lowkick": POWER_WEIGHT, "heavyslam": POWER_HEAVY,
     "heatcrash": POWER_HEAVY, "superfang": POWER_HALF_HP, "eruption": POWER_USER_HP, "waterspout": POWER_USER_HP,
     "poltergeist": POWER_FAIL, "suckerpunch": POWER_SUCKER, "terablast": POWER_TERA_BLAST,
-    "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE,
+    "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE, "lashout": POWER_LASH_OUT,
 }
 
 
@@ -706,7 +730,8 @@ def power_moves() -> list[str]:
 def _power_columns() -> dict:
     """Per move index: its ``POWER_RULES`` rule [M] (-1: none) and ``water_super`` [M], a move of
     ``WATER_SUPER_MOVES`` (Freeze-Dry's ``onEffectiveness``) that ``restricted_moves()`` holds, ``crash`` [M]
-    (``crash_moves()``)."""
+    (``crash_moves()``), ``confuse_if_raised`` [M] (its confusion secondary only on a target whose stages rose
+    this turn: ``RAISED_CONFUSION_MOVES``)."""
     t = tables.load()
     rule = np.full(len(t.move_ids), -1, np.int32)
     for m in power_moves():
@@ -716,7 +741,10 @@ def _power_columns() -> dict:
         water[t.move_index[m]] = True
     for m in crash_moves():
         crash[t.move_index[m]] = True
-    return {"power_rule": rule, "water_super": water, "crash": crash}
+    raised_confusion = np.zeros(len(t.move_ids), bool)   # (here for want of a table of their own)
+    for m in set(RAISED_CONFUSION_MOVES) & set(confusion_moves()):
+        raised_confusion[t.move_index[m]] = True
+    return {"power_rule": rule, "water_super": water, "crash": crash, "confuse_if_raised": raised_confusion}
 
 
 # Status moves whose ``selfSwitch`` comes after their one ``onHit`` lowering the target's stages (Parting
@@ -1573,8 +1601,11 @@ def _entry_hazards(st: BattleState, side, when):
     # Toxic Spikes run where the damage of the hazards set before them left the Pokémon up
     before = jnp.where(order[..., 0] < order[..., 2], rock, 0) + jnp.where(order[..., 1] < order[..., 2], spikes, 0)
     toxic = when & grounded & (layers[..., 2] > 0) & (hp - before > 0)
+    # and Sticky Web likewise (its drop marks ``statsLoweredThisTurn`` even when a later hazard faints the Pokémon)
+    before = jnp.where(order[..., 0] < order[..., 3], rock, 0) + jnp.where(order[..., 1] < order[..., 3], spikes, 0)
+    web_up = hp - before > 0
     after = jnp.maximum(hp - rock - spikes, 0)
-    toxic, after, grounded = _keep((toxic, after, grounded))
+    toxic, after, grounded, web_up = _keep((toxic, after, grounded, web_up))
     st = st.replace(hp=_set_mon(st.hp, side, k, after, when))
     absorb = toxic & has("Poison")
     layers, order = _remove(layers, order, (jnp.arange(len(HAZARDS)) == 2) & absorb[..., None])
@@ -1587,10 +1618,14 @@ def _entry_hazards(st: BattleState, side, when):
     status = jnp.where(_side(st.hazards, side)[..., 2] >= 2, TOX, PSN)
     st = st.replace(status=_set_mon(st.status, side, k, status, poison),
                     status_count=_set_mon(st.status_count, side, k, 0, poison))
-    web = when & grounded & (_side(st.hazards, side)[..., 3] > 0) & (after > 0)
+    web = when & grounded & (_side(st.hazards, side)[..., 3] > 0) & web_up
     lowered, moved = _boost(_side(st.boosts, side), jnp.asarray([0, 0, 0, 0, -1, 0, 0], jnp.int32), web)
-    # the cached speed (``Pokemon.speed``) keeps the speed from before the drop until a refresh
-    return _keep(st.replace(boosts=_set_side(st.boosts, side, lowered, web), webbed=_set_side(st.webbed, side, True, moved)))
+    st = _mark_boost(st, side, _side(st.boosts, side), lowered)
+    # (the stage kept only on a Pokémon still up: fainting clears it) the cached speed (``Pokemon.speed``) keeps the
+    # speed from before the drop until a refresh
+    up = after > 0
+    return _keep(st.replace(boosts=_set_side(st.boosts, side, lowered, web & up),
+                            webbed=_set_side(st.webbed, side, True, moved & up)))
 
 
 def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
@@ -1641,7 +1676,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     last_move=_set_side(st.last_move, side, -1, on), encore=_set_side(st.encore, side, 0, on),
                     throat_chop=_set_side(st.throat_chop, side, 0, on), heal_block=_set_side(st.heal_block, side, 0, on),
 
-                    seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on))
+                    seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on),
+                    raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on))
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
@@ -1697,6 +1733,15 @@ def _boost(boosts, delta, when):
     new = jnp.where(delta != 0, new, boosts)
     moved = when & (new != boosts).any(-1)
     return jnp.where(when[..., None], new, boosts), moved
+
+
+def _mark_boost(st, side, before, after):
+    """``Battle.boost``'s marks on ``side``'s active of a boost that took its stages from ``before`` to ``after``:
+    ``statsRaisedThisTurn`` where a stage went up, ``statsLoweredThisTurn`` where one went down (a stage at its
+    limit does not move, nor mark)."""
+    mine = jnp.arange(2) == jnp.asarray(side)[..., None]                               # [B, 2]
+    return st.replace(raised=st.raised | (mine & (after > before).any(-1)[..., None]),
+                      lowered=st.lowered | (mine & (after < before).any(-1)[..., None]))
 
 
 def _fraction(value, mul, add, div):
@@ -1773,7 +1818,7 @@ def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hi
     ratio = sum((w_me >= k * w_them).astype(jnp.int32) for k in (2, 3, 4, 5))
     doubled = ((rule == POWER_NO_ITEM) | ((rule == POWER_FACADE) & (user_status != 0) & (user_status != SLP))
                | ((rule == POWER_HEX) & (foe_status != 0)) | ((rule == POWER_PAYBACK) & foe_moved)
-               | ((rule == POWER_AVALANCHE) & hit_by_foe))
+               | ((rule == POWER_AVALANCHE) & hit_by_foe) | ((rule == POWER_LASH_OUT) & _side(st.lowered, side)))
     power = jnp.where(doubled, 2 * base, base)
     power = jnp.where(rule == POWER_STORED, base + 20 * jnp.maximum(stages, 0).sum(-1), power)
     power = jnp.where(rule == POWER_WEIGHT, 20 + 20 * bands, power)
@@ -2113,6 +2158,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # a status move's boosts on its user, or its status on the target; when no stage moves or the
     # status is not set the move fails and its hit loop ends before its Updates
     mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1))
+    st = _mark_boost(st, side, _side(st.boosts, side), mine)
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
     st, inflicted = _try_status(st, foe, them, inflict, lands & (inflict != 0))
     # Taunt's addVolatile: fails on a target taunted already; its onStart: a duration of 3, one more where
@@ -2137,6 +2183,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     parting = lands & x.switch_drop                           # Parting Shot's onHit: -1 Atk and SpA
     # (Defog's onHit lowers no evasion behind a substitute, which its ``bypasssub`` reaches)
     evasion, lowered = _boost(_side(st.boosts, foe), x.target_drop, (fog & (foe_sub == 0)) | sap | parting)
+    st = _mark_boost(st, foe, _side(st.boosts, foe), evasion)
     cleared = fog & (st.hazards > 0).any((-2, -1))
     none = jnp.zeros_like(st.hazards)
     st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),   # lowered: only where it moved
@@ -2158,13 +2205,18 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # target fainted (a fainted Pokémon's stages do not move, nor does its status; the foe has not left
     # the field yet)
     st = _drawing(_skip_draw(st, struck & has_self))
-    mine, _ = _boost(_side(st.boosts, side), selfb, struck & has_self)
+    before = _side(st.boosts, side)
+    mine, _ = _boost(before, selfb, struck & has_self)
+    st = _mark_boost(st, side, before, mine)
     has_status_sec, has_flinch = sec_status != 0, flinch_chance > 0
     rng, roll = _keep(prng.random_int(st.rng, 100, when=struck & (has_sec | has_status_sec | has_flinch
                                                                    | (confuse_chance > 0) | x.chopping | x.blocking)))
     lucky = struck & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & dealt & (_mon(st.hp, foe, them) > 0))
+    st = _mark_boost(st, foe, _side(st.boosts, foe), theirs)
+    before = mine
     mine, _ = _boost(mine, sec_self, lucky)
+    st = _mark_boost(st, side, before, mine)
     st = st.replace(rng=rng, boosts=_set_side(_set_side(st.boosts, side, mine, struck), foe, theirs, dealt))
     st, _ = _try_status(st, foe, them, sec_status, dealt & has_status_sec & (roll < sec_chance))
     # a flinch secondary: addVolatile('flinch'), not on a fainted target (no draw); the Fangs' is their
@@ -2175,8 +2227,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     flinches = dealt & has_flinch & (flinch_roll < flinch_chance) & (_mon(st.hp, foe, them) > 0)
     # a confusion secondary: addVolatile('confusion') fails on a fainted or confused target (no draw),
     # else its onStart draws the turns random(2, 6)
+    # (Alluring Voice's ``onHit``: only on a target whose stages rose this turn)
     confuses = (dealt & (confuse_chance > 0) & (roll < confuse_chance) & (_mon(st.hp, foe, them) > 0)
-                & (_side(st.confusion, foe) == 0))
+                & (_side(st.confusion, foe) == 0) & (~x.confuse_if_raised | _side(st.raised, foe)))
     rng, turns = prng.random_range(rng, 2, 6, when=confuses)
     st = st.replace(rng=rng, flinch=_set_side(st.flinch, foe, True, flinches),
                     confusion=_set_side(st.confusion, foe, turns, confuses))
@@ -2227,6 +2280,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # substitute hit), unless the loop's faintMessages ended the battle
     boosting = struck & x.has_self_boost & ~(fainted & (_left(st, foe) == 0))
     mine, _ = _boost(_side(st.boosts, side), x.self_boost, boosting)
+    st = _mark_boost(st, side, _side(st.boosts, side), mine)
     st = st.replace(boosts=_set_side(st.boosts, side, mine, boosting))
     # useMoveInner's MoveFail: High Jump Kick's crash, floor(base max HP / 2) (at least 1) to its user
     mine = _mon(st.hp, side, me)
@@ -2445,11 +2499,13 @@ def _residual(st: BattleState, on):
 
 
 def _next_turn(st: BattleState, when):
-    """``nextTurn``'s ``DisableMove`` event of each active where ``when``: the handlers of its taunt, encore,
-    throatchop and healblock volatiles tie (no order or priority, the same speed): k of them draw k - 1
-    times."""
+    """``nextTurn`` where ``when``: each active's ``DisableMove`` event, the handlers of its taunt, encore,
+    throatchop and healblock volatiles tying (no order or priority, the same speed): k of them draw k - 1
+    times; its stages' marks of the turn cleared."""
     k = sum((v > 0).astype(jnp.int32) for v in (st.taunt, st.encore, st.throat_chop, st.heal_block))
-    return st.replace(skipped=st.skipped + jnp.where(when, jnp.maximum(k - 1, 0).sum(-1), 0), bound=st.bound + 6)
+    # and each active's statsRaisedThisTurn and statsLoweredThisTurn cleared
+    return st.replace(skipped=st.skipped + jnp.where(when, jnp.maximum(k - 1, 0).sum(-1), 0), bound=st.bound + 6,
+                      raised=st.raised & ~when[..., None], lowered=st.lowered & ~when[..., None])
 
 
 def _leech(st: BattleState, side, when):

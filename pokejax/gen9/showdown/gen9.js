@@ -322,6 +322,7 @@ function snapPlay(battle) {
         hazardOrder: HAZARDS.map(id => Object.keys(side.sideConditions).filter(c => HAZARDS.includes(c)).indexOf(id) + 1),
         protect: !!(active && active.volatiles['protect']), seeded: !!(active && active.volatiles['leechseed']),
         yawn: active && active.volatiles['yawn'] ? active.volatiles['yawn'].duration : 0,
+        raised: !!(active && active.statsRaisedThisTurn), lowered: !!(active && active.statsLoweredThisTurn),
         stall: active && active.volatiles['stall'] ? active.volatiles['stall'].counter : 0,
         sub: active && active.volatiles['substitute'] ? active.volatiles['substitute'].hp : 0,
         taunt: active && active.volatiles['taunt'] ? active.volatiles['taunt'].duration : 0,

@@ -157,8 +157,10 @@ def test_both_forms_play_the_same_battles():
 # sort's passes replayed on the tracked handlers' positions (``_later_first``, 2,222), the listed volatiles' order
 # stamped after each move action (196), a Leech Seed faint clearing every volatile (``_clear_volatiles``), 52,309;
 # the weight looked up per use (``_weight``: two [B] gathers, not one of every Pokémon) and the multi-hit
-# PRNG jumps as two word arrays (``prng.jump_words``), 52,513.
-MAX_CPU_STEP_HLO_INSTRUCTIONS = 52_800
+# PRNG jumps as two word arrays (``prng.jump_words``), 52,513. 55,600: the turn's stage marks (``raised`` and
+# ``lowered``: two per-side fields cleared at every switch-in and turn end, set at the seven stage changes; Alluring
+# Voice and Lash Out read them) and Sticky Web run in the hazards' order, 55,245.
+MAX_CPU_STEP_HLO_INSTRUCTIONS = 55_600
 
 
 def test_the_cpu_form_computes_the_steps_shared_values_once():
