@@ -246,7 +246,7 @@ def _gen9_records(episodes: list[dict[str, Any]], decisions: int) -> list[list[d
     return ours
 
 
-def _gen9_mismatch(ours: list[list[dict]], reference: list[list[dict]]) -> Mismatch | None:
+def first_gen9_mismatch(ours: list[list[dict]], reference: list[list[dict]]) -> Mismatch | None:
     """The first battle (then decision) whose record differs from the recorded one (its first differing field)."""
     from pokejax.gen9.parity import differences
     for e, (a, b) in enumerate(zip(ours, reference, strict=True)):
@@ -271,7 +271,7 @@ def replay_gen9(episodes: list[dict[str, Any]], form: str = "auto") -> Report:
         ours = _gen9_records(episodes, max(len(e["actions"]) for e in episodes))
         done = time.perf_counter()
     return Report("PokemonGen9Random-v0", jax.default_backend(), applied, len(episodes),
-                  sum(len(e["actions"]) for e in episodes), _gen9_mismatch(ours, [e["records"] for e in episodes]),
+                  sum(len(e["actions"]) for e in episodes), first_gen9_mismatch(ours, [e["records"] for e in episodes]),
                   compiled - start, done - compiled, ours)
 
 

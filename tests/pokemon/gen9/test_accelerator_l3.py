@@ -47,6 +47,6 @@ def test_a_changed_hp_is_reported(episodes, cpu_report):
     reference = [e["records"] for e in episodes]
     corrupted = copy.deepcopy(reference[1])
     corrupted[3]["sides"][1]["pokemon"][0]["hp"] += 1
-    mismatch = l3._gen9_mismatch(cpu_report.ours, [reference[0], corrupted] + reference[2:])
+    mismatch = l3.first_gen9_mismatch(cpu_report.ours, [reference[0], corrupted] + reference[2:])
     assert mismatch is not None and (mismatch.episode, mismatch.step, mismatch.field) == (1, 3, "side1.pokemon")
-    assert l3._gen9_mismatch(cpu_report.ours, reference) is None
+    assert l3.first_gen9_mismatch(cpu_report.ours, reference) is None
