@@ -77,14 +77,13 @@ def _count(jaxpr, primitive: str) -> int:
 
 
 # Batch-indexed gathers are the accelerator's slow op (one lookup per battle; the TPU v5e ran the
-# turn 4x slower with a gather per table column and per side/slot read): the step reads each move's
-# table row once (``tables.move_table().at``: move row, stage row, status row, accuracy, hit, damage,
-# and the type chart's row of the move's type, for each of the two moves; the priority row of both);
-# short constant tables (per type, per status) by ``tables.small_lookup``'s selects; and
-# everything per side, slot or type column by selects. A new per-move column belongs in a MoveTable,
-# not in a gather of its own; a new kind of lookup may raise this bound (20: the species' weights, read
-# once per step for the weight moves).
-MAX_STEP_GATHERS = 20
+# turn 4x slower with a gather per table column and per side/slot read): in the accelerator form the step
+# reads each move's table row once (``tables.move_table().at``: move row, stage row, status row, accuracy,
+# hit, damage; the type chart's row, the species' weights) as a one-hot matrix product (``tables.take_rows``:
+# the TPU v5e ran the env 1.6x faster so), short constant tables (per type, per status) by
+# ``tables.small_lookup``'s selects, and everything per side, slot or type column by selects: no gather at
+# all. A new per-move column belongs in a MoveTable, a new table in ``take_rows``.
+MAX_STEP_GATHERS = 0
 
 
 def test_the_step_reads_tables_by_rows_and_writes_by_selects():
