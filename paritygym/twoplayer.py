@@ -109,6 +109,13 @@ def first_legal_action(mask: jax.Array) -> jax.Array:
     return jnp.argmax(mask).astype(jnp.int32)
 
 
+def is_legal_action(mask: jax.Array, action) -> jax.Array:
+    """Whether ``action`` (an int, any value) is legal under ``mask`` (bool[num_actions]); false for one out
+    of range. Compared against every action, not gathered: an accelerator runs a gather at a per-game index
+    as one slow lookup per game."""
+    return jnp.any(mask & (jnp.arange(mask.shape[-1]) == action))
+
+
 @struct.dataclass
 class SingleAgentState(Generic[GameState]):
     game: Any
@@ -182,10 +189,7 @@ class SingleAgentEnv(environment.Environment):
         index = jnp.clip(jnp.asarray(params.opponent, jnp.int32), 0, len(branches) - 1)
         action = jax.lax.switch(index, branches, key)
         # A user policy that picks an illegal or out-of-range action falls back to the first legal one.
-        # Compared against every action, not gathered: an accelerator runs a gather at a per-game index
-        # as one slow lookup per game.
-        legal = jnp.any(mask & (jnp.arange(mask.shape[-1]) == action))
-        return jnp.where(legal, action, first_legal_action(mask)).astype(jnp.int32)
+        return jnp.where(is_legal_action(mask, action), action, first_legal_action(mask)).astype(jnp.int32)
 
     def _play_opponent(self, key, game_state, agent, params):
         """Opponent acts alone until the agent must act or the game ends (alternating games)."""
@@ -226,8 +230,7 @@ class SingleAgentEnv(environment.Environment):
         agent, opp = state.agent, 1 - state.agent
         mask = self.game.legal_action_mask(state.game, agent, params.game)
         action = check_discrete_action(action, self.game.num_actions)  # at trace time only
-        in_range = (action >= 0) & (action < self.game.num_actions)
-        legal = in_range & mask[jnp.clip(action, 0, self.game.num_actions - 1)]
+        legal = is_legal_action(mask, action)
         action = jnp.where(legal, action, first_legal_action(mask))
         acting = self.game.acting(state.game, params.game)
         opp_action = jnp.where(acting[opp], self._opponent_action(k_opp_act, state.game, opp, params), 0)

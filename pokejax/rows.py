@@ -80,8 +80,6 @@ def take_rows(table, index) -> jnp.ndarray:
         return words != 0
     if table.dtype == np.float32:
         return jax.lax.bitcast_convert_type(words, jnp.float32)
-    if not np.issubdtype(table.dtype, np.integer):
-        raise TypeError(f"take_rows reads int, bool or float32 tables, got {table.dtype}")
     return jax.lax.bitcast_convert_type(words, jnp.int32).astype(jnp.asarray(table[:0]).dtype)
 
 

@@ -30,6 +30,7 @@ from paritygym.twoplayer import (
     SingleAgentState,
     TwoPlayerGame,
     first_legal_action,
+    is_legal_action,
 )
 from pokejax.gen9 import bots, masks, pool, turn
 from pokejax.gen9 import observe as obs_module
@@ -208,8 +209,7 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
         k_opp, k_loop = jax.random.split(key)
         mask = self.game.legal_action_mask(state.game, agent, gp)
         action = check_discrete_action(action, NUM_ACTIONS)   # at trace time only
-        in_range = (action >= 0) & (action < NUM_ACTIONS)
-        legal = in_range & jnp.any(mask & (jnp.arange(NUM_ACTIONS) == action))
+        legal = is_legal_action(mask, action)
         action = jnp.where(legal, action, first_legal_action(mask))
         acting = self.game.acting(state.game, gp)
         opp_action = jnp.where(S.select(acting, opp), self._opponent_action(k_opp, state.game, opp, params), 0)
