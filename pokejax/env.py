@@ -40,13 +40,13 @@ from gymnax.environments import spaces
 from paritygym.checks import bounded, check_value
 from paritygym.random import batch_keys
 from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentParams, SingleAgentState,
-                                 TwoPlayerGame, first_legal_action, random_legal_action)
+                                 TwoPlayerGame, first_legal_action, is_legal_action, random_legal_action)
 from pokejax import env_step, prng
 from pokejax.game import batched, engine, setup, teams
 from pokejax.game.bots import expected_damage, max_damage_action
 from pokejax.game.masks import NUM_ACTIONS, legal_mask, legal_masks, legal_or_first, must_act
 from pokejax.game.observe import OBS_SIZE, obs_layout, observe
-from pokejax.game.state import REQUEST_ENDED, WINNER_TIE, BattleState, entry
+from pokejax.game.state import REQUEST_ENDED, WINNER_TIE, BattleState
 
 # the envs, and the game functions this module has always offered (now in pokejax.game)
 __all__ = ["NUM_ACTIONS", "OBS_SIZE", "PokemonGen1Random", "PokemonGen1RandomEnv", "PokemonParams",
@@ -285,8 +285,8 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
 
     def _opponent_action(self, key, game_state, side, params, mask=None):
         """``SingleAgentEnv._opponent_action`` given the opponent's mask (computed once per state
-        by ``env_step.choose``): the opponent ``params.opponent`` picks; an illegal pick of a user policy
-        falls back to the first legal action."""
+        by ``env_step.choose``): the opponent ``params.opponent`` picks; an illegal or out-of-range pick of a
+        user policy falls back to the first legal action."""
         if mask is None:
             mask = self.game.legal_action_mask(game_state, side, params.game)
         branches = [
@@ -298,4 +298,4 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         ]
         index = jnp.clip(jnp.asarray(params.opponent, jnp.int32), 0, len(branches) - 1)
         action = jax.lax.switch(index, branches, key)
-        return jnp.where(entry(mask, action), action, first_legal_action(mask)).astype(jnp.int32)
+        return jnp.where(is_legal_action(mask, action), action, first_legal_action(mask)).astype(jnp.int32)

@@ -519,3 +519,16 @@ def test_compile_report_run_ablations_refuses_an_unknown_part():
 
     with pytest.raises(ValueError, match="unknown parts \\['move trun'\\]"):
         run_ablations(8, 1, 1, only="observation;move trun+observation")
+
+
+@pytest.mark.parametrize("pick", [99, -1, penv.NUM_ACTIONS])
+def test_user_opponent_out_of_range_pick_falls_back_to_the_first_legal_action(pick):
+    """A user policy's out-of-range pick is not read as another action (a clamped or wrapped lookup read these
+    picks as the last action and let them through when that one was legal)."""
+    env = penv.PokemonGen1RandomEnv(opponents=(lambda key, obs, mask: jnp.int32(pick),))
+    params = env.default_params.replace(opponent=2)
+    _, state = env.reset(jax.random.key(3), params)
+    only_last = jnp.zeros(penv.NUM_ACTIONS, bool).at[penv.NUM_ACTIONS - 1].set(True)
+    choose = jax.jit(lambda k, g, m: env._opponent_action(k, g, 1, params, m))
+    assert int(choose(jax.random.key(4), state.game, only_last)) == penv.NUM_ACTIONS - 1
+    assert int(choose(jax.random.key(4), state.game, only_last.at[2].set(True))) == 2
