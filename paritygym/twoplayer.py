@@ -111,9 +111,10 @@ def first_legal_action(mask: jax.Array) -> jax.Array:
 
 def is_legal_action(mask: jax.Array, action) -> jax.Array:
     """Whether ``action`` (an int, any value) is legal under ``mask`` (bool[num_actions]); false for one out
-    of range. Compared against every action, not gathered: an accelerator runs a gather at a per-game index
+    of range. With leading axes (``mask`` ``[..., num_actions]``, ``action`` ``[...]``) one answer per row.
+    Compared against every action, not gathered: an accelerator runs a gather at a per-game index
     as one slow lookup per game."""
-    return jnp.any(mask & (jnp.arange(mask.shape[-1]) == action))
+    return jnp.any(mask & (jnp.arange(mask.shape[-1]) == jnp.asarray(action)[..., None]), axis=-1)
 
 
 @struct.dataclass

@@ -40,7 +40,7 @@ from pokejax import prng
 from pokejax.data import tables
 from pokejax.data.tables import Effect
 from pokejax.game import engine, mechanics
-from pokejax.rows import MoveTable, small_lookup
+from pokejax.rows import MoveTable, small_lookup, take_rows
 from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, STORE, VOLATILE_START,
                                 WINNER_NONE, WINNER_P1, WINNER_P2, WINNER_TIE, Active, BattleState, Side)
 
@@ -518,7 +518,7 @@ def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
     psywave_damage = turn.draw(1, (level * 3) // 2, on & psywave & ~psywave_softlock)
     counter = effect == Effect.COUNTER
     counter_ok = ((sd["last_enemy_selected_move"] != engine.MV_COUNTER)
-                  & engine.MOVE_COUNTERABLE[sd["last_enemy_move"]] & (turn.last_damage > 0))
+                  & take_rows(engine.MOVE_COUNTERABLE, sd["last_enemy_move"]) & (turn.last_damage > 0))
     ohko, super_fang = effect == Effect.OHKO, effect == Effect.SUPER_FANG
     kind = jnp.where((~ohko & counter & ~counter_ok) | (psywave & psywave_softlock), engine.DMG_FALSE,
                      engine.DMG_NUMBER)
@@ -529,7 +529,7 @@ def _get_damage(turn: _Turn, a, d, ta, td, sd, move, on):
     kind = jnp.where(~decided & (power == 0), engine.DMG_UNDEFINED, kind)
     decided = decided | (power == 0)
     formula = on & ~decided
-    threshold = mechanics.crit_threshold(mechanics.SPECIES_BASE[ta["species"], 5], a["focus_energy"],
+    threshold = mechanics.crit_threshold(take_rows(_TABLES.species_base[:, 5], ta["species"]), a["focus_energy"],
                                          mv.high_crit)
     crit = turn.chance(threshold, 256, formula & (threshold > 0)) & formula & (threshold > 0)
     special = mv.category == tables.CATEGORY_SPECIAL
@@ -620,10 +620,10 @@ def _hit_foe(turn: _Turn, a, d, sa, sd, ta, td, move, on):
     # speed is the user's own set's, from the new species), Mimic (a random foe move into Mimic's
     # slot), Conversion (the foe's types)
     transform = go & (effect == Effect.TRANSFORM)
-    own_speed = ((2 * mechanics.SPECIES_BASE[d["species"], tables.SPE + 1] + ta["speed_iv"] + ta["speed_ev"] // 4)
+    own_speed = ((2 * take_rows(_TABLES.species_base[:, tables.SPE + 1], d["species"]) + ta["speed_iv"] + ta["speed_ev"] // 4)
                  * ta["level"] // 100 + 5)
     real = [m != 0 for m in d["moves"]]
-    copied_pp = [jnp.where(r, jnp.minimum(5, engine.MOVE_PP[m]), 0) for r, m in zip(real, d["moves"])]
+    copied_pp = [jnp.where(r, jnp.minimum(5, take_rows(engine.MOVE_PP, m)), 0) for r, m in zip(real, d["moves"])]
     _set(a, transform, species=d["species"], types=d["types"], stored=d["stored"], modified=d["modified"],
          boosts=d["boosts"], moves=d["moves"], pp=copied_pp, virtual=real, transformed=True, speed=own_speed)
     mimic = go & (effect == Effect.MIMIC)
@@ -902,7 +902,7 @@ def _reset_volatiles(a: dict, tf: dict, on):
     (with the par / brn penalty of the current status) and moves. ``tf``: the team facts of ``a``'s slot."""
     own = tf["own"]
     species = tf["species"]
-    types = mechanics.SPECIES_TYPES[species]
+    types = take_rows(_TABLES.species_types, species)
     fresh = dict(species=species, types=[types[:, 0], types[:, 1]], stored=own, modified=_penalised(own, a["status"]),
                  speed=own[tables.SPE], moves=a["base_moves"], pp=a["base_pp"])
     for name, (offset, length) in Active._layout.items():
@@ -1032,7 +1032,7 @@ def move_turn_common(st: BattleState, actions) -> BattleState:
         _set(sd, on, queued_move=jnp.where(is_move[s], sd["last_selected_move"], 0))
     speed = [turn.act[s]["modified"][tables.SPE] for s in range(2)]
     key = [jnp.where(is_move[s], 200, 103) * 1_000_000
-           - jnp.where(is_move[s], engine.MOVE_PRIORITY[moves[s]], 0) * 10_000 - speed[s]
+           - jnp.where(is_move[s], take_rows(engine.MOVE_PRIORITY, moves[s]), 0) * 10_000 - speed[s]
            for s in range(2)]
     tie = key[0] == key[1]
     swapped = turn.draw(0, 2, on & tie) == 1

@@ -22,6 +22,7 @@ from pokejax import prng
 from pokejax.data import tables
 from pokejax.data.tables import Effect
 from pokejax.game import mechanics
+from pokejax.rows import take_rows
 from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, WINNER_NONE, WINNER_P1,
                                 WINNER_P2, WINNER_TIE, VOLATILE_START, Active, BattleState, Team)
 
@@ -1250,8 +1251,9 @@ def no_progress_possible(st: BattleState):
     real = moves != 0
     all_transform = jnp.all(~real | (moves == MV_TRANSFORM), axis=-1)
     all_pp0 = jnp.all(~real | (pp == 0), axis=-1)
-    types = jnp.where(idx[..., None], act.types[:, None, :], mechanics.SPECIES_TYPES[team.species])
-    ghost = jnp.any(types == _TABLES.type_names.index("Ghost"), axis=-1)
+    ghost_type = _TABLES.type_names.index("Ghost")
+    species_ghost = np.any(_TABLES.species_types == ghost_type, axis=1)
+    ghost = jnp.where(idx, jnp.any(act.types == ghost_type, axis=-1)[:, None], take_rows(species_ghost, team.species))
     side_all_transform = jnp.all(out | all_transform, axis=-1)
     side_all_ghost = jnp.all(out | ghost, axis=-1)
     foe_transform = side_all_transform[::-1]

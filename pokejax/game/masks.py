@@ -6,6 +6,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from paritygym.twoplayer import is_legal_action
 from pokejax.game import engine
 from pokejax.game.state import REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, BattleState, entry
 
@@ -37,6 +38,5 @@ def legal_or_first(st: BattleState, actions, masks: jax.Array | None = None) -> 
     ``legal_masks(st)`` when the caller has it already."""
     actions = jnp.asarray(actions, jnp.int32)
     masks = legal_masks(st) if masks is None else masks
-    in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-    ok = in_range & jnp.take_along_axis(masks, jnp.clip(actions, 0, NUM_ACTIONS - 1)[:, None], axis=1)[:, 0]
+    ok = is_legal_action(masks, actions)
     return jnp.where(ok, actions, jnp.argmax(masks, axis=1).astype(jnp.int32))

@@ -3,15 +3,19 @@ in [-1, 1]. Layout in ``obs_layout()`` and docs/envs/pokemon.md."""
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.backend import accelerator_form
 from pokejax.data import tables
 from pokejax.game import engine
 from pokejax.game.masks import must_act
 from pokejax.game.state import REQUEST_MOVE, REQUEST_SWITCH, BattleState, entry
 from pokejax.layout import layout
+from pokejax.rows import take_rows
 
 _TABLES = tables.load()
 
@@ -59,9 +63,8 @@ F32 = jnp.float32
 
 def _move_rows() -> np.ndarray:
     """float32[NUM_MOVES, 23] per move: type one-hot (16), category one-hot (3), power, accuracy
-    (the observation's features), then max PP (at least 1) and priority. One row gather per move
-    slot instead of six table gathers: on a TPU each gather with a per-env index is a kernel of
-    its own costing about as much for one column as for a row."""
+    (the observation's features), then max PP (at least 1) and priority. One row read per move
+    slot (``take_rows``) instead of six table reads."""
     t, inv255 = _TABLES, np.float32(1.0 / 255.0)   # x * (1/255): what the compiled x / 255 computes
     n = len(t.move_type)
     rows = np.zeros((n, 23), np.float32)
@@ -85,8 +88,8 @@ def _species_rows() -> np.ndarray:
     return rows
 
 
-_MOVE_ROWS = jnp.asarray(_move_rows())
-_SPECIES_ROWS = jnp.asarray(_species_rows())
+_MOVE_ROWS = _move_rows()
+_SPECIES_ROWS = _species_rows()
 
 
 def _unit(x) -> jax.Array:
@@ -101,7 +104,7 @@ def _unit(x) -> jax.Array:
 def _move_features(moves, pp, known, show_pp):
     """[..., 4] moves -> [..., 4, MOVE_SIZE]."""
     known = known & (moves != 0)
-    rows = _MOVE_ROWS[moves]
+    rows = take_rows(_MOVE_ROWS, moves)
     feats = [
         known[..., None].astype(F32), _unit(moves / 165.0)[..., None], rows[..., :21],
         _unit(jnp.where(show_pp, pp.astype(F32) / rows[..., 21], 0.0))[..., None], rows[..., 22:],
@@ -122,7 +125,7 @@ def _team_features(st: BattleState, side, visible_all):
     exact = hp / max_hp
     percent = jnp.ceil(100.0 * hp / max_hp)   # HP Percentage Mod: what the opponent sees
     percent = jnp.where((percent == 100) & (hp < max_hp), 99, percent) / 100.0
-    species_rows = _SPECIES_ROWS[species]
+    species_rows = take_rows(_SPECIES_ROWS, species)
     mon = jnp.concatenate([
         seen[:, None].astype(F32), (is_active & seen)[:, None].astype(F32), (fainted & seen)[:, None].astype(F32),
         _unit(species / 151.0)[:, None], _unit(level / 100.0)[:, None],
@@ -152,9 +155,16 @@ def _active_features(st: BattleState, side, visible_all):
     return jnp.concatenate([head, moves.reshape(-1)])
 
 
-@jax.jit   # traced once for its calls of the same shapes in an env step (less tracing, same program)
 def observe(st: BattleState, player, full: bool | jax.Array = False) -> jax.Array:
     """float32[OBS_SIZE]: what ``player`` (0 or 1, may be traced) may know of the battle."""
+    return _observe(st, player, full, accelerator_form())
+
+
+# traced once for its calls of the same shapes in an env step (less tracing, same program); the step
+# form is a static argument so that a trace of one form is never reused for the other
+@functools.partial(jax.jit, static_argnums=3)
+def _observe(st: BattleState, player, full, accelerator: bool) -> jax.Array:
+    del accelerator   # read by take_rows at trace time; here it only keys the trace
     player = jnp.asarray(player, jnp.int32)
     foe = 1 - player
     full = jnp.asarray(full, bool)
