@@ -40,7 +40,8 @@ from pokejax import prng
 from pokejax.data import tables
 from pokejax.data.tables import Effect
 from pokejax.game import engine, mechanics
-from pokejax.rows import MoveTable, small_lookup, take_rows
+from paritygym.lookup import take_rows
+from pokejax.rows import MoveTable, small_lookup
 from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, STORE, VOLATILE_START,
                                 WINNER_NONE, WINNER_P1, WINNER_P2, WINNER_TIE, Active, BattleState, Side)
 

@@ -18,11 +18,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from paritygym.backend import accelerator_form
+from paritygym.lookup import take_rows
 from pokejax import prng
 from pokejax.data import tables
 from pokejax.data.tables import Effect
 from pokejax.game import mechanics
-from pokejax.rows import take_rows
 from pokejax.game.state import (REQUEST_ENDED, REQUEST_MOVE, REQUEST_START, REQUEST_SWITCH, WINNER_NONE, WINNER_P1,
                                 WINNER_P2, WINNER_TIE, VOLATILE_START, Active, BattleState, Team)
 

@@ -10,12 +10,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from paritygym.backend import accelerator_form
+from paritygym.lookup import take_rows
 from pokejax.data import tables
 from pokejax.game import engine
 from pokejax.game.masks import must_act
 from pokejax.game.state import REQUEST_MOVE, REQUEST_SWITCH, BattleState, entry
 from pokejax.layout import layout
-from pokejax.rows import take_rows
 
 _TABLES = tables.load()
 

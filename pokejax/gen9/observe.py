@@ -42,7 +42,7 @@ from pokejax.gen9.state import (
     select,
 )
 from pokejax.layout import layout
-from pokejax.rows import take_rows
+from paritygym.lookup import take_rows
 
 NUM_TYPES = tables.TYPE_NONE   # 18 types and Stellar
 MON_FIELDS = (

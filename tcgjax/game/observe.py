@@ -32,6 +32,7 @@ import functools
 import jax.numpy as jnp
 import numpy as np
 
+from paritygym.lookup import take_rows
 from tcgjax import spec
 from tcgjax.cards import ABILITY_KINDS, COLORLESS, TRAINER_KINDS, TYPE_INDEX, TYPES, CardDatabase, load_cards
 from tcgjax.game.state import GameState, rotate
@@ -132,7 +133,7 @@ def _one_hot(index, size, offset=0):
 
 
 def observe(tables: CardTables, state: GameState, player, max_turns) -> jnp.ndarray:
-    features = jnp.asarray(card_features())
+    features = card_features()   # numpy: a constant table for take_rows
     me, op = 0, 1  # in the observer's frame
     s = rotate(state, player)
     hidden = s.phase == spec.SETUP
@@ -161,6 +162,12 @@ def observe(tables: CardTables, state: GameState, player, max_turns) -> jnp.ndar
     parts.append(_one_hot(s.aux_type, 9, 1))
     parts.append(_one_hot(s.aux_index, 1 + spec.HAND_CAPACITY, 1))
     hp = tables.hp[jnp.maximum(s.card, 0)]
+    # every card row the observation shows, read at once: the field's slots, the hand, the pending card
+    # (-1, an empty position, reads the last row)
+    in_hand = jnp.arange(spec.HAND_CAPACITY) < s.hand_size[me]
+    slot_cards = [s.card[p, slot] for p in (me, op) for slot in range(spec.NUM_SLOTS)]
+    hand_cards = jnp.where(in_hand, s.hand[me], -1)
+    rows = take_rows(features, jnp.concatenate([jnp.stack(slot_cards), hand_cards, jnp.reshape(s.aux_card, (1,))]))
     for p in (me, op):
         visible = ~(hidden & (p != me))
         for slot in range(spec.NUM_SLOTS):
@@ -170,7 +177,7 @@ def observe(tables: CardTables, state: GameState, player, max_turns) -> jnp.ndar
                 jnp.stack([_scaled(s.damage[p, slot], SCALE_HP), _scaled(hp[p, slot] - s.damage[p, slot], SCALE_HP)]),
                 _scaled(s.energy[p, slot], SCALE_QUARTER),
                 jnp.stack([s.turn_played[p, slot] == turn, s.ability_used[p, slot]]).astype(F32)])
-            parts.append(jnp.where(present, jnp.concatenate([features[card], rest]), 0.0))
+            parts.append(jnp.where(present, jnp.concatenate([rows[p * spec.NUM_SLOTS + slot], rest]), 0.0))
     for p in (me, op):
         visible = ~(hidden & (p != me))
         values = jnp.stack([
@@ -179,7 +186,7 @@ def observe(tables: CardTables, state: GameState, player, max_turns) -> jnp.ndar
             jnp.where(active_now(s.reduce_damage_turn[p]), _scaled(s.reduce_damage_amount[p], SCALE_AMOUNT), 0.0),
             jnp.where(active_now(s.attack_minus_turn[p]), _scaled(s.attack_minus_amount[p], SCALE_AMOUNT), 0.0)]).astype(F32)
         parts.append(jnp.where(visible, values, 0.0))
-    in_hand = jnp.arange(spec.HAND_CAPACITY) < s.hand_size[me]
-    parts.append(features[jnp.where(in_hand, s.hand[me], -1)].reshape(-1))
-    parts.append(features[s.aux_card])
+    hand_start = 2 * spec.NUM_SLOTS
+    parts.append(rows[hand_start:hand_start + spec.HAND_CAPACITY].reshape(-1))
+    parts.append(rows[-1])
     return jnp.concatenate(parts).astype(F32)

@@ -61,9 +61,9 @@ def _tables(rng) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("kind", range(7))
 def test_table_reads_are_identical_in_both_forms(kind):
-    """``pokejax.rows.take_rows``: the accelerator form's one-hot product over the table's bytes gives the
+    """``paritygym.lookup.take_rows``: the accelerator form's one-hot product over the table's bytes gives the
     CPU form's gather bit for bit, indices below zero and past the end included, and traces no gather."""
-    from pokejax.rows import take_rows
+    from paritygym.lookup import take_rows
 
     rng = np.random.default_rng(kind)
     table = _tables(rng)[kind]

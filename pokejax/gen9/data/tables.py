@@ -17,7 +17,8 @@ import pathlib
 
 import numpy as np
 
-from pokejax.rows import MoveRow, MoveTable, small_lookup, take_rows  # noqa: F401  (the Gen 9 modules read them as tables.*)
+from paritygym.lookup import take_rows  # noqa: F401  (the Gen 9 modules read it as tables.take_rows)
+from pokejax.rows import MoveRow, MoveTable, small_lookup  # noqa: F401  (the Gen 9 modules read them as tables.*)
 
 DATA_FILE = pathlib.Path(__file__).resolve().parent / "gen9.json"
 SETS_FILE = pathlib.Path(__file__).resolve().parent / "sets.json"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import paritygym
-from paritygym.testing import check_env
+from paritygym.testing import check_action_dtype, check_env, check_options
 from paritygym.twoplayer import OPPONENT_HEURISTIC, OPPONENT_RANDOM
 from pokejax.gen9 import observe as O
 from pokejax.gen9.env import PokemonGen9RandomEnv, restricted_pool
@@ -19,9 +19,16 @@ from pokejax.gen9.state import HAZARD_LAYERS, REQUEST_MOVE
 from tests.pokemon.test_env import _assert_same_tree
 
 
+@pytest.mark.slow   # three compiles of the env's programs, ~5 CPU minutes in the default suite (as Gen 1's)
 def test_conformance():
     report = check_env("PokemonGen9Random-v0", num_envs=2, num_steps=16)
     assert len(report.checks) >= 5
+
+
+def test_conformance_of_options_and_action_dtype():
+    """The parts of check_env that compile nothing, in the default suite (the full run is slow)."""
+    assert len(check_options("PokemonGen9Random-v0")) == 4
+    assert check_action_dtype("PokemonGen9Random-v0")
 
 
 BATCH = 8
