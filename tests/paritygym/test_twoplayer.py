@@ -101,3 +101,19 @@ def test_user_opponent_out_of_range_action_falls_back_to_the_first_legal_one():
     params = env.default_params.replace(opponent=2, agent_side=1)
     stones = {float(env.reset(jax.random.key(seed), params)[0][0]) for seed in range(8)}
     assert stones <= {6.0, 7.0} and 6.0 in stones   # it took one stone (the first legal action) when it started
+
+
+def test_is_legal_action_per_row_and_out_of_range():
+    """``is_legal_action`` against the mask read directly, for one mask and for rows of masks (leading axes),
+    with actions below zero, past the end and of other int dtypes: false out of range, the entry otherwise."""
+    from paritygym.twoplayer import is_legal_action
+
+    rng = np.random.default_rng(0)
+    masks = rng.random((5, 3, 10)) < 0.5
+    actions = rng.integers(-3, 14, (5, 3))
+    expected = np.where((actions >= 0) & (actions < 10), masks[np.arange(5)[:, None], np.arange(3), np.clip(actions, 0, 9)], False)
+    assert np.array_equal(np.asarray(is_legal_action(jnp.asarray(masks), jnp.asarray(actions, jnp.int32))), expected)
+    assert np.array_equal(np.asarray(is_legal_action(jnp.asarray(masks), jnp.asarray(actions, jnp.int8))), expected)
+    for k in range(3):
+        assert bool(is_legal_action(jnp.asarray(masks[0, k]), int(actions[0, k]))) == expected[0, k]
+    assert not bool(is_legal_action(jnp.ones(10, bool), 10)) and not bool(is_legal_action(jnp.ones(10, bool), -1))
