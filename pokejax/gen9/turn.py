@@ -327,6 +327,8 @@ def _boost_effect(m: dict):
     """The stat-stage effect of a move whose only effect besides its damage is one, as
     ``(primary, self, self_chance, secondary, secondary_self, secondary_chance)`` (dicts of stages,
     chances 0-100; None for a missing part), or None when the move does anything else."""
+    if m["id"] in CURSE_MOVES:
+        return None, CURSE_SELF_BOOSTS, 100, None, None, 0
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("self", "secondary", "secondaries")]
     if others or (m.get("callbacks") and m["id"] not in SPIN_MOVES) or m.get("volatileStatus"):
         return None
@@ -349,6 +351,14 @@ def _boost_effect(m: dict):
             sec.get("chance", 100) if sec else 0)
 
 
+# Curse by a Pokémon that is not a Ghost: its ``onModifyMove`` aims it at its user (``nonGhostTarget``), its
+# ``onTryHit`` drops its volatile and its ``onHit`` and gives it these ``self`` stages (selfDrops: random(100)
+# drawn, then the stages). A Ghost's Curse (half its HP, the ``curse`` volatile on the target) is not covered:
+# ``restricted_team`` gives Curse to no Pokémon that is a Ghost or Terastallizes into one.
+CURSE_MOVES = ("curse",)
+CURSE_SELF_BOOSTS = {"spe": -1, "atk": 1, "def": 1}
+
+
 # Data fields every move has; anything else on a status move is an effect of its own.
 _PLAIN_FIELDS = {"accuracy", "basePower", "category", "critRatio", "flags", "id", "ignoreImmunity", "maxpp", "name",
                  "num", "pp", "priority", "target", "type", "secondaries", "secondary", "callbacks"}
@@ -358,8 +368,8 @@ def boost_moves() -> list[str]:
     """The moves of ``restricted_moves()`` with stat-stage changes: status moves whose whole effect is
     ``boosts`` on their user (Swords Dance, Shell Smash...), damaging moves whose only other effect is
     ``self: {boosts}`` (Close Combat, Draco Meteor...) or one secondary with ``boosts`` on the target or
-    ``self: {boosts}``, with its chance (Flame Charge, Moonblast...). The format's sets hold no status
-    move lowering the target's stages alone."""
+    ``self: {boosts}``, with its chance (Flame Charge, Moonblast...), and a non-Ghost's Curse (``CURSE_MOVES``).
+    The format's sets hold no status move lowering the target's stages alone."""
     t = tables.load()
     covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
     kernel = set(damage.kernel_moves())
@@ -1330,7 +1340,8 @@ def restricted_team(rows: list, max_moves: int = 4) -> list:
     no ability (Showdown's "No Ability") or item; its moves filtered to ``restricted_moves()``, then
     completed up to four with the strongest restricted moves of its own types and ``_FILLER_MOVES``;
     then cut to ``max_moves`` (fewer moves: Struggle sooner).
-    Tera Blast is left out of a Pokémon whose Tera type is Stellar.
+    Tera Blast is left out of a Pokémon whose Tera type is Stellar, Curse out of one that is a Ghost or
+    Terastallizes into one.
     Raises ValueError for a species ``restricted_species_ok`` refuses."""
     t = tables.load()
     restricted = _restricted_moves()
@@ -1338,10 +1349,12 @@ def restricted_team(rows: list, max_moves: int = 4) -> list:
     for species, level, gender, _item, _ability, moves, tera, evs, ivs in rows:
         if not restricted_species_ok(species):
             raise ValueError(f"{species} changes forme on Terastallizing or at the start: not covered yet")
-        # a Stellar Tera Blast (100 power, Stellar type, -1 Atk and SpA) is not covered
-        allowed = [m for m in restricted if tera != "Stellar" or m != "terablast"]
-        kept = [m for m in moves if m in allowed]
         types = {int(x) for x in t.species_types[t.species_index[species]]}
+        # a Stellar Tera Blast (100 power, Stellar type, -1 Atk and SpA) and a Ghost's Curse are not covered
+        ghost = t.type_index["Ghost"] in types or tera == "Ghost"
+        allowed = [m for m in restricted
+                   if (tera != "Stellar" or m != "terablast") and (not ghost or m not in CURSE_MOVES)]
+        kept = [m for m in moves if m in allowed]
         own = sorted((m for m in allowed if int(t.move_type[t.move_index[m]]) in types),
                      key=lambda m: (-int(t.move_power[t.move_index[m]]), m))
         for m in own + list(_FILLER_MOVES):
@@ -2160,6 +2173,14 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1))
     st = _mark_boost(st, side, _side(st.boosts, side), mine)
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
+    # a status move's ``self`` stages (a non-Ghost's Curse): its selfDrops, random(100) drawn, then the stages;
+    # the move does not fail when none moves (``moveData.self``), so its Updates run
+    cursing = lands & has_self & (m.category == tables.STATUS)
+    st = _drawing(_skip_draw(st, cursing))
+    before = _side(st.boosts, side)
+    mine, _ = _boost(before, selfb, cursing)
+    st = _mark_boost(st, side, before, mine)
+    st = st.replace(boosts=_set_side(st.boosts, side, mine, cursing))
     st, inflicted = _try_status(st, foe, them, inflict, lands & (inflict != 0))
     # Taunt's addVolatile: fails on a target taunted already; its onStart: a duration of 3, one more where
     # the target's move action has run this turn (not ``queue.willMove``) and it did not switch in this turn
@@ -2190,7 +2211,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
-    succeeded = raised | inflicted | (lowered & fog) | cleared | healed | parting | guarded | made | stopped_by_sub | taunts | encores | rests | wishes | seeds | yawns
+    succeeded = raised | cursing | inflicted | (lowered & fog) | cleared | healed | parting | guarded | made | stopped_by_sub | taunts | encores | rests | wishes | seeds | yawns
     # Haze's onHitField (tryMoveHit: no Update): every active's stages cleared (a fainted one's are already)
     st = st.replace(boosts=jnp.where((lands & x.haze)[..., None, None], 0, st.boosts))
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a

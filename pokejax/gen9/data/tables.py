@@ -122,7 +122,10 @@ def load() -> Tables:
         move_fixed_damage=np.asarray([-1 if m.get("damage") == "level" else int(m.get("damage") or 0) for m in moves],
                                      np.int32),
         move_ignore_evasion=np.asarray([bool(m.get("ignoreEvasion")) for m in moves]),
-        move_self_status=np.asarray([m.get("target") == "self" and m["category"] == "Status" for m in moves]),
+        # a status move aimed at its user; Curse's non-Ghost target (``nonGhostTarget``: the restricted teams give
+        # Curse to no Pokémon that is or Terastallizes into a Ghost, ``turn.restricted_team``)
+        move_self_status=np.asarray([(m.get("nonGhostTarget") or m.get("target")) == "self" and m["category"] == "Status"
+                                     for m in moves]),
         move_callbacks=tuple(tuple(m["callbacks"]) for m in moves),
         ability_ids=("",) + tuple(a["id"] for a in data["abilities"]),
         ability_index={a["id"]: i + 1 for i, a in enumerate(data["abilities"])},
