@@ -1128,6 +1128,23 @@ def haze_moves() -> list[str]:
                   and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
+# Moves swapping held items (Trick, Switcheroo): their ``onTryImmunity`` passes any target without Sticky Hold and
+# their ``onHit`` fails where neither Pokémon holds an item, which in the restricted battles (no items, no
+# abilities) is always.
+ITEM_SWAP_MOVES = ("trick", "switcheroo")
+
+
+def item_swap_moves() -> list[str]:
+    """Trick and Switcheroo (``ITEM_SWAP_MOVES``) as they run with no items: the accuracy check (the protect flag,
+    a substitute stopping them), then the move fails (no ``Update``)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in ITEM_SWAP_MOVES and m["id"] in placed
+                  and m["category"] == "Status" and m["target"] == "normal"
+                  and sorted(m.get("callbacks") or []) == ["onHit", "onTryImmunity"]
+                  and not any(m.get(f) for f in _EFFECT_FIELDS))
+
+
 def yawn_moves() -> list[str]:
     """Yawn (``YAWN_MOVES``): its ``onTryHit`` fails on a target with a status (before the accuracy: none), then the
     ``yawn`` volatile (failing, no ``Update``, on a target yawning already), duration 2; its residual handler (order 23:
@@ -1202,7 +1219,8 @@ def restricted_moves() -> list[str]:
     ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Substitute
     (``substitute_moves()``) and Taunt and Encore (``lock_moves()``: Taunt, Encore, Throat Chop, Psychic
     Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``), Leech Seed
-    (``leech_moves()``) and Yawn (``yawn_moves()``) (Thunder,
+    (``leech_moves()``), Yawn (``yawn_moves()``) and, with no items to swap, Trick and Switcheroo
+    (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -1221,7 +1239,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
                         | set(protect_moves()) | set(substitute_moves())
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
-                        | set(leech_moves()) | set(yawn_moves())))
+                        | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves())))
 
 
 @functools.lru_cache(maxsize=1)

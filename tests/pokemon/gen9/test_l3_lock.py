@@ -184,7 +184,7 @@ def test_lock_battles_match_showdown(showdown9):
     states, actions, sets, seeds = _battles(LOCK, 32, 122, prefer=0.8)
     assert_identical(showdown9, states, actions, sets, seeds)
     both = sum(int(((st.taunt > 0) & (st.encore > 0)).sum()) for st in states)
-    assert both >= 4, both   # 6
+    assert both >= 2, both   # 3 since the teams hold Curse, Trick and Switcheroo
 
 
 def test_l2_encore_overrides_the_choice(showdown9):

@@ -155,7 +155,7 @@ def test_restricted_random_battles_match_showdown(showdown9):
     for st in states:
         speed = st.stats[np.arange(len(st.turn))[:, None], np.arange(2), st.active][..., 4]
         ties += int(((speed[:, 0] == speed[:, 1]) & (st.request == S.REQUEST_MOVE)).sum())
-    assert ties >= 5
+    assert ties >= 2, ties   # 3 since the teams hold Curse, Trick and Switcheroo
 
 
 def _boost_teams() -> list[int]:
