@@ -141,6 +141,7 @@ def ours_record(st, i: int, legal: np.ndarray) -> dict:
                          "selfSleep": bool(st.self_sleep[i, side, k]) and int(st.status[i, side, k]) == S.SLP,
                          "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
                          "terastallized": bool(st.terastallized[i, side, k]), "stellar": int(st.stellar[i, side, k]),
+                         "timesAttacked": int(st.times_attacked[i, side, k]),
                          "species": TABLES.species_ids[int(st.species[i, side, k])]}
                         for k in range(size)]})
     return {"seed": prng.to_showdown(st.rng[i]), "turn": int(st.turn[i]), "request": int(st.request[i]),
@@ -165,7 +166,8 @@ def showdown_record(snap: dict) -> dict:
                          "count": p["statusCount"],
                          "selfSleep": p["selfSleep"],
                          "pp": p["pp"], "terastallized": p["terastallized"] is not None,
-                         "stellar": sum(1 << TABLES.type_index[t] for t in p["stellar"]), "species": p["species"]}
+                         "stellar": sum(1 << TABLES.type_index[t] for t in p["stellar"]),
+                         "timesAttacked": p["timesAttacked"], "species": p["species"]}
                         for p in s["pokemon"]]})
     winner = S.WINNER_NONE if snap["winner"] is None else snap["winner"]
     return {"seed": snap["seed"], "turn": snap["turn"], "request": REQUESTS[snap["request"]], "winner": winner,

@@ -70,6 +70,8 @@ class BattleState:
     tera_type: jnp.ndarray      # int32 type index
     terastallized: jnp.ndarray  # bool
     stellar: jnp.ndarray        # int32 bit mask (bit = type index) of Showdown's ``stellarBoostedTypes``
+    times_attacked: jnp.ndarray  # int32 Showdown's ``timesAttacked``: hits of damaging moves taken (kept on switching;
+                                # Rage Fist reads it)
     # ---- per side [B, 2, ...]
     team_size: jnp.ndarray      # int32 Pokémon in the team (1-6; slots from team_size on are empty)
     active: jnp.ndarray         # int32 team slot of the active Pokémon
@@ -214,6 +216,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         pp=rows["max_pp"],
         terastallized=jnp.zeros(shape, bool),
         stellar=jnp.zeros(shape, jnp.int32),
+        times_attacked=jnp.zeros(shape, jnp.int32),
         team_size=size,
         active=jnp.zeros(teams.shape, jnp.int32),
         boosts=jnp.zeros(teams.shape + (NUM_BOOSTS,), jnp.int32),

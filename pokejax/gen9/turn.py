@@ -713,6 +713,7 @@ POWER_SUCKER = 10     # Sucker Punch: its onTry fails unless the target's queued
 POWER_PAYBACK = 12    # Payback: doubled when the target has moved this turn (not switched in, no move queued)
 POWER_AVALANCHE = 13  # Avalanche: doubled when the target's move damaged its user this turn
 POWER_LASH_OUT = 14   # Lash Out: doubled (its ``onBasePower``: chainModify(2)) when its user's stages fell this turn
+POWER_RAGE_FIST = 15  # Rage Fist: min(350, 50 + 50 * timesAttacked) (its ``basePowerCallback``)
 POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
                       # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
                       # Stellar Tera type)
@@ -722,7 +723,7 @@ POWER_RULES = {
     "storedpower": POWER_STORED, "grassknot": POWER_WEIGHT, "lowkick": POWER_WEIGHT, "heavyslam": POWER_HEAVY,
     "heatcrash": POWER_HEAVY, "superfang": POWER_HALF_HP, "eruption": POWER_USER_HP, "waterspout": POWER_USER_HP,
     "poltergeist": POWER_FAIL, "suckerpunch": POWER_SUCKER, "terablast": POWER_TERA_BLAST,
-    "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE, "lashout": POWER_LASH_OUT,
+    "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE, "lashout": POWER_LASH_OUT, "ragefist": POWER_RAGE_FIST,
 }
 
 
@@ -1471,7 +1472,7 @@ def _drawing(st: _Turn) -> _Turn:
 
 
 # The fields of the step's state that it writes (the others are the teams' fixed data).
-_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "active", "boosts", "can_tera",
+_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "times_attacked", "active", "boosts", "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block",
@@ -1854,6 +1855,7 @@ def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hi
     power = jnp.where(rule == POWER_STORED, base + 20 * jnp.maximum(stages, 0).sum(-1), power)
     power = jnp.where(rule == POWER_WEIGHT, 20 + 20 * bands, power)
     power = jnp.where(rule == POWER_HEAVY, 40 + 20 * ratio, power)
+    power = jnp.where(rule == POWER_RAGE_FIST, jnp.minimum(350, 50 + 50 * _mon(st.times_attacked, side, me)), power)
     hp = _mon(st.hp, side, me)
     power = jnp.where(rule == POWER_USER_HP, jnp.maximum(base * hp // jnp.maximum(_mon(st.max_hp, side, me), 1), 1),
                       power)
@@ -1889,7 +1891,9 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache,
     vectorised over the axis (``row``, ``eff``: the first hit's gathers), then which hits happened from the
     running HP and accuracy checks, and one jump past all the draws made. ``args``: the first hit's
     arguments of ``damage.damage`` (the Stellar mask from before the move: ``move.stellarBoosted``);
-    ``power``: its base power (Triple Axel's later ones are ``power_per_hit * hit``)."""
+    ``power``: its base power (Triple Axel's later ones are ``power_per_hit * hit``). Returns the state, the
+    later hits that landed [B], whether the last of them went to the substitute [B] and whether a later hit's
+    accuracy check failed [B]."""
     st = _drawing(st)
     h = jnp.arange(2, MAX_HITS + 1)                                               # [H]: hits 2..MAX_HITS
     ratio = jnp.clip(m.crit_ratio, 0, 4)
@@ -1940,7 +1944,9 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache,
     st = st.replace(rng=jnp.where((draws > 0)[..., None], after, st.rng),
                     hp=_set_mon(st.hp, foe, them, jnp.maximum(hp - total, 0), multi),
                     sub_hp=_set_side(st.sub_hp, foe, sub_left - taken, multi & (sub_left > 0)))
-    return _keep(st)
+    later = landed.sum(-1)                                   # the landed hits are the first ones (a prefix)
+    last_to_sub = (landed & to_sub & (h == later[..., None] + 1)).any(-1)
+    return _keep((st, later, last_to_sub, missed))
 
 
 def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_foe, will_act, struggling, foe_fresh):
@@ -2291,7 +2297,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
 
     st = _tie_draw(st, struck, cache)                          # the Update after the hit (not fainted yet)
     # a multi-hit move's later hits (before the loop's faintMessages), into the substitute while it stands
-    st = _later_hits(st, foe, them, m, x, move, count, struck & (count > 1), jnp.where(subbed, _side(st.sub_hp, foe), 0), cache,
+    st, later, last_to_sub, missed = _later_hits(st, foe, them, m, x, move, count, struck & (count > 1),
+                                         jnp.where(subbed, _side(st.sub_hp, foe), 0), cache,
                      dict(level=_mon(st.level, side, me), atk_stats=a_stats, atk_boosts=a_boosts[..., :5],
                           atk_types=a_types, atk_tera=a_tera, atk_burned=burned, def_stats=d_stats,
                           def_boosts=d_boosts[..., :5], def_types=d_types, def_tera=d_tera, atk_stellar=stellar,
@@ -2309,6 +2316,12 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     mine = _mon(st.hp, side, me)
     cost = jnp.maximum(_fraction(jnp.where(struggle, max_hp, lost), x.recoil_mul, x.recoil_add, x.recoil_div), 1)
     st = st.replace(hp=_set_mon(st.hp, side, me, jnp.maximum(mine - cost, 0), recoil))
+    # the hit loop's timesAttacked: every hit counts (``hit - 1``) where the loop's last target list holds the Pokémon:
+    # its last hit reached it (a hit into the substitute leaves no target), or a later hit's accuracy check failed
+    # (that iteration copied the targets afresh before it; a substitute's hit counts 0, a number, so all count)
+    reached = missed | jnp.where(later > 0, ~last_to_sub, dealt)
+    attacked = _mon(st.times_attacked, foe, them) + 1 + later
+    st = st.replace(times_attacked=_set_mon(st.times_attacked, foe, them, attacked, struck & reached))
     # the Update after the hit loop (the user not fainted yet; a recoil from a substitute's damage came
     # before the hit loop's faintMessages, which made its user faint)
     st = _tie_draw(st, struck & ~fainted & ~(subbed & recoil & (_mon(st.hp, side, me) == 0)), cache)
