@@ -1472,7 +1472,8 @@ def _drawing(st: _Turn) -> _Turn:
 
 
 # The fields of the step's state that it writes (the others are the teams' fixed data).
-_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "times_attacked", "active", "boosts", "can_tera",
+_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "times_attacked", "active", "boosts",
+             "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block",

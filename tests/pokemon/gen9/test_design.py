@@ -158,8 +158,9 @@ def test_both_forms_play_the_same_battles():
 # the weight looked up per use (``_weight``: two [B] gathers, not one of every Pokémon) and the multi-hit
 # PRNG jumps as two word arrays (``prng.jump_words``), 52,513. 55,600: the turn's stage marks (``raised`` and
 # ``lowered``: two per-side fields cleared at every switch-in and turn end, set at the seven stage changes; Alluring
-# Voice and Lash Out read them) and Sticky Web run in the hazards' order, 55,245.
-MAX_CPU_STEP_HLO_INSTRUCTIONS = 55_600
+# Voice and Lash Out read them) and Sticky Web run in the hazards' order, 55,245. 56,000: a non-Ghost's Curse (its
+# selfDrops draw and stages) and Rage Fist (``times_attacked``: a per-Pokémon field, the hit loop's count), 55,668.
+MAX_CPU_STEP_HLO_INSTRUCTIONS = 56_000
 
 
 def test_the_cpu_form_computes_the_steps_shared_values_once():
