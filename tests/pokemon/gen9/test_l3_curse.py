@@ -20,6 +20,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
+    first_led_by,
     move_decisions,
     play,
     preferring_battles,
@@ -67,23 +68,9 @@ def test_curse_battles_match_showdown(showdown9):
     assert _uses(states, actions)["moved"] >= 10
 
 
-def _curse_leads(count: int, rng: np.random.Generator) -> list[tuple[list, int]]:
-    """(team, move slot): usable pool teams with a Pokémon holding Curse once restricted, moved to the lead."""
-    found = []
-    for n in rng.permutation(_usable_teams()):
-        team = DOCUMENT["teams"][int(n)]
-        for j, row in enumerate(turn.restricted_team(team)):
-            if "curse" in row[5]:
-                found.append(([team[j]] + team[:j] + team[j + 1:], row[5].index("curse")))
-                break
-        if len(found) == count:
-            break
-    return found
-
-
 def test_l2_curse_to_the_limits(showdown9):
     rng = np.random.default_rng(89)
-    leads = _curse_leads(24, rng)
+    leads = first_led_by({"curse"}, 24, rng)
     assert len(leads) >= 12, len(leads)
     half = len(leads) // 2
     p1, p2 = leads[:half], leads[half:2 * half]

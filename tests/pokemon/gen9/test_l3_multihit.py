@@ -28,6 +28,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     _usable_teams,
     assert_identical,
     draw_battles,
+    led_by,
     move_decisions,
     play,
     teams_holding,
@@ -104,21 +105,6 @@ def test_multihit_battles_match_showdown(showdown9):
     assert sum(len(v) for v in counts.values()) >= 40, counts
 
 
-def _led_by(moves, count: int, rng) -> list[tuple[list, int]]:
-    """(team, move slot): usable teams reordered so that their first Pokémon holding one of ``moves``
-    once restricted leads."""
-    found = []
-    for n in _usable_teams():
-        team = DOCUMENT["teams"][n]
-        for j, r in enumerate(turn.restricted_team(team)):
-            slot = next((k for k, m in enumerate(r[5]) if m in moves), -1)
-            if slot >= 0:
-                found.append(([team[j]] + team[:j] + team[j + 1:], slot))
-                break
-    picked = rng.choice(len(found), min(count, len(found)), replace=False)
-    return [found[int(k)] for k in picked]
-
-
 def _scripted_run(showdown9, leads, p2, rng, turns=3):
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, 0]] * turns for _, k in leads]
@@ -130,7 +116,7 @@ def test_l2_triple_axel_and_population_bomb(showdown9):
     """Triple Axel and Population Bomb leads use them three turns running: each later hit checks the
     accuracy again (a miss ends the loop), Triple Axel's power rises per hit."""
     rng = np.random.default_rng(92)
-    leads = _led_by(("tripleaxel",), 24, rng) + _led_by(("populationbomb",), 24, rng)
+    leads = led_by(("tripleaxel",), 24, rng) + led_by(("populationbomb",), 24, rng)
     assert len(leads) >= 24, len(leads)
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
     states, actions, sets, seeds = _scripted_run(showdown9, leads, p2, rng)
@@ -145,7 +131,7 @@ def test_l2_multihit_ko_mid_loop(showdown9):
     """Multi-hit leads use their move six turns running against random foes: KOs mid-loop (the loop
     stops at the faint, its later hits' draws not made) and the forced switches after them."""
     rng = np.random.default_rng(93)
-    leads = _led_by(set(turn.multihit_moves()), 48, rng)
+    leads = led_by(set(turn.multihit_moves()), 48, rng)
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
     states, actions, _, _ = _scripted_run(showdown9, leads, p2, rng, turns=6)
     seen = _uses(states, actions)
@@ -156,7 +142,7 @@ def test_l2_scale_shot(showdown9):
     """Scale Shot leads use it three turns running: -1 Def +1 Spe after the loop (the Speed from the
     next turn's order), down to -6 Def."""
     rng = np.random.default_rng(94)
-    leads = _led_by(("scaleshot",), 24, rng)
+    leads = led_by(("scaleshot",), 24, rng)
     assert len(leads) >= 8, len(leads)
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
     states, actions, _, _ = _scripted_run(showdown9, leads, p2, rng)
@@ -179,7 +165,7 @@ def test_l2_multihit_into_immune(showdown9):
     """Multi-hit leads (Normal, Ground-immune Flying... moves) against leads immune to their type: the
     move fails before its hit count is drawn."""
     rng = np.random.default_rng(95)
-    leads = [lead for lead in _led_by(set(turn.multihit_moves()), 200, rng)
+    leads = [lead for lead in led_by(set(turn.multihit_moves()), 200, rng)
              if _immune_foe(turn.restricted_team(lead[0])[0][5][lead[1]], rng) is not None][:24]
     assert len(leads) >= 12, len(leads)
     p2 = [_immune_foe(turn.restricted_team(t)[0][5][k], rng) for t, k in leads]

@@ -27,6 +27,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
+    led_by,
     move_decisions,
     play,
     preferring_battles,
@@ -152,21 +153,6 @@ def test_l2_poltergeist(showdown9):
     assert _uses(states, actions)["poltergeist_fail"] >= 8
 
 
-def _led_by(move: str, count: int, rng) -> list[tuple[list, int]]:
-    """(team, move slot): usable teams reordered so that their first Pokémon holding ``move`` once
-    restricted leads."""
-    found = []
-    for n in _usable_teams():
-        team = DOCUMENT["teams"][n]
-        rows = turn.restricted_team(team)
-        for j, r in enumerate(rows):
-            if move in r[5]:
-                found.append(([team[j]] + team[:j] + team[j + 1:], r[5].index(move)))
-                break
-    picked = rng.choice(len(found), min(count, len(found)), replace=False)
-    return [found[int(k)] for k in picked]
-
-
 STATUSING = [m for m in turn.status_moves() if TABLES.move_category[TABLES.move_index[m]] == tables.STATUS
              and m not in ("hypnosis", "sleeppowder", "spore")]
 RAISING = [m for m in turn.boost_moves() if TABLES.move_category[TABLES.move_index[m]] == tables.STATUS]
@@ -182,8 +168,8 @@ def test_l2_facade_under_status(showdown9):
     """p1's lead uses Facade three turns running while p2's lead uses Will-O-Wisp, Thunder Wave, Toxic,
     Glare or Stun Spore on turn 1, then attacks: Facade doubled under the status, burned or not halved."""
     rng = np.random.default_rng(65)
-    leads = _led_by("facade", 32, rng)
-    foes = [f for f, _ in _led_by_any(STATUSING, 64, rng)]
+    leads = led_by(("facade",), 32, rng)
+    foes = [f for f, _ in led_by(STATUSING, 64, rng)]
     assert len(leads) >= 24 and len(foes) >= 32, (len(leads), len(foes))
     p2 = [foes[int(k)] for k in rng.choice(len(foes), len(leads))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
@@ -195,24 +181,11 @@ def test_l2_facade_under_status(showdown9):
     assert seen["facade_status"] >= 8 and seen["facade_burned"] >= 2, seen
 
 
-def _led_by_any(moves, count: int, rng) -> list[tuple[list, int]]:
-    """``_led_by`` for any of ``moves``."""
-    found = []
-    for n in _usable_teams():
-        team = DOCUMENT["teams"][n]
-        for j, r in enumerate(turn.restricted_team(team)):
-            if any(m in moves for m in r[5]):
-                found.append(([team[j]] + team[:j] + team[j + 1:], -1))
-                break
-    picked = rng.choice(len(found), min(count, len(found)), replace=False)
-    return [found[int(k)] for k in picked]
-
-
 def test_l2_hex_and_stored_power(showdown9):
     """Hex leads use their status move on turn 1, then Hex twice (doubled against the status); Stored
     Power leads use their stage-raising move twice, then Stored Power twice (20 more per stage)."""
     rng = np.random.default_rng(66)
-    hex_leads, stored_leads = _led_by("hex", 16, rng), _led_by("storedpower", 24, rng)
+    hex_leads, stored_leads = led_by(("hex",), 16, rng), led_by(("storedpower",), 24, rng)
     assert len(hex_leads) >= 12 and len(stored_leads) >= 20, (len(hex_leads), len(stored_leads))
     scripted = ([[[_first(t, STATUSING), 0], [k, 0], [k, 0]] for t, k in hex_leads]
                 + [[[_first(t, RAISING), 0]] * 2 + [[k, 0]] * 2 for t, k in stored_leads])
@@ -249,7 +222,7 @@ def test_l2_payback_and_avalanche(showdown9):
     Payback doubled after the foe moved (not after a switch, not before the foe), Avalanche (priority
     -4) doubled after the foe's move damaged its user."""
     rng = np.random.default_rng(67)
-    leads = _led_by("payback", 24, rng) + _led_by("avalanche", 24, rng)
+    leads = led_by(("payback",), 24, rng) + led_by(("avalanche",), 24, rng)
     assert len(leads) >= 12, len(leads)
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]

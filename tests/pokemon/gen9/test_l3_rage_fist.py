@@ -9,7 +9,15 @@ from __future__ import annotations
 import numpy as np
 
 from pokejax.gen9 import turn
-from tests.pokemon.gen9.test_l3_restricted import TABLES, move_decisions, preferring_battles, teams_holding
+from tests.pokemon.gen9.test_l3_restricted import (
+    TABLES,
+    assert_identical,
+    first_led_by,
+    move_decisions,
+    play,
+    preferring_battles,
+    teams_holding,
+)
 
 RAGE_FIST = np.zeros(len(TABLES.move_ids), bool)
 RAGE_FIST[TABLES.move_index["ragefist"]] = True
@@ -33,11 +41,9 @@ def test_rage_fist_battles_match_showdown(showdown9):
 def test_l2_multi_hit_moves_into_a_substitute(showdown9):
     """Leads with a multi-hit move against leads with Substitute, both used three turns running: where the sub
     stands before the multi-hit move, hits go to it; where its last hit did, the Pokémon behind counts none."""
-    from tests.pokemon.gen9.test_l3_restricted import assert_identical, play
-    from tests.pokemon.gen9.test_l3_stat_marks import _led_by
-
     rng = np.random.default_rng(103)
-    p1, p2 = _led_by(set(turn.multihit_moves()), 24, rng), _led_by(set(turn.substitute_moves()), 24, rng)
+    p1 = first_led_by(set(turn.multihit_moves()), 24, rng)
+    p2 = first_led_by(set(turn.substitute_moves()), 24, rng)
     n = min(len(p1), len(p2))
     assert n >= 12, (len(p1), len(p2))
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(n)]

@@ -46,6 +46,37 @@ def teams_holding(marked: np.ndarray) -> list[int]:
             if any(marked[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
 
 
+def _leading(team: list, moves) -> tuple[list, int] | None:
+    """``team`` (pool rows) with its first Pokémon holding one of ``moves`` once restricted moved to the lead
+    (Showdown's lead is the team's first), and the slot of that Pokémon's first such move; None without one."""
+    for j, row in enumerate(turn.restricted_team(team)):
+        slot = next((k for k, m in enumerate(row[5]) if m in moves), -1)
+        if slot >= 0:
+            return [team[j]] + team[:j] + team[j + 1:], slot
+    return None
+
+
+def led_by(moves, count: int, rng: np.random.Generator) -> list[tuple[list, int]]:
+    """(team, move slot) of ``_leading``: ``count`` of the usable teams that have such a Pokémon, drawn by
+    ``rng.choice``."""
+    found = [lead for lead in (_leading(DOCUMENT["teams"][n], moves) for n in _usable_teams()) if lead]
+    picked = rng.choice(len(found), min(count, len(found)), replace=False)
+    return [found[int(k)] for k in picked]
+
+
+def first_led_by(moves, count: int, rng: np.random.Generator) -> list[tuple[list, int]]:
+    """(team, move slot) of ``_leading``: the first ``count`` usable teams that have such a Pokémon, in
+    ``rng.permutation``'s order."""
+    found = []
+    for n in rng.permutation(_usable_teams()):
+        lead = _leading(DOCUMENT["teams"][int(n)], moves)
+        if lead:
+            found.append(lead)
+        if len(found) == count:
+            break
+    return found
+
+
 def move_decisions(states, actions):
     """Each move action of ``play``'s battles: ``(a, b, i, s, k, f, act, move)``, the host states before
     and after the decision, the battle, the side, its active's slot, the foe's, the action (0-7) and the

@@ -17,10 +17,9 @@ import numpy as np
 from pokejax.gen9 import turn
 from tests.pokemon.gen9.test_l3_restricted import (
     BOOST_MOVES,
-    DOCUMENT,
     TABLES,
-    _usable_teams,
     assert_identical,
+    first_led_by,
     move_decisions,
     play,
     preferring_battles,
@@ -70,26 +69,10 @@ def test_mark_battles_match_showdown(showdown9):
     assert seen["voice_plain"] >= 10 and seen["lash_plain"] >= 1, seen
 
 
-def _led_by(moves: set[str], count: int, rng: np.random.Generator) -> list[tuple[list, int]]:
-    """(team, move slot): usable pool teams with a Pokémon holding one of ``moves`` once restricted, that
-    Pokémon moved to the lead (Showdown's lead is the team's first), in ``rng``'s order."""
-    found = []
-    for n in rng.permutation(_usable_teams()):
-        team = DOCUMENT["teams"][int(n)]
-        for j, row in enumerate(turn.restricted_team(team)):
-            slots = [k for k, m in enumerate(row[5]) if m in moves]
-            if slots:
-                found.append(([team[j]] + team[:j] + team[j + 1:], slots[0]))
-                break
-        if len(found) == count:
-            break
-    return found
-
-
 def _duel(showdown9, mine: set[str], theirs: set[str], seed: int, count: int = 24):
     """Leads with a move of ``mine`` against leads with a move of ``theirs``, both used three turns running."""
     rng = np.random.default_rng(seed)
-    p1, p2 = _led_by(mine, count, rng), _led_by(theirs, count, rng)
+    p1, p2 = first_led_by(mine, count, rng), first_led_by(theirs, count, rng)
     n = min(len(p1), len(p2))
     assert n >= 12, (len(p1), len(p2))
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(n)]
