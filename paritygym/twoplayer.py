@@ -106,7 +106,8 @@ def random_legal_action(key: jax.Array, mask: jax.Array) -> jax.Array:
 
 
 def first_legal_action(mask: jax.Array) -> jax.Array:
-    return jnp.argmax(mask).astype(jnp.int32)
+    """The lowest legal action of ``mask`` (bool[..., num_actions]), one per row."""
+    return jnp.argmax(mask, axis=-1).astype(jnp.int32)
 
 
 def is_legal_action(mask: jax.Array, action) -> jax.Array:
@@ -115,6 +116,13 @@ def is_legal_action(mask: jax.Array, action) -> jax.Array:
     Compared against every action, not gathered: an accelerator runs a gather at a per-game index
     as one slow lookup per game."""
     return jnp.any(mask & (jnp.arange(mask.shape[-1]) == jnp.asarray(action)[..., None]), axis=-1)
+
+
+def legal_or_first_action(mask: jax.Array, action) -> tuple[jax.Array, jax.Array]:
+    """``(action, legal)``: ``action`` where ``is_legal_action``, else ``first_legal_action``; and whether it was
+    legal (rows as ``is_legal_action``'s)."""
+    legal = is_legal_action(mask, action)
+    return jnp.where(legal, action, first_legal_action(mask)), legal
 
 
 @struct.dataclass
@@ -190,7 +198,7 @@ class SingleAgentEnv(environment.Environment):
         index = jnp.clip(jnp.asarray(params.opponent, jnp.int32), 0, len(branches) - 1)
         action = jax.lax.switch(index, branches, key)
         # A user policy that picks an illegal or out-of-range action falls back to the first legal one.
-        return jnp.where(is_legal_action(mask, action), action, first_legal_action(mask)).astype(jnp.int32)
+        return legal_or_first_action(mask, action)[0].astype(jnp.int32)
 
     def _play_opponent(self, key, game_state, agent, params):
         """Opponent acts alone until the agent must act or the game ends (alternating games)."""
@@ -231,8 +239,7 @@ class SingleAgentEnv(environment.Environment):
         agent, opp = state.agent, 1 - state.agent
         mask = self.game.legal_action_mask(state.game, agent, params.game)
         action = check_discrete_action(action, self.game.num_actions)  # at trace time only
-        legal = is_legal_action(mask, action)
-        action = jnp.where(legal, action, first_legal_action(mask))
+        action, legal = legal_or_first_action(mask, action)
         acting = self.game.acting(state.game, params.game)
         opp_action = jnp.where(acting[opp], self._opponent_action(k_opp_act, state.game, opp, params), 0)
         actions = jnp.zeros(2, jnp.int32).at[agent].set(action).at[opp].set(opp_action)

@@ -40,7 +40,7 @@ from gymnax.environments import spaces
 from paritygym.checks import bounded, check_value
 from paritygym.random import batch_keys
 from paritygym.twoplayer import (OPPONENT_RANDOM, SingleAgentEnv, SingleAgentParams, SingleAgentState,
-                                 TwoPlayerGame, first_legal_action, is_legal_action, random_legal_action)
+                                 TwoPlayerGame, legal_or_first_action, random_legal_action)
 from pokejax import env_step, prng
 from pokejax.game import batched, engine, setup, teams
 from pokejax.game.bots import expected_damage, max_damage_action
@@ -298,4 +298,4 @@ class PokemonGen1RandomEnv(SingleAgentEnv):
         ]
         index = jnp.clip(jnp.asarray(params.opponent, jnp.int32), 0, len(branches) - 1)
         action = jax.lax.switch(index, branches, key)
-        return jnp.where(is_legal_action(mask, action), action, first_legal_action(mask)).astype(jnp.int32)
+        return legal_or_first_action(mask, action)[0].astype(jnp.int32)

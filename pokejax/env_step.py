@@ -31,7 +31,7 @@ from paritygym.backend import step_form
 from paritygym.batching import update_where_needed, update_where_needed_batched, where_needed
 from paritygym.checks import check_discrete_action
 from paritygym.random import batch_keys
-from paritygym.twoplayer import SingleAgentParams, SingleAgentState, first_legal_action, is_legal_action
+from paritygym.twoplayer import SingleAgentParams, SingleAgentState, legal_or_first_action
 from pokejax.game.masks import NUM_ACTIONS, legal_masks
 from pokejax.game.state import REQUEST_START, REQUEST_SWITCH, BattleState, entry, with_entry
 
@@ -94,8 +94,7 @@ def choose(env, key, state: SingleAgentState, action, params: SingleAgentParams)
     masks = legal_masks(state.game)
     mask = entry(masks, agent)
     action = check_discrete_action(action, NUM_ACTIONS)  # at trace time only
-    legal = is_legal_action(mask, action)
-    action = jnp.where(legal, action, first_legal_action(mask))
+    action, legal = legal_or_first_action(mask, action)
     k_opp, k_step, k_replace, k_switch = batch_keys(key, 4)
 
     acting = env.game.acting(state.game, params.game)

@@ -27,8 +27,8 @@ from gymnax.environments import spaces
 
 from paritygym.batching import update_where_needed_batched, where_needed_batched
 from paritygym.checks import bounded, check_discrete_action, check_value
-from paritygym.twoplayer import (SingleAgentEnv, SingleAgentParams, SingleAgentState, TwoPlayerGame, first_legal_action,
-                                 is_legal_action)
+from paritygym.twoplayer import (SingleAgentEnv, SingleAgentParams, SingleAgentState, TwoPlayerGame,
+                                 legal_or_first_action)
 from tcgjax import spec
 from tcgjax.decks import Deck, shipped_decks, validate_deck
 from tcgjax.game import bots, card_tables
@@ -273,8 +273,7 @@ class TCGPocketA1(SingleAgentEnv):
     @staticmethod
     def _checked(action, mask):
         action = check_discrete_action(action, spec.NUM_ACTIONS)  # at trace time only
-        legal = is_legal_action(mask, action)
-        return jnp.where(legal, action, first_legal_action(mask)), legal
+        return legal_or_first_action(mask, action)
 
     @functools.partial(jax.jit, static_argnames=("self",))
     def step(self, key: jax.Array, state: SingleAgentState, action, params: SingleAgentParams | None = None):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from paritygym.twoplayer import is_legal_action
+from paritygym.twoplayer import legal_or_first_action
 from pokejax.game import engine
 from pokejax.game.state import REQUEST_ENDED, REQUEST_MOVE, REQUEST_SWITCH, BattleState, entry
 
@@ -38,5 +38,4 @@ def legal_or_first(st: BattleState, actions, masks: jax.Array | None = None) -> 
     ``legal_masks(st)`` when the caller has it already."""
     actions = jnp.asarray(actions, jnp.int32)
     masks = legal_masks(st) if masks is None else masks
-    ok = is_legal_action(masks, actions)
-    return jnp.where(ok, actions, jnp.argmax(masks, axis=1).astype(jnp.int32))
+    return legal_or_first_action(masks, actions)[0]

@@ -29,8 +29,7 @@ from paritygym.twoplayer import (
     SingleAgentParams,
     SingleAgentState,
     TwoPlayerGame,
-    first_legal_action,
-    is_legal_action,
+    legal_or_first_action,
 )
 from pokejax.gen9 import bots, masks, pool, turn
 from pokejax.gen9 import observe as obs_module
@@ -209,8 +208,7 @@ class PokemonGen9RandomEnv(SingleAgentEnv):
         k_opp, k_loop = jax.random.split(key)
         mask = self.game.legal_action_mask(state.game, agent, gp)
         action = check_discrete_action(action, NUM_ACTIONS)   # at trace time only
-        legal = is_legal_action(mask, action)
-        action = jnp.where(legal, action, first_legal_action(mask))
+        action, legal = legal_or_first_action(mask, action)
         acting = self.game.acting(state.game, gp)
         opp_action = jnp.where(S.select(acting, opp), self._opponent_action(k_opp, state.game, opp, params), 0)
         joint = jnp.where(jnp.arange(2) == agent, action, opp_action).astype(jnp.int32)

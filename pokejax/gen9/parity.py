@@ -4,7 +4,7 @@ L3 tests (tests/pokemon/gen9) and the recordings replayed on an accelerator (``b
 use them. Only tests and tools import this.
 
 A record, after the start and after every decision: every Pokémon's HP, status, PP, Tera state, Stellar
-mask and species, each side's active slot, stages, switch flag and Tera right, the turn, the request (and
+mask, hits taken (``timesAttacked``) and species, each side's active slot, stages, switch flag and Tera right, the turn, the request (and
 whether a switch request is a self-switch's in the middle of the turn, with each side's move action still
 queued), each active's volatiles (protect, stall, substitute HP, taunt, encore and its move, throatchop,
 healblock, leechseed, yawn, their order) and whether its stages rose or fell this turn, the wish, the move
