@@ -132,7 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("env_id")
     parser.add_argument("--batch", type=int, default=4096)
-    parser.add_argument("--calls", type=int, default=10, help="calls traced (after one warm-up and a timed run)")
+    parser.add_argument("--calls", type=int, default=10, help="calls traced (after the warm-up and a timed run)")
+    parser.add_argument("--warmup", type=int, default=100,
+                        help="calls run before timing, so that episodes end and restart as in a long run (the "
+                             "first calls after a reset start no new episode and flatter an env with costly resets)")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs/profile"))
     parser.add_argument("--hlo", action="store_true", help="also write the optimised HLO text under --out")
@@ -153,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     hlo = compiled.as_text() if args.hlo else None
     if hlo is not None:
         (args.out / f"{args.env_id}-{args.batch}.hlo.txt").write_text(hlo)
-    states, r = compiled(key, jnp.int32(0), states)
+    for i in range(max(args.warmup, 1)):
+        states, r = compiled(key, jnp.int32(-1 - i), states)
     jax.block_until_ready(r)
     start = time.perf_counter()
     for i in range(args.calls):

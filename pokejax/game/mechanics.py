@@ -31,7 +31,7 @@ def calc_stats(base: jnp.ndarray, ivs: jnp.ndarray, evs: jnp.ndarray, level: jnp
     lvl = level[..., None]
     others = core * lvl // 100 + 5
     hp = (core[..., 0] + 100) * level // 100 + 10
-    return others.at[..., 0].set(hp)
+    return jnp.where(jnp.arange(6) == 0, hp[..., None], others)   # not .at[..., 0]: a scatter under vmap
 
 
 def _stage_lookup(values, index):

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from paritygym.lookup import take_rows
 from pokejax import prng
 from pokejax.data import tables
 from pokejax.game import mechanics
@@ -101,9 +102,10 @@ def initial_state(teams: TeamArrays, rng_state, trace_capacity: int = 0) -> Batt
     evs = jnp.asarray(teams.evs, jnp.int32)
     size = jnp.asarray(teams.size, jnp.int32)
     exists = jnp.arange(TEAM_SIZE)[None, :] < size[:, None]
-    stats = mechanics.calc_stats(mechanics.SPECIES_BASE[species], ivs, evs, level)
+    # table rows through take_rows: a one-hot product in the accelerator form, not a per-battle gather
+    stats = mechanics.calc_stats(take_rows(_TABLES.species_base, species), ivs, evs, level)
     stats = jnp.where(exists[..., None], stats, 0)
-    pp = jnp.where(moves != 0, jnp.asarray(_TABLES.move_maxpp)[moves], 0)
+    pp = jnp.where(moves != 0, take_rows(_TABLES.move_maxpp, moves), 0)
     team = Team(species=species, level=level, ivs=ivs, evs=evs, stats=stats, moves=moves, pp=pp,
                 hp=stats[..., 0], status=jnp.zeros((2, 6), jnp.int32), sleep_turns=jnp.zeros((2, 6), jnp.int32),
                 status_by_foe=jnp.zeros((2, 6), bool), fainted=~exists, size=size,
@@ -115,7 +117,7 @@ def initial_state(teams: TeamArrays, rng_state, trace_capacity: int = 0) -> Batt
         own = stats[i, 0, 1:]
         active = active.with_fields(
             i, True, slot=0, hp=stats[i, 0, 0], base_moves=moves[i, 0], base_pp=pp[i, 0], species=lead,
-            types=mechanics.SPECIES_TYPES[lead], stored=own, modified=own, speed=own[tables.SPE], moves=moves[i, 0],
+            types=take_rows(_TABLES.species_types, lead), stored=own, modified=own, speed=own[tables.SPE], moves=moves[i, 0],
             pp=pp[i, 0])
         side = side.with_fields(i, True, last_selected_move=tables.NOMOVE, last_enemy_selected_move=tables.NOMOVE,
                                 pokemon_left=size[i])

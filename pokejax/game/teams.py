@@ -22,9 +22,10 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from paritygym.indexing import add, lookup, read, write
+from paritygym.lookup import take_rows
 from pokejax import prng
 from pokejax.data import tables
-from pokejax.game import mechanics
 from pokejax.game.setup import TeamArrays
 
 _TABLES = tables.load()
@@ -78,8 +79,31 @@ def _build_tables():
     )
 
 
-_TAB = {k: jnp.asarray(v) for k, v in _build_tables().items()}
-POOL_SIZE = int(_TAB["species"].shape[0])   # 146
+_NP = _build_tables()
+POOL_SIZE = int(_NP["species"].shape[0])   # 146
+
+# Everything the generator reads about a pool species, one row per pool index, read with one
+# ``take_rows`` per pick (a one-hot product in the accelerator form: a TPU runs a table read at
+# per-battle indices as one slow lookup per battle, and a pick read ~15 of them).
+_ROW_FIELDS = (("species", 1), ("level", 1), ("types", 2), ("base_hp", 1), ("weak", 6), ("n_combo", 1),
+               ("combo", 4), ("n_exclusive", 1), ("exclusive", 12), ("n_essential", 1), ("essential", 4),
+               ("n_moves", 1), ("moves", 12))
+_ROWS = np.concatenate([
+    _NP["species"][:, None], _NP["levels"][:, None], _TABLES.species_types[_NP["species"]],
+    _TABLES.species_base[_NP["species"], :1], _NP["weak"].astype(np.int32), _NP["n_combo"][:, None], _NP["combo"],
+    _NP["n_exclusive"][:, None], _NP["exclusive"], _NP["n_essential"][:, None], _NP["essential"],
+    _NP["n_moves"][:, None], _NP["moves"]], axis=1).astype(np.int32)
+
+
+def _species_row(pool_index) -> dict:
+    """The pool species' generator data (``_ROW_FIELDS``) at ``pool_index``."""
+    row = take_rows(_ROWS, pool_index)
+    out, at = {}, 0
+    for name, width in _ROW_FIELDS:
+        out[name] = row[..., at] if width == 1 else row[..., at:at + width]
+        at += width
+    out["weak"] = out["weak"] != 0
+    return out
 
 
 def _add_move(moves, count, move, on):
@@ -89,24 +113,24 @@ def _add_move(moves, count, move, on):
     return moves, count + new.astype(jnp.int32)
 
 
-def random_set(state, pool_index):
-    """Showdown's ``randomSet`` for the species at data-index ``pool_index``.
-    Returns (state, species, level, moves[4], ivs[6], evs[6])."""
-    t = _TAB
+def random_set(state, pool_index, row: dict | None = None):
+    """Showdown's ``randomSet`` for the species at data-index ``pool_index`` (``row``: its
+    ``_species_row``, if read already). Returns (state, species, level, moves[4], ivs[6], evs[6])."""
+    row = _species_row(pool_index) if row is None else row
     moves = jnp.zeros(4, jnp.int32)
     count = jnp.zeros((), jnp.int32)
-    n_combo = t["n_combo"][pool_index]
+    n_combo = row["n_combo"]
     state, combo_roll = prng.random_chance(state, 1, 2, n_combo > 0)
     take_combo = (n_combo > 0) & combo_roll
     for k in range(4):
-        moves, count = _add_move(moves, count, t["combo"][pool_index, k], take_combo & (k < n_combo))
-    n_excl = t["n_exclusive"][pool_index]
+        moves, count = _add_move(moves, count, row["combo"][k], take_combo & (k < n_combo))
+    n_excl = row["n_exclusive"]
     has_excl = (count < 4) & (n_excl > 0)
     state, e = prng.random_int(state, jnp.maximum(n_excl, 1), has_excl)
-    moves, count = _add_move(moves, count, t["exclusive"][pool_index, e], has_excl)
-    n_ess = t["n_essential"][pool_index]
+    moves, count = _add_move(moves, count, read(row["exclusive"], e), has_excl)
+    n_ess = row["n_essential"]
     for k in range(4):
-        moves, count = _add_move(moves, count, t["essential"][pool_index, k], (count < 4) & (k < n_ess))
+        moves, count = _add_move(moves, count, row["essential"][k], (count < 4) & (k < n_ess))
 
     # draw without replacement (swap-remove) from the move pool until four moves or none left
     def cond(c):
@@ -116,20 +140,17 @@ def random_set(state, pool_index):
     def body(c):
         state, moves, count, pool, n_left = c
         state, idx = prng.random_int(state, n_left)
-        move = pool[idx]
-        pool = pool.at[idx].set(pool[n_left - 1])
+        move = read(pool, idx)
+        pool = write(pool, idx, read(pool, n_left - 1))
         moves, count = _add_move(moves, count, move, True)
         return state, moves, count, pool, n_left - 1
 
-    state, moves, count, _, _ = jax.lax.while_loop(
-        cond, body, (state, moves, count, t["moves"][pool_index], t["n_moves"][pool_index]))
+    state, moves, count, _, _ = jax.lax.while_loop(cond, body, (state, moves, count, row["moves"], row["n_moves"]))
 
-    species = t["species"][pool_index]
-    level = t["levels"][pool_index]
-    evs = jnp.full(6, 255, jnp.int32)
-    ivs = jnp.full(6, 30, jnp.int32)
+    species = row["species"]
+    level = row["level"]
     # Substitute sets lower HP stat experience until max HP is not a multiple of 4
-    base_hp = mechanics.SPECIES_BASE[species, 0]
+    base_hp = row["base_hp"]
     has_sub = jnp.any(moves == _SUBSTITUTE)
 
     # (Showdown lowers it by 4 while the HP is a multiple of 4 and the stat experience > 3: the first
@@ -137,20 +158,22 @@ def random_set(state, pool_index):
     candidates = 255 - 4 * jnp.arange(64, dtype=jnp.int32)
     hp = (2 * base_hp + 30 + candidates // 4 + 100) * level // 100 + 10
     lowered = has_sub & (candidates > 3) & (hp % 4 == 0)
-    evs = evs.at[0].set(candidates[jnp.argmin(lowered)])
     real = jnp.arange(4) < count
-    no_attack = jnp.all(~real | ~t["physical"][moves])
+    no_attack = jnp.all(~real | ~take_rows(_NP["physical"], moves))
     keeps_attack = jnp.any(real & ((moves == _MIMIC) | (moves == _TRANSFORM)))
     drop = no_attack & ~keeps_attack
-    evs = evs.at[1].set(jnp.where(drop, 0, 255))
-    ivs = ivs.at[1].set(jnp.where(drop, 2, 30))
+    # HP and Attack stat experience and IVs as computed; the rest 255 and 30 (built, not written: a
+    # write at a fixed index under vmap is a scatter)
+    first = jnp.arange(6) == 0
+    evs = jnp.where(first, read(candidates, jnp.argmin(lowered)), jnp.where(jnp.arange(6) == 1, jnp.where(drop, 0, 255), 255))
+    ivs = jnp.where(jnp.arange(6) == 1, jnp.where(drop, 2, 30), 30)
     # Fisher-Yates shuffle of the moves in insertion order: the result is the slot order
     for i in range(3):
         on = i < count - 1
         state, j = prng.random_range(state, i, jnp.maximum(count, i + 1), on)
         j = jnp.where(on, j, i)
-        a, b = moves[i], moves[j]
-        moves = moves.at[i].set(b).at[j].set(a)
+        a, b = moves[i], read(moves, j)
+        moves = write(write(moves, i, b), j, a)
     return state, species, level, moves, ivs, evs
 
 
@@ -178,53 +201,53 @@ def _generator_pick(c):
     """One draw of the generator for the current team: from the species pool while it lasts (with
     the checks), then from the rejects (no checks); a single ``random_set`` serves both. When the
     team is complete the next team starts (fresh pool and counts; the Ditto flag carries over);
-    after the last team nothing changes any more (``done``). Every write is masked by its index (a
-    dropped scatter), not by a select of the whole array: under ``vmap`` this loop runs as many
-    passes as the batch's slowest battle, so what a pass writes is what it costs."""
-    t = _TAB
+    after the last team nothing changes any more (``done``). Under ``vmap`` this loop runs as many
+    passes as the batch's slowest battle. Its reads and writes at per-battle indices go through
+    ``paritygym.indexing`` (a masked-off write is one out of range, dropped): the plain gathers and
+    scatters on the CPU, one-hot selects in the accelerator form, where a TPU would run each as a
+    loop over the battles."""
     on = ~c["done"]
     team, n_left, n_rejected = c["team"], c["n_left"], c["n_rejected"]
     from_pool = n_left > 0
     state, idx = prng.random_int(c["state"], jnp.maximum(jnp.where(from_pool, n_left, n_rejected), 1), on)
     pool, rejected = c["pool"], c["rejected"]
-    p = jnp.where(from_pool, pool[idx], rejected[idx])
+    p = jnp.where(from_pool, read(pool, idx), read(rejected, idx))
     # swap-remove the drawn species from the list it came from
-    pool = pool.at[jnp.where(on & from_pool, idx, _NO_SLOT)].set(pool[n_left - 1], mode="drop")
-    rejected = rejected.at[jnp.where(on & ~from_pool, idx, _NO_SLOT)].set(rejected[n_rejected - 1], mode="drop")
+    pool = write(pool, jnp.where(on & from_pool, idx, _NO_SLOT), read(pool, n_left - 1))
+    rejected = write(rejected, jnp.where(on & ~from_pool, idx, _NO_SLOT), read(rejected, n_rejected - 1))
     n_rejected = n_rejected - (on & ~from_pool).astype(jnp.int32)
-    species = t["species"][p]
-    types = mechanics.SPECIES_TYPES[species]
+    row = _species_row(p)
+    species, types, weak = row["species"], row["types"], row["weak"]
     real_type = types != tables.TYPE_NONE
     type_count, weak_count = c["type_count"], c["weak_count"]
     ditto_skip = (species == _DITTO) & c["has_ditto"]
-    type_skip = jnp.any(real_type & (type_count[jnp.clip(types, 0, 14)] >= 2))
-    weak = t["weak"][p]
+    type_skip = jnp.any(real_type & (lookup(type_count, jnp.clip(types, 0, 14)) >= 2))
     weak_skip = jnp.any(weak & (weak_count >= 2))
-    level_skip = (t["levels"][p] == 100) & (c["max_level"] >= 1)
+    level_skip = (row["level"] == 100) & (c["max_level"] >= 1)
     reject = on & from_pool & ~ditto_skip & (type_skip | weak_skip | level_skip)
     accept = on & (~from_pool | (~ditto_skip & ~reject))
-    rejected = rejected.at[jnp.where(reject, n_rejected, _NO_SLOT)].set(p, mode="drop")
+    rejected = write(rejected, jnp.where(reject, n_rejected, _NO_SLOT), p)
     n_rejected = n_rejected + reject.astype(jnp.int32)
     # randomSet's draws happen only for an accepted species
-    new_state, species_, level, moves, ivs, evs = random_set(state, p)
+    new_state, species_, level, moves, ivs, evs = random_set(state, p, row)
     state = jnp.where(accept, new_state, state)
-    slot = jnp.where(accept, c["size"][team], _NO_SLOT)
-    out = {name: c[name].at[team, slot].set(value, mode="drop")
+    slot = jnp.where(accept, read(c["size"], team), _NO_SLOT)
+    out = {name: write(c[name], (team, slot), value)
            for name, value in (("species", species_), ("level", level), ("moves", moves), ("ivs", ivs), ("evs", evs))}
-    size = c["size"].at[team].add(accept.astype(jnp.int32))
+    size = add(c["size"], team, accept.astype(jnp.int32))
     counted = accept & from_pool
     for j in range(2):
-        type_count = type_count.at[jnp.clip(types[j], 0, 14)].add((counted & real_type[j]).astype(jnp.int32))
+        type_count = add(type_count, jnp.clip(types[j], 0, 14), (counted & real_type[j]).astype(jnp.int32))
     weak_count = weak_count + (counted & weak).astype(jnp.int32)
-    max_level = c["max_level"] + (counted & (t["levels"][p] == 100)).astype(jnp.int32)
+    max_level = c["max_level"] + (counted & (row["level"] == 100)).astype(jnp.int32)
     has_ditto = c["has_ditto"] | (counted & (species == _DITTO))
     n_left = n_left - (on & from_pool).astype(jnp.int32)
     # the team is complete (six, or no species left): start the next one, or stop
-    complete = on & ~((size[team] < 6) & ((n_left > 0) | (n_rejected > 0)))
+    complete = on & ~((read(size, team) < 6) & ((n_left > 0) | (n_rejected > 0)))
     last = c["species"].shape[0] - 1
     next_team = complete & (team < last)
     fresh = lambda value, old: jnp.where(next_team, value, old)
-    return dict(out, state=fresh(c["next_states"][jnp.minimum(team + 1, last)], state),
+    return dict(out, state=fresh(read(c["next_states"], jnp.minimum(team + 1, last)), state),
                 next_states=c["next_states"], team=team + next_team.astype(jnp.int32),
                 done=c["done"] | (complete & (team == last)), size=size,
                 pool=fresh(jnp.arange(POOL_SIZE, dtype=jnp.int32), pool), n_left=fresh(POOL_SIZE, n_left),

@@ -12,8 +12,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from paritygym import indexing
 from tcgjax import spec
-from tcgjax.game import indexing
 from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState, materialize
 from tcgjax.game.tables import CardTables
 from tcgjax.rng import stream_value_jax

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from paritygym import indexing
 from tcgjax import spec
-from tcgjax.game import core, indexing
+from tcgjax.game import core
 from tcgjax.game.core import TRUE, merge
 from tcgjax.game.state import ACTIVE_INDEX as ACTIVE
 from tcgjax.game.state import EMPTY_SLOT, SLOT_INDEX, GameState, materialize, write_static

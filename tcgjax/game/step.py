@@ -13,9 +13,10 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from paritygym import indexing
 from paritygym.batching import update_where_needed, where_needed
 from tcgjax import spec
-from tcgjax.game import core, effects, indexing
+from tcgjax.game import core, effects
 from tcgjax.game.core import TRUE, merge
 from tcgjax.game.state import GameState, empty_state, rotate
 from tcgjax.game.tables import ABILITY_KIND, CardTables

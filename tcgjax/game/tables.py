@@ -16,7 +16,7 @@ from flax import struct
 from tcgjax import spec
 from tcgjax.cards import (ABILITY_KINDS, ATTACK_EFFECT_KINDS, COLORLESS, ENERGY_TYPES, STATUSES, TRAINER_KINDS,
                           TYPE_INDEX, CardDatabase, load_cards)
-from tcgjax.game.indexing import Table
+from paritygym.indexing import Table
 
 ATTACK_KIND = {name: i + 1 for i, name in enumerate(ATTACK_EFFECT_KINDS)}
 ABILITY_KIND = {name: i + 1 for i, name in enumerate(ABILITY_KINDS)}
@@ -187,7 +187,7 @@ def build_numpy_tables(database: CardDatabase) -> dict:
 def card_tables(database: CardDatabase | None = None) -> CardTables:
     tables = build_numpy_tables(database or load_cards())
     static = {k: tables.pop(k) for k in ("named_bonus_list", "max_attack_draw", "max_trainer_draw")}
-    # Table: subscripts become one-hot selects on an accelerator (tcgjax.game.indexing)
+    # Table: subscripts become one-hot selects on an accelerator (paritygym.indexing)
     return CardTables(**{k: Table(jnp.asarray(v)) for k, v in tables.items()}, **static)
 
 

@@ -7,37 +7,43 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from paritygym.backend import forced_form
 from pokejax import prng
 from pokejax.game import setup, teams
 
 NUM_SEEDS = 300
 
 
-@pytest.fixture(scope="module")
-def generate():
-    def one(seed_state, has_ditto):
-        state, team, ditto = teams.random_team(seed_state, has_ditto)
-        return state, team, ditto
-    return jax.jit(jax.vmap(one))
+# both forms of the generator (``paritygym.backend``): the CPU's gathers and scatters, the
+# accelerator's one-hot selects and table products (``paritygym.indexing``, ``take_rows``)
+FORMS = ["cpu", "accelerator"]
 
 
-def test_teams_match_showdown_generator(showdown, generate):
+def generate(form: str, states, has_ditto):
+    """``random_team`` of every seed state, traced in ``form``."""
+    with forced_form(form):
+        return jax.jit(jax.vmap(teams.random_team))(states, has_ditto)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_teams_match_showdown_generator(showdown, form):
     rng = np.random.default_rng(7)
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(NUM_SEEDS)]
     states = jnp.stack([prng.seed_from_words(s) for s in seeds])
-    _, ours, _ = generate(states, jnp.zeros(NUM_SEEDS, bool))
+    _, ours, _ = generate(form, states, jnp.zeros(NUM_SEEDS, bool))
     for n, seed in enumerate(seeds):
         expected = showdown.generate_team(seed)["packed"]
         mine = jax.tree_util.tree_map(lambda x: np.asarray(x[n]), ours)
         assert setup.to_packed(mine) == setup.to_packed(setup.from_packed(expected)), f"seed {seed}"
 
 
-def test_second_team_never_repeats_ditto(generate):
+@pytest.mark.parametrize("form", FORMS)
+def test_second_team_never_repeats_ditto(form):
     # Showdown's generator object is shared by both players: once p1 has Ditto, p2 cannot.
     rng = np.random.default_rng(11)
     states = jnp.stack([prng.seed_from_words([int(x) for x in rng.integers(0, 65536, 4)]) for _ in range(2000)])
-    _, free, _ = generate(states, jnp.zeros(2000, bool))
-    _, blocked, _ = generate(states, jnp.ones(2000, bool))
+    _, free, _ = generate(form, states, jnp.zeros(2000, bool))
+    _, blocked, _ = generate(form, states, jnp.ones(2000, bool))
     ditto = teams._DITTO
     assert np.any(np.asarray(free.species) == ditto)
     assert not np.any(np.asarray(blocked.species) == ditto)
@@ -86,20 +92,22 @@ def test_pool_draws_cover_the_pool_with_one_ditto_per_battle():
     assert len(hit) > 280
 
 
-def test_battle_teams_are_p1_then_p2_on_one_generator(generate):
+def test_battle_teams_are_p1_then_p2_on_one_generator():
     """``random_teams`` (one loop for both teams) must give p1's team, then p2's team drawn with p1's
     Ditto flag (Showdown's shared generator object), as the one-team generator (checked against
     Showdown above) makes them one after the other. Enough battles that p1 has Ditto and p2's
-    generator draws Ditto in several of them (the flag changes p2's team)."""
+    generator draws Ditto in several of them (the flag changes p2's team). ``random_teams`` in the
+    accelerator form (what the env runs on a TPU), the one-team generator in the CPU form."""
     n = 6000
     keys = jax.random.split(jax.random.key(5), n)
-    both = jax.jit(jax.vmap(teams.random_teams))(keys)
+    with forced_form("accelerator"):
+        both = jax.jit(jax.vmap(teams.random_teams))(keys)
     k1, k2 = jax.vmap(jax.random.split)(keys).transpose(1, 0)   # [n, 2] keys -> two [n]
     seeds1 = jax.vmap(prng.seed_from_key)(k1)
     seeds2 = jax.vmap(prng.seed_from_key)(k2)
-    _, first, p1_ditto = generate(seeds1, jnp.zeros(n, bool))
-    _, second_free, _ = generate(seeds2, jnp.zeros(n, bool))
-    _, second, _ = generate(seeds2, p1_ditto)
+    _, first, p1_ditto = generate("cpu", seeds1, jnp.zeros(n, bool))
+    _, second_free, _ = generate("cpu", seeds2, jnp.zeros(n, bool))
+    _, second, _ = generate("cpu", seeds2, p1_ditto)
     for name in ("species", "level", "moves", "ivs", "evs", "size"):
         got = np.asarray(getattr(both, name))
         assert np.array_equal(got[:, 0], np.asarray(getattr(first, name))), name

@@ -1,4 +1,4 @@
-"""The accelerator form of the TCG engine (`paritygym.backend`: tcgjax.game.indexing's one-hot
+"""The accelerator form of the TCG engine (`paritygym.backend`: paritygym.indexing's one-hot
 selects for card tables and per-game indices, sub-batches run on the whole batch under a mask,
 unrolled shuffles) gives the CPU form's results bit for bit, on the CPU.
 
@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 import paritygym
+from paritygym import indexing
 from paritygym.backend import forced_form, step_form
-from tcgjax.game import card_tables, indexing
+from tcgjax.game import card_tables
 from tcgjax.game.step import step_batch
 from tests.tcg.test_env import BATCH, ENV_ID, _rollout
 
@@ -48,7 +49,7 @@ def test_default_form_on_cpu_and_forced():
 
 
 def _helpers(x, table2, basic, lists, cards, i, j, v):
-    """Every helper of tcgjax.game.indexing on one row of the batch."""
+    """Every helper of paritygym.indexing on one row of the batch."""
     return (indexing.read(x, (i, j)), indexing.read(x, (slice(1, None), j)), indexing.read(x, i),
             indexing.write(x, (i, j), v), indexing.write(x, (slice(1, None), j), 0), indexing.write(x, i, x[0]),
             indexing.add(x, (0, j), v), indexing.lookup(table2, (cards, j % 2)), indexing.lookup(x[:, 0], cards % 4),

@@ -1,16 +1,18 @@
-"""Dynamic indexing by a per-game (traced) index, in the form that suits the backend.
+"""Dynamic indexing by a per-game (traced) index, in the form that suits the backend. Shared by the
+TCG engine and pokejax's team generator.
 
 XLA:CPU runs a vmapped gather/scatter (`x[p, slot]`, `x.at[slot].set(v)`, `table[card]` with a
-per-game index) as one cheap kernel, and the engine was written for it. XLA's TPU backend expands a
+per-game index) as one cheap kernel, and the engines were written for it. XLA's TPU backend expands a
 scatter or gather whose indices differ per batch row into a sequential loop over the rows, or runs
 it element by element, while the chip idles. In the accelerator form (`paritygym.backend`, read
 when a function is traced) the helpers here compute the same values as one-hot selects over the
 small indexed axis: a few wide elementwise kernels that XLA fuses with their neighbours. In the
-CPU form they are the plain indexing and `.at[]` updates, the program the engine always had.
+CPU form they are the plain indexing and `.at[]` updates, the program the engines always had.
 
-Both forms give the same integers and booleans bit for bit (tests/tcg/test_backend_forms.py): an
-index is taken as jnp indexing takes it (negative from the end, a read clamped, a write out of range
-dropped), and a one-hot sum has exactly one non-zero term (the card tables hold no floats).
+Both forms give the same integers and booleans bit for bit (tests/tcg/test_backend_forms.py,
+tests/pokemon/test_l1_teams.py): an index is taken as jnp indexing takes it (negative from the end,
+a read clamped, a write out of range dropped), and a one-hot sum has exactly one non-zero term (no
+floats are read through these).
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ def _is_integer_index(i) -> bool:
 
 @jax.tree_util.register_pytree_node_class
 class Table:
-    """A card table (an array indexed by card, `tcgjax.game.tables.CardTables`) whose `[...]` is
+    """A constant table (e.g. one indexed by card, `tcgjax.game.tables.CardTables`) whose `[...]` is
     `lookup`: the engine's `T.hp[card]` needs no change to run as a one-hot select on an
     accelerator, and stays the plain gather on the CPU."""
 
