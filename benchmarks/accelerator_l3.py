@@ -25,6 +25,8 @@ import numpy as np
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "accelerator_l3"
 POKEMON_FILE = DATA / "pokemon.json.gz"
 GEN9_FILE = DATA / "pokemon_gen9.json.gz"
+# decisions per recorded Gen 9 battle at most (Roar and Whirlwind lengthen battles: most end within it)
+GEN9_MAX_DECISIONS = 200
 TCG_FILE = DATA / "tcg.json.gz"
 FORMS = ("auto", "cpu", "accelerator")
 Records = list[dict[str, np.ndarray]]

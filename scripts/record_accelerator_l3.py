@@ -56,7 +56,7 @@ def record_gen9(battles: int) -> int:
     p1 = [parity.DOCUMENT["teams"][int(n)] for n in rng.choice(usable, battles)]
     p2 = [parity.DOCUMENT["teams"][int(n)] for n in rng.choice(usable, battles)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(battles)]
-    states, actions, sets = parity.play(p1, p2, seeds, rng)
+    states, actions, sets = parity.play(p1, p2, seeds, rng, max_decisions=l3.GEN9_MAX_DECISIONS)
     with Gen9Bridge() as bridge:
         reference = bridge.play([{"teams": [sets[i], sets[battles + i]], "seed": seeds[i], "actions": actions[i]}
                                  for i in range(battles)])

@@ -4,9 +4,9 @@ L3 tests (tests/pokemon/gen9) and the recordings replayed on an accelerator (``b
 use them. Only tests and tools import this.
 
 A record, after the start and after every decision: every Pokémon's HP, status, PP, Tera state, Stellar
-mask, hits taken (``timesAttacked``) and species, each side's active slot, stages, switch flag and Tera right, the turn, the request (and
-whether a switch request is a self-switch's in the middle of the turn, with each side's move action still
-queued), each active's volatiles (protect, stall, substitute HP, taunt, encore and its move, throatchop,
+mask, hits taken (``timesAttacked``), place in ``side.pokemon`` (``position``) and species, each side's
+active slot, stages, switch flag and Tera right, the turn, the request (and whether a switch request is a
+self-switch's in the middle of the turn, with each side's move action still queued), each active's volatiles (protect, stall, substitute HP, taunt, encore and its move, throatchop,
 healblock, leechseed, yawn, their order) and whether its stages rose or fell this turn, the wish, the move
 actions the request offers, the winner and the PRNG seed.
 """
@@ -142,6 +142,7 @@ def ours_record(st, i: int, legal: np.ndarray) -> dict:
                          "pp": [int(x) for x, m in zip(st.pp[i, side, k], st.moves[i, side, k]) if m],
                          "terastallized": bool(st.terastallized[i, side, k]), "stellar": int(st.stellar[i, side, k]),
                          "timesAttacked": int(st.times_attacked[i, side, k]),
+                         "position": int(st.position[i, side, k]),
                          "species": TABLES.species_ids[int(st.species[i, side, k])]}
                         for k in range(size)]})
     return {"seed": prng.to_showdown(st.rng[i]), "turn": int(st.turn[i]), "request": int(st.request[i]),
@@ -167,7 +168,7 @@ def showdown_record(snap: dict) -> dict:
                          "selfSleep": p["selfSleep"],
                          "pp": p["pp"], "terastallized": p["terastallized"] is not None,
                          "stellar": sum(1 << TABLES.type_index[t] for t in p["stellar"]),
-                         "timesAttacked": p["timesAttacked"], "species": p["species"]}
+                         "timesAttacked": p["timesAttacked"], "position": p["position"], "species": p["species"]}
                         for p in s["pokemon"]]})
     winner = S.WINNER_NONE if snap["winner"] is None else snap["winner"]
     return {"seed": snap["seed"], "turn": snap["turn"], "request": REQUESTS[snap["request"]], "winner": winner,

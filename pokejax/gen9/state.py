@@ -72,6 +72,9 @@ class BattleState:
     stellar: jnp.ndarray        # int32 bit mask (bit = type index) of Showdown's ``stellarBoostedTypes``
     times_attacked: jnp.ndarray  # int32 Showdown's ``timesAttacked``: hits of damaging moves taken (kept on switching;
                                 # Rage Fist reads it)
+    position: jnp.ndarray       # int32 Showdown's ``position``: the Pokémon's place in ``side.pokemon`` (team order at the
+                                # start, the active at 0; a switch swaps the Pokémon coming in with the active), the order
+                                # in which a forced switch (Roar, Dragon Tail) samples the benched
     # ---- per side [B, 2, ...]
     team_size: jnp.ndarray      # int32 Pokémon in the team (1-6; slots from team_size on are empty)
     active: jnp.ndarray         # int32 team slot of the active Pokémon
@@ -217,6 +220,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         terastallized=jnp.zeros(shape, bool),
         stellar=jnp.zeros(shape, jnp.int32),
         times_attacked=jnp.zeros(shape, jnp.int32),
+        position=jnp.broadcast_to(jnp.arange(TEAM_SIZE, dtype=jnp.int32), shape),
         team_size=size,
         active=jnp.zeros(teams.shape, jnp.int32),
         boosts=jnp.zeros(teams.shape + (NUM_BOOSTS,), jnp.int32),

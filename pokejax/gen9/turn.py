@@ -788,17 +788,42 @@ def switch_moves() -> list[str]:
                   and (m["id"] in placed if m["category"] == "Status" else _covered(m)))
 
 
+def _drag_effect(m: dict) -> bool:
+    """A move whose only effect (besides its damage) is ``forceSwitch``, with no callback."""
+    if m.get("forceSwitch") is not True or m.get("callbacks"):
+        return False
+    rest = {**m, "forceSwitch": None}
+    return m["target"] == "normal" and not any(rest.get(f) for f in _EFFECT_FIELDS)
+
+
+def drag_moves() -> list[str]:
+    """The moves that force their target out, ``step`` runs whole: Roar and Whirlwind (status moves, no
+    accuracy check, through a substitute and Protect) and the damaging moves of ``damage.kernel_moves()``
+    whose only other effect is ``forceSwitch`` (Dragon Tail, Circle Throw: after a hit on the Pokémon, not
+    its substitute). Where the target and the user are up and the target's side has another Pokémon left
+    (``canSwitch``; else a status one fails), runAction drags one in after the move: Showdown's
+    ``dragIn``, ``random(n)`` over the side's benched Pokémon in ``side.pokemon`` order
+    (``BattleState.position``), its switch-in and runSwitch at once; the target's own move action, if
+    still queued, is cancelled."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if _drag_effect(m)
+                  and (m["id"] in placed if m["category"] == "Status" else _covered(m)))
+
+
 @functools.lru_cache(maxsize=1)
 def _switch_columns() -> dict:
-    """Per move index: ``self_switch`` [M] (a move of ``switch_moves()``) and ``switch_drop`` [M] (Parting
-    Shot: it switches only when its drop moved a stage)."""
+    """Per move index: ``self_switch`` [M] (a move of ``switch_moves()``), ``switch_drop`` [M] (Parting
+    Shot: it switches only when its drop moved a stage) and ``force_switch`` [M] (``drag_moves()``)."""
     t = tables.load()
     n = len(t.move_ids)
-    self_switch, drop = np.zeros(n, bool), np.zeros(n, bool)
+    self_switch, drop, force = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
     for m in switch_moves():
         self_switch[t.move_index[m]] = True
         drop[t.move_index[m]] = m in SWITCH_DROP_MOVES
-    return {"self_switch": self_switch, "switch_drop": drop}
+    for m in drag_moves():
+        force[t.move_index[m]] = True
+    return {"self_switch": self_switch, "switch_drop": drop, "force_switch": force}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1220,8 +1245,8 @@ def restricted_moves() -> list[str]:
     ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Substitute
     (``substitute_moves()``) and Taunt and Encore (``lock_moves()``: Taunt, Encore, Throat Chop, Psychic
     Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``), Leech Seed
-    (``leech_moves()``), Yawn (``yawn_moves()``) and, with no items to swap, Trick and Switcheroo
-    (``item_swap_moves()``) (Thunder,
+    (``leech_moves()``), Yawn (``yawn_moves()``), Roar, Whirlwind, Dragon Tail and Circle Throw
+    (``drag_moves()``) and, with no items to swap, Trick and Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -1240,7 +1265,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
                         | set(protect_moves()) | set(substitute_moves())
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
-                        | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves())))
+                        | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1472,7 +1497,8 @@ def _drawing(st: _Turn) -> _Turn:
 
 
 # The fields of the step's state that it writes (the others are the teams' fixed data).
-_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "times_attacked", "active", "boosts",
+_CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "times_attacked", "position", "active",
+             "boosts",
              "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
@@ -1687,19 +1713,29 @@ def _entry_faints(st: BattleState, side, when):
     return st, down & (_left(st, side) == 0)
 
 
-def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=None, hazards=None, also=None):
+def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=None, hazards=None, also=None,
+               dragged=None):
     """``switchIn`` of team ``slot`` for ``side`` and the runSwitch after it, with their draws (only
     where ``draws``, by default ``on``; ``insert``: first the draw of inserting its runSwitch next to
-    another one of the same speed). The runSwitch runs the entry hazards of ``side`` where ``hazards``
+    another one of the same speed). ``dragged`` (a forced switch, ``dragIn``: ``(where, speeds)``):
+    there the runSwitch runs inside the move's action, with no Update of its own after the switch or
+    the runSwitch, its speed sort by ``speeds``, the speeds Showdown has cached (the Pokémon dragged in
+    was not refreshed: its speed stat). The runSwitch runs the entry hazards of ``side`` where ``hazards``
     (by default ``on``) and, where ``also``, those of the other side (a double forced switch's one
     runSwitch for both: the faster Pokémon's handlers first), then faintMessages and checkWin: a
     side out ends the battle (both out: the side of the Pokémon fainted last wins)."""
     draws = on if draws is None else draws
     hazards = on if hazards is None else hazards
+    drag, drag_speed = (jnp.zeros_like(on), None) if dragged is None else dragged
+    updates = draws & ~drag
     joint = also is not None
     also = jnp.zeros_like(on) if also is None else also
     # BeforeSwitchOut of a Pokémon still up is followed by an Update
     st = _each_event(st, draws & voluntary)
+    # switchIn swaps the two Pokémon's places in side.pokemon: the active's (0) goes to the one coming in
+    old = _side(st.active, side)
+    position = _set_mon(st.position, side, old, _mon(st.position, side, slot), on)
+    st = st.replace(position=_set_mon(position, side, slot, 0, on))
     active = _set_side(st.active, side, slot, on)
     boosts = _set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), on)
     st = st.replace(active=active, boosts=boosts, switch_flag=_set_side(st.switch_flag, side, False, on),
@@ -1710,7 +1746,9 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     throat_chop=_set_side(st.throat_chop, side, 0, on), heal_block=_set_side(st.heal_block, side, 0, on),
 
                     seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on),
-                    raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on))
+                    raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on),
+                    # (set only on a Pokémon that acted this turn: one dragged out after its move)
+                    roosted=_set_side(st.roosted, side, False, on), flinch=_set_side(st.flinch, side, False, on))
     # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
     tox = on & (_mon(st.status, side, slot) == TOX)
     st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
@@ -1719,7 +1757,9 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     speed, up = _speeds(st), _up(st)              # the draws below change nothing else
     if insert is not None:
         st = _tie_draw(st, insert, speed)
-    st = _each_event(st, draws, speed, up)        # the Update after the switch action
+    st = _each_event(st, updates, speed, up)      # the Update after the switch action
+    if drag_speed is not None:
+        speed = jnp.where(drag[..., None], drag_speed, speed)
     # runSwitch's speed sort of all actives; the SwitchIn handlers of two Pokémon run in its order (a
     # tie: the draw's, read only for ``also``, the double forced switch)
     if joint:
@@ -1744,7 +1784,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
         won = 1 - side
     st = st.replace(winner=jnp.where(ended, won, st.winner), request=jnp.where(ended, REQUEST_ENDED, st.request))
     up = up & _up(st)
-    return _keep(_each_event(st, draws & ~ended, speed, up))   # the Update after runSwitch
+    return _keep(_each_event(st, updates & ~ended, speed, up))   # the Update after runSwitch
 
 
 def _struggling(st: BattleState):
@@ -1948,6 +1988,27 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache,
     later = landed.sum(-1)                                   # the landed hits are the first ones (a prefix)
     last_to_sub = (landed & to_sub & (h == later[..., None] + 1)).any(-1)
     return _keep((st, later, last_to_sub, missed))
+
+
+def _drag_in(st: BattleState, side, on, cache):
+    """runAction's ``dragIn`` for ``side`` (its forceSwitchFlag) after a move action: ``random(n)`` over the
+    ``n`` Pokémon of ``side.pokemon`` after the active that have not fainted, in that order
+    (``BattleState.position``; ``prng.sample``, a draw even when ``n`` is 1), then ``switchIn`` of that one with
+    its runSwitch at once (no BeforeSwitchOut, no Update of its own; its entry hazards, faintMessages). Returns
+    the state and the speeds Showdown has cached after it (the Pokémon dragged in: its speed stat)."""
+    team = jnp.arange(TEAM_SIZE)
+    benched = (team < _side(st.team_size, side)[..., None]) & (_side(st.hp, side) > 0) & (team != _side(st.active, side)[..., None])
+    place = _side(st.position, side)                                    # [B, 6]
+    # each benched Pokémon's rank among the benched in side.pokemon order
+    rank = jnp.sum(benched[..., None, :] & (place[..., None, :] < place[..., :, None]), axis=-1)
+    st = _drawing(st)
+    rng, r = prng.random_int(st.rng, jnp.maximum(jnp.sum(benched, axis=-1), 1), when=on)
+    st = st.replace(rng=rng)
+    slot = jnp.argmax(benched & (rank == r[..., None]), axis=-1).astype(jnp.int32)
+    spe = _mon(st.stats[..., 4], side, slot)
+    drag_speed = jnp.where(jnp.arange(2) == side[..., None], spe[..., None], cache)
+    st = _switch_in(st, side, slot, on, jnp.zeros_like(on), dragged=(on, drag_speed))
+    return st, jnp.where(on[..., None], drag_speed, cache)
 
 
 def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_foe, will_act, struggling, foe_fresh):
@@ -2236,7 +2297,10 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
-    succeeded = raised | cursing | inflicted | (lowered & fog) | cleared | healed | parting | guarded | made | stopped_by_sub | taunts | encores | rests | wishes | seeds | yawns
+    # a forced switch's didSomething: ``canSwitch`` of the target's side (the switch itself comes after the move)
+    forcing = lands & x.force_switch & (_left(st, foe) > 1)
+    succeeded = (raised | cursing | inflicted | (lowered & fog) | cleared | healed | parting | guarded | made | stopped_by_sub
+                 | taunts | encores | rests | wishes | seeds | yawns | (forcing & (m.category == tables.STATUS)))
     # Haze's onHitField (tryMoveHit: no Update): every active's stages cleared (a fainted one's are already)
     st = st.replace(boosts=jnp.where((lands & x.haze)[..., None, None], 0, st.boosts))
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
@@ -2356,8 +2420,14 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Pokémon left (``canSwitch``), else clears it
     switches = x.self_switch & (struck | (parting & lowered)) & (_mon(st.hp, side, me) > 0) & ~won
     switches = switches & (_left(st, side) > 1)
+    # forceSwitch (spreadMoveHit, after the secondaries): a status move that reached its target, a damaging one
+    # that hit the Pokémon (not its substitute), the target and the user up: the target's forceSwitchFlag
+    drags = forcing & jnp.where(m.category == tables.STATUS, True, dealt) & (_mon(st.hp, foe, them) > 0)
+    drags = drags & (_mon(st.hp, side, me) > 0) & ~won
     st = _each_event(st, calls, cache)                         # Sleep Talk's hit loop's Update
-    return _keep((_each_event(st, acting & ~won, cache), switches))   # the Update after the move action
+    # the Update after the move action; a forced switch's comes after its dragIn, which ``_turn`` runs once the
+    # move actions are over (the other one, if still queued, was cancelled with the Pokémon dragged out)
+    return _keep((_each_event(st, acting & ~won & ~drags, cache), switches, drags, cache))
 
 
 _RESIDUAL_ORDER = np.zeros(len(STATUSES), np.int32)
@@ -2619,10 +2689,19 @@ def _turn(st: BattleState, actions, on, resume):
     faster = jnp.where(same_speed, first_switch, (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
     first = jnp.where(switching.all(-1), faster, jnp.where(switching[..., 0], 0, 1)).astype(jnp.int32)
     st, first, swap = _keep((st, first, swap))
-    for k in range(2):
-        s = first if k == 0 else 1 - first
+
+    def switch_action(k, st):
+        s = jnp.where(k == 0, first, 1 - first)
         go = _side(switching, s) & (st.request != REQUEST_ENDED)   # the first switch-in's hazards may end it
-        st = _switch_in(st, s, _side(act, s) - ACTION_SWITCH_BASE, go, jnp.ones_like(go))
+        return _switch_in(st, s, _side(act, s) - ACTION_SWITCH_BASE, go, jnp.ones_like(go))
+
+    if accelerator_form():
+        for k in range(2):
+            st = switch_action(k, st)
+    else:
+        # XLA:CPU: one copy of the switch-in for the two switch actions (as for the move actions below)
+        settled = lambda c: _keep(_drawing(c))
+        st = jax.lax.fori_loop(0, 2, lambda k, c: settled(switch_action(k, c)), settled(st))
     # Terastallizations (which one first changes nothing but the draws' count); the speeds after the
     # switches are those the moves are sorted by (a Terastallization changes no speed)
     speed, up = _speeds(st), _up(st)
@@ -2656,7 +2735,7 @@ def _turn(st: BattleState, actions, on, resume):
 
     def move_action(k, carry):
         """The turn's first (``k`` 0) or second (1) move action."""
-        st, stopped, queued = carry
+        st, stopped, queued, dragged, drag_side, drag_speed = carry
         held = _volatiles_present(st)
         pick = functools.partial(_per_action, k)
         s = pick(mover, second)
@@ -2668,13 +2747,14 @@ def _turn(st: BattleState, actions, on, resume):
         foe_attacks = pick(_side(moving & attacks, 1 - s), no)
         foe_moved = pick(no, _side(moving, mover) & ~resume)
         hit_by_foe = pick(no, foe_moved & (_mon(st.hp, s, _side(st.active, s)) < before))
-        go = _side(pick(moving, later_moving), s) & (st.request != REQUEST_ENDED) & ~stopped
+        # (a Pokémon dragged out by the first move action: switchIn's cancelAction took its move action)
+        go = _side(pick(moving, later_moving), s) & (st.request != REQUEST_ENDED) & ~stopped & ~dragged
         will_act = pick(_side(moving, 1 - s), no)      # the foe's move action queued
         # the foe switched in this turn: by its switch action (the first mover's foe), or by the self-switch
         # a resumed turn answers (the queued mover's foe)
         foe_fresh = pick(_side(switching, 1 - s), resume)
-        st, switches = _use_move(st, s, _side(slot, s), go, foe_attacks, foe_moved, hit_by_foe, will_act, struggling,
-                                 foe_fresh)
+        st, switches, drags, cache = _use_move(st, s, _side(slot, s), go, foe_attacks, foe_moved, hit_by_foe, will_act,
+                                               struggling, foe_fresh)
         # a self-switch: runAction's switch request in the middle of the turn, the rest of the queue
         # (the other side's move action if it has not run, its Pokémon up; the residual) waiting for it
         switches = switches & (st.request != REQUEST_ENDED)
@@ -2683,9 +2763,11 @@ def _turn(st: BattleState, actions, on, resume):
         queued = pick(jnp.where(on[..., None], jnp.where(switches[..., None] & rest, slot, -1), queued),
                       jnp.where(switches[..., None], -1, queued))
         st = st.replace(switch_flag=jnp.where(switches[..., None], jnp.arange(2) == s[..., None], st.switch_flag))
-        return _stamp_volatiles(st, held), stopped | switches, queued
+        drag_side = jnp.where(drags, 1 - s, drag_side)
+        drag_speed = jnp.where(drags[..., None], cache, drag_speed)
+        return _stamp_volatiles(st, held), stopped | switches, queued, dragged | drags, drag_side, drag_speed
 
-    carry = (st, jnp.zeros_like(on), st.queued)
+    carry = (st, jnp.zeros_like(on), st.queued, jnp.zeros_like(on), jnp.zeros_like(mover), jnp.zeros_like(speed))
     if accelerator_form():
         # unrolled: on the TPU v5e the looped form ran the turn at 531 K decisions/s against 945 K
         # (``benchmarks.pokemon_gen9 --batch 4096``)
@@ -2697,7 +2779,12 @@ def _turn(st: BattleState, actions, on, resume):
         # better. The loop's carry has one structure: no draws left counted (``_drawing``), every field kept.
         settled = lambda c: _keep((_drawing(c[0]),) + tuple(c[1:]))
         carry = jax.lax.fori_loop(0, 2, lambda k, c: settled(move_action(k, c)), settled(carry))
-    st, stopped, queued = carry
+    st, stopped, queued, dragged, drag_side, drag_speed = carry
+    # runAction's dragIn after the move action that forced its target out (out of the loop: one copy of the
+    # switch-in in the program), then that action's Update; the volatiles of the Pokémon dragged out are gone
+    st, drag_speed = _drag_in(st, drag_side, dragged, drag_speed)
+    st = _each_event(st, dragged & (st.request != REQUEST_ENDED), drag_speed)
+    st = _stamp_volatiles(st, _volatiles_present(st))
     going = on | resume
     st = st.replace(queued=jnp.where(going[..., None] & ~stopped[..., None], -1, queued),
                     mid_turn=jnp.where(going, stopped, st.mid_turn),

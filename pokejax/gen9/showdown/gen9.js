@@ -50,7 +50,7 @@
 //             requestMoves), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
 //             slp's time, else 0), selfSleep (asleep by its own move, Rest: the Sleep Clause Mod
-//             lets it through), terastallized, stellar, timesAttacked, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
+//             lets it through), terastallized, stellar, timesAttacked, position, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
 //             PRNG draw with its callers (`draws`, `marks`: the draw count at each state) and the log
 //   choices   {cases: [{teams, seed, sides: [edit, edit], request: 'move' | 'switch'}]}
 //             -> {results: [{accepted: [[14 bools], [14 bools]], request}]}: a started battle with
@@ -341,7 +341,7 @@ function snapPlay(battle) {
           statusCount: p.status === 'tox' ? p.statusState.stage : p.status === 'slp' ? p.statusState.time : 0,
           selfSleep: p.status === 'slp' && !!p.statusState.source && p.statusState.source.isAlly(p),
           terastallized: p.terastallized || null, stellar: p.stellarBoostedTypes.slice(), timesAttacked: p.timesAttacked,
-          species: p.species.id}))};
+          position: p.position, species: p.species.id}))};
     })};
 }
 

