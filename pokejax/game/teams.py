@@ -164,9 +164,9 @@ def random_set(state, pool_index, row: dict | None = None):
     drop = no_attack & ~keeps_attack
     # HP and Attack stat experience and IVs as computed; the rest 255 and 30 (built, not written: a
     # write at a fixed index under vmap is a scatter)
-    first = jnp.arange(6) == 0
-    evs = jnp.where(first, read(candidates, jnp.argmin(lowered)), jnp.where(jnp.arange(6) == 1, jnp.where(drop, 0, 255), 255))
-    ivs = jnp.where(jnp.arange(6) == 1, jnp.where(drop, 2, 30), 30)
+    stat = jnp.arange(6)
+    evs = jnp.where(stat == 0, read(candidates, jnp.argmin(lowered)), jnp.where((stat == 1) & drop, 0, 255))
+    ivs = jnp.where((stat == 1) & drop, 2, 30)
     # Fisher-Yates shuffle of the moves in insertion order: the result is the slot order
     for i in range(3):
         on = i < count - 1

@@ -2422,7 +2422,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     switches = switches & (_left(st, side) > 1)
     # forceSwitch (spreadMoveHit, after the secondaries): a status move that reached its target, a damaging one
     # that hit the Pokémon (not its substitute), the target and the user up: the target's forceSwitchFlag
-    drags = forcing & jnp.where(m.category == tables.STATUS, True, dealt) & (_mon(st.hp, foe, them) > 0)
+    drags = forcing & ((m.category == tables.STATUS) | dealt) & (_mon(st.hp, foe, them) > 0)
     drags = drags & (_mon(st.hp, side, me) > 0) & ~won
     st = _each_event(st, calls, cache)                         # Sleep Talk's hit loop's Update
     # the Update after the move action; a forced switch's comes after its dragIn, which ``_turn`` runs once the

@@ -73,6 +73,8 @@ def test_a_multi_hit_move_counts_its_expected_hits(monkeypatch):
                                                            weight["dualwingbeat"], 1.0]), rel=1e-5)
 
 
+@pytest.mark.slow   # its own compile of the vmapped step and both bots, ~100 s of the default suite; the default
+                    # suite checks the heuristic opponent's legality through the env tests (step_batch vs step)
 def test_choices_are_legal_moves_of_the_highest_expected_damage():
     """Over random battles: the bot's action is legal; a move action is one of the legal moves of
     the highest expected damage, and it plays a move whenever one deals damage."""
