@@ -21,12 +21,12 @@ from tests.pokemon.gen9.test_l3_restricted import (
     _usable_teams,
     assert_identical,
     move_decisions,
+    move_mask,
     play,
 )
 
 MOVES = turn.WEATHER_ACCURACY_MOVES + turn.WATER_SUPER_MOVES + tuple(turn.crash_moves())
-WEATHER = np.zeros(len(TABLES.move_ids), bool)
-WEATHER[[TABLES.move_index[m] for m in MOVES]] = True
+WEATHER = move_mask(MOVES)
 
 
 def _teams(moves=MOVES) -> list[int]:

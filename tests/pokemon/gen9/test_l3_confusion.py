@@ -16,17 +16,19 @@ import numpy as np
 
 from pokejax.gen9 import turn
 from pokejax.gen9 import state as S
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, MAX_DECISIONS, TABLES, _usable_teams, assert_identical, play
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    MAX_DECISIONS,
+    TABLES,
+    _usable_teams,
+    assert_identical,
+    move_mask,
+    play,
+)
 
 FANGS = [m for m in turn.flinch_moves() if m.endswith("fang")]
 FIRST_TURN = list(turn.FIRST_TURN_MOVES)
 CONFUSERS = turn.confusion_moves()
-
-
-def _mask(moves) -> np.ndarray:
-    out = np.zeros(len(TABLES.move_ids), bool)
-    out[[TABLES.move_index[m] for m in moves]] = True
-    return out
 
 
 def _given(team: list, moves: list[str], rng: np.random.Generator) -> list:
@@ -47,7 +49,7 @@ def _battles(moves: list[str], count: int, seed: int, prefer: float = 0.5, scrip
     p1 = [_given(DOCUMENT["teams"][int(n)], moves, rng) for n in rng.choice(usable, count)]
     p2 = [_given(DOCUMENT["teams"][int(n)], moves if leads is None else leads, rng) for n in rng.choice(usable, count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
-    states, actions, sets = play(p1, p2, seeds, rng, scripted, boost=prefer, prefer=_mask(moves), max_decisions=max_decisions)
+    states, actions, sets = play(p1, p2, seeds, rng, scripted, boost=prefer, prefer=move_mask(moves), max_decisions=max_decisions)
     return states, actions, sets, seeds
 
 

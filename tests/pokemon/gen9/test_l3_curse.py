@@ -22,13 +22,13 @@ from tests.pokemon.gen9.test_l3_restricted import (
     assert_identical,
     first_led_by,
     move_decisions,
+    move_mask,
     play,
     preferring_battles,
     teams_holding,
 )
 
-CURSE = np.zeros(len(TABLES.move_ids), bool)
-CURSE[TABLES.move_index["curse"]] = True
+CURSE = move_mask(["curse"])
 GHOST = TABLES.type_index["Ghost"]
 
 

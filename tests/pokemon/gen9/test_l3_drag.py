@@ -21,9 +21,9 @@ import numpy as np
 from pokejax.gen9 import state as S
 from pokejax.gen9 import turn
 from pokejax.gen9.masks import ACTION_SWITCH_BASE
-from tests.pokemon.gen9.test_l3_confusion import _battles, _given, _mask
+from tests.pokemon.gen9.test_l3_confusion import _battles, _given
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, _usable_teams, assert_identical, play
+from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, _usable_teams, assert_identical, move_mask, play
 
 DRAG = turn.drag_moves()
 
@@ -92,7 +92,7 @@ def test_l2_forced_switch_with_no_bench_and_on_hazards(showdown9):
     p1 = [_given(DOCUMENT["teams"][int(n)], moves, rng) for n in rng.choice(_usable_teams(), count)]
     p2 = [_given(DOCUMENT["teams"][int(n)], moves, rng) for n in rng.choice(_usable_teams(), count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.7, prefer=_mask(moves), max_decisions=200)
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.7, prefer=move_mask(moves), max_decisions=200)
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = _dragged(states, actions)
     print(seen)

@@ -28,15 +28,14 @@ from tests.pokemon.gen9.test_l3_restricted import (
     _usable_teams,
     assert_identical,
     move_decisions,
+    move_mask,
     play,
     preferring_battles,
     teams_holding,
 )
 
-HAZARD_MOVES = np.zeros(len(TABLES.move_ids), bool)
-HAZARD_MOVES[[TABLES.move_index[m] for m in turn.hazard_moves()]] = True
-REMOVAL_MOVES = np.zeros(len(TABLES.move_ids), bool)
-REMOVAL_MOVES[[TABLES.move_index[m] for m in turn.removal_moves()]] = True
+HAZARD_MOVES = move_mask(turn.hazard_moves())
+REMOVAL_MOVES = move_mask(turn.removal_moves())
 
 
 def _hazard_teams() -> list[int]:

@@ -19,7 +19,15 @@ import numpy as np
 from pokejax.gen9 import masks, turn
 from pokejax.gen9 import state as S
 from tests.pokemon.gen9.test_l3_confusion import _battles
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, TABLES, _usable_teams, assert_identical, move_requests, play
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    TABLES,
+    _usable_teams,
+    assert_identical,
+    move_mask,
+    move_requests,
+    play,
+)
 
 HP = turn.hp_moves()
 KIND = turn._hp_tables()["heal_kind"]
@@ -32,8 +40,7 @@ def _kinds(states, moves) -> dict:
     """Over consecutive move decisions: uses of ``moves`` (their PP spent), of them by a user at full
     HP, users of them that gained HP, that lost HP, that fainted; turns where both actives fainted."""
     seen = dict(used=0, full=0, gained=0, lost=0, user_fainted=0, both_fainted=0)
-    marked = np.zeros(len(TABLES.move_ids), bool)
-    marked[[TABLES.move_index[m] for m in moves]] = True
+    marked = move_mask(moves)
     for a, b, i in move_requests(states):
         for s in range(2):
             k = int(a.active[i, s])

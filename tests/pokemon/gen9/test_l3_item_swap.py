@@ -5,13 +5,11 @@ Showdown, state and PRNG after every decision (``test_l3_restricted.py``'s compa
 
 from __future__ import annotations
 
-import numpy as np
 
 from pokejax.gen9 import turn
-from tests.pokemon.gen9.test_l3_restricted import TABLES, move_decisions, preferring_battles, teams_holding
+from tests.pokemon.gen9.test_l3_restricted import move_decisions, move_mask, preferring_battles, teams_holding
 
-SWAPS = np.zeros(len(TABLES.move_ids), bool)
-SWAPS[[TABLES.move_index[m] for m in turn.ITEM_SWAP_MOVES]] = True
+SWAPS = move_mask(turn.ITEM_SWAP_MOVES)
 
 
 def test_the_item_swaps_are_run():

@@ -30,13 +30,13 @@ from tests.pokemon.gen9.test_l3_restricted import (
     draw_battles,
     led_by,
     move_decisions,
+    move_mask,
     play,
     teams_holding,
 )
 
 L2_DECISIONS = 10
-MULTIHIT = np.zeros(len(TABLES.move_ids), bool)
-MULTIHIT[[TABLES.move_index[m] for m in turn.multihit_moves()]] = True
+MULTIHIT = move_mask(turn.multihit_moves())
 
 
 def _multihit_teams() -> list[int]:

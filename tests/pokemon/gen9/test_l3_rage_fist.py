@@ -10,17 +10,16 @@ import numpy as np
 
 from pokejax.gen9 import turn
 from tests.pokemon.gen9.test_l3_restricted import (
-    TABLES,
     assert_identical,
     first_led_by,
     move_decisions,
+    move_mask,
     play,
     preferring_battles,
     teams_holding,
 )
 
-RAGE_FIST = np.zeros(len(TABLES.move_ids), bool)
-RAGE_FIST[TABLES.move_index["ragefist"]] = True
+RAGE_FIST = move_mask(["ragefist"])
 
 
 def test_rage_fist_is_run():

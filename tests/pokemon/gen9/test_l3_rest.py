@@ -25,9 +25,17 @@ import numpy as np
 from pokejax.gen9 import state as S
 from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
-from tests.pokemon.gen9.test_l3_confusion import _battles, _mask
+from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import DOCUMENT, _usable_teams, assert_identical, move_requests, play, pp_spent
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    _usable_teams,
+    assert_identical,
+    move_mask,
+    move_requests,
+    play,
+    pp_spent,
+)
 
 TABLES = tables.load()
 REST = TABLES.move_index["rest"]
@@ -61,7 +69,7 @@ def _rest_talk_battles(count: int, seed: int):
     p1 = [given(DOCUMENT["teams"][int(n)]) for n in rng.choice(usable, count)]
     p2 = [given(DOCUMENT["teams"][int(n)]) for n in rng.choice(usable, count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=_mask(["rest", "sleeptalk"]))
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(["rest", "sleeptalk"]))
     return states, actions, sets, seeds
 
 

@@ -46,6 +46,13 @@ def teams_holding(marked: np.ndarray) -> list[int]:
             if any(marked[TABLES.move_index[m]] for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
 
 
+def move_mask(moves) -> np.ndarray:
+    """bool ``[M]``: the moves of ``moves`` (ids) marked, e.g. those a test's players prefer."""
+    out = np.zeros(len(TABLES.move_ids), bool)
+    out[[TABLES.move_index[m] for m in moves]] = True
+    return out
+
+
 def _leading(team: list, moves) -> tuple[list, int] | None:
     """``team`` (pool rows) with its first Pokémon holding one of ``moves`` once restricted moved to the lead
     (Showdown's lead is the team's first), and the slot of that Pokémon's first such move; None without one."""

@@ -21,6 +21,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     assert_identical,
     first_led_by,
     move_decisions,
+    move_mask,
     play,
     preferring_battles,
     teams_holding,
@@ -28,8 +29,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
 
 L2_DECISIONS = 10
 MARK_MOVES = ("alluringvoice", "lashout")
-MARKED = np.zeros(len(TABLES.move_ids), bool)
-MARKED[[TABLES.move_index[m] for m in MARK_MOVES]] = True
+MARKED = move_mask(MARK_MOVES)
 _PRIM, _, _, _SEC, _, _CHANCE, _ = turn._boost_tables()
 # status moves raising their user's stages; damaging moves lowering their target's stages every time
 RAISING = {TABLES.move_ids[i] for i in range(1, len(TABLES.move_ids)) if (_PRIM[i] > 0).any()}

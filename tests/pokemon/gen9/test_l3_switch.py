@@ -20,12 +20,13 @@ import numpy as np
 
 from pokejax.gen9 import state as S
 from pokejax.gen9 import turn
-from tests.pokemon.gen9.test_l3_confusion import _battles, _given, _mask
+from tests.pokemon.gen9.test_l3_confusion import _battles, _given
 from tests.pokemon.gen9.test_l3_hp import _led, _row
 from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     _usable_teams,
     assert_identical,
+    move_mask,
     play,
 )
 
@@ -108,7 +109,7 @@ def test_l2_uturn_with_no_bench(showdown9):
     p1 = [_given(DOCUMENT["teams"][int(n)], SWITCH, rng) for n in rng.choice(_usable_teams(), count)]
     p2 = [_given(DOCUMENT["teams"][int(n)], SWITCH, rng) for n in rng.choice(_usable_teams(), count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.7, prefer=_mask(SWITCH), max_decisions=200)
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.7, prefer=move_mask(SWITCH), max_decisions=200)
     assert_identical(showdown9, states, actions, sets, seeds)
     alone = 0
     for a, b in zip(states, states[1:]):
