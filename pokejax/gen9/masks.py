@@ -78,6 +78,12 @@ def usable(state: BattleState) -> jax.Array:
     return (moves != 0) & (pp > 0) & ~disabled(state)
 
 
+def benched(state: BattleState) -> jax.Array:
+    """bool[B, 2, 6]: the Pokémon of each side that could come in (in the team, not fainted, not active)."""
+    slots = jnp.arange(TEAM_SIZE)
+    return (slots < state.team_size[..., None]) & (state.hp > 0) & (slots != jnp.asarray(state.active)[..., None])
+
+
 def legal_mask(state: BattleState) -> jax.Array:
     """bool[B, 2, NUM_ACTIONS]: each side's legal actions (see the module docstring); all False for a
     side that does not act."""
@@ -86,10 +92,7 @@ def legal_mask(state: BattleState) -> jax.Array:
     move_actions = jnp.where(struggle, jnp.arange(4) == 0, ok)
     tera_ok = state.can_tera & ~state.active_of(state.terastallized)           # [B, 2]
     tera_actions = ok & tera_ok[..., None]
-
-    slots = jnp.arange(TEAM_SIZE)
-    bench = ((slots < state.team_size[..., None]) & (state.hp > 0)
-             & (slots != jnp.asarray(state.active)[..., None]))                 # [B, 2, 6]
+    bench = benched(state)
 
     request = jnp.asarray(state.request)[..., None, None]
     move_request = request == REQUEST_MOVE

@@ -1996,8 +1996,7 @@ def _drag_in(st: BattleState, side, on, cache):
     (``BattleState.position``; ``prng.sample``, a draw even when ``n`` is 1), then ``switchIn`` of that one with
     its runSwitch at once (no BeforeSwitchOut, no Update of its own; its entry hazards, faintMessages). Returns
     the state and the speeds Showdown has cached after it (the Pokémon dragged in: its speed stat)."""
-    team = jnp.arange(TEAM_SIZE)
-    benched = (team < _side(st.team_size, side)[..., None]) & (_side(st.hp, side) > 0) & (team != _side(st.active, side)[..., None])
+    benched = _side(masks.benched(st), side)
     place = _side(st.position, side)                                    # [B, 6]
     # each benched Pokémon's rank among the benched in side.pokemon order
     rank = jnp.sum(benched[..., None, :] & (place[..., None, :] < place[..., :, None]), axis=-1)
