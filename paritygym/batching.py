@@ -6,10 +6,17 @@ few envs of a batch need (a new battle, a lone replacement) can then gather thos
 smaller sub-batch instead of paying for that work in every env, as vmap must. Such a method
 must return exactly what the vmapped ``step`` returns (same arrays, same ``info`` keys).
 
-The sub-batch helpers (``where_needed`` and its kin) can instead run ``fn`` on the whole batch in
-the accelerator form (``paritygym.backend``), where a caller says the work is cheap per env
-(``whole_batch_on_accelerator``): the same results, without the gathers and loop trips that cost an
-accelerator more than width.
+In the accelerator form (``paritygym.backend``) a caller of the sub-batch helpers (``where_needed``
+and its kin) chooses how they run (``on_accelerator``), with the same results in every way:
+
+- ``"gather"`` (the default; the CPU form's way): the needing rows gathered into chunks at per-env
+  indices, a loop over the chunks. Right for rare, costly work (a new episode): an accelerator runs a
+  row gather as a loop over the rows, which few rows keep short.
+- ``"whole"``: ``fn`` on the whole batch under a mask, no gather and no loop. Right for work that is
+  cheap per env.
+- ``"one_hot"``: the needing rows moved into chunks, and the results back, by one-hot matrix
+  products (``_compacted``). Right for costly work a sizeable share of the envs needs (TCG's opponent
+  loop): its cost is a pass over every row's bytes, whatever the number of rows moved.
 """
 
 from __future__ import annotations
@@ -70,7 +77,7 @@ def batched_step_on_devices(env: Any, params: Any, num_envs: int, sharding: Any 
 
 
 def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any,
-                 whole_batch_on_accelerator: bool = False) -> Any:
+                 on_accelerator: str = "gather") -> Any:
     """Runs ``fn`` only on the envs of a batch that need it, in sub-batches of ``chunk`` envs.
 
     ``need``: bool[B]; ``args``: a pytree of arrays with leading axis B, ``fn``'s arguments for one
@@ -85,17 +92,17 @@ def where_needed(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise
     chunk run env 0's row and are dropped), so the outputs equal the vmapped ``fn`` wherever
     ``need`` holds.
 
-    ``whole_batch_on_accelerator``: in the accelerator form (``paritygym.backend``) run ``fn`` on
-    every env and keep the needing rows, with no gather and no loop. Right for work that is cheap
-    per env; wrong for costly work few envs need (a new episode's team generator, whose own loops
-    run as long as the slowest env of the batch needs)."""
+    ``on_accelerator``: how the accelerator form runs it (``"gather"``, ``"whole"`` or ``"one_hot"``,
+    see the module's docstring); the CPU form always gathers. ``"whole"`` is wrong for costly work
+    few envs need (a new episode's team generator, whose own loops run as long as the slowest env of
+    the batch needs)."""
     run = jax.vmap(fn)
     return where_needed_batched(need, chunk, lambda valid, *rows: run(*rows), args, otherwise,
-                                whole_batch_on_accelerator)
+                                on_accelerator)
 
 
 def where_needed_batched(need: jax.Array, chunk: int, fn: Callable, args: Any, otherwise: Any,
-                         whole_batch_on_accelerator: bool = False) -> Any:
+                         on_accelerator: str = "gather") -> Any:
     """``where_needed`` for a ``fn`` that takes a whole sub-batch: ``fn(valid, *rows)``, where
     ``rows`` are ``args`` gathered to leading axis ``chunk`` and ``valid`` (bool[chunk]) is False
     on the padding rows of the last sub-batch (copies of env 0, whose results are dropped). Use it
@@ -103,11 +110,11 @@ def where_needed_batched(need: jax.Array, chunk: int, fn: Callable, args: Any, o
     ``fn`` may give them inputs that make its own inner work skip them. Rows where ``valid`` holds
     must get what ``fn`` gives each row of the sub-batch."""
     return _chunked(need, chunk, lambda valid, out_rows, *rows: fn(valid, *rows), otherwise, args,
-                    whole_batch_on_accelerator)
+                    on_accelerator, reads_out=False)
 
 
 def update_where_needed(need: jax.Array, chunk: int, fn: Callable, carry: Any, args: Any = (),
-                        whole_batch_on_accelerator: bool = False) -> Any:
+                        on_accelerator: str = "gather") -> Any:
     """``where_needed`` for a ``fn`` that updates ``carry``'s rows: returns ``out`` with
     ``out[i] = fn(carry[i], *args[i])`` where ``need[i]`` and ``carry[i]`` elsewhere.
 
@@ -117,31 +124,35 @@ def update_where_needed(need: jax.Array, chunk: int, fn: Callable, carry: Any, a
     before the loop (the copy it needs while a second reference to the input is still read)."""
     run = jax.vmap(fn)
     return _chunked(need, chunk, lambda valid, out_rows, *rows: run(out_rows, *rows), carry, args,
-                    whole_batch_on_accelerator)
+                    on_accelerator)
 
 
 def update_where_needed_batched(need: jax.Array, chunk: int, fn: Callable, carry: Any, args: Any = (),
-                                whole_batch_on_accelerator: bool = False) -> Any:
+                                on_accelerator: str = "gather") -> Any:
     """``update_where_needed`` for a ``fn`` that takes a whole sub-batch: ``fn(valid, carry_rows,
     *rows)`` (``valid`` as in ``where_needed_batched``)."""
-    return _chunked(need, chunk, fn, carry, args, whole_batch_on_accelerator)
+    return _chunked(need, chunk, fn, carry, args, on_accelerator)
 
 
 def _chunked(need: jax.Array, chunk: int, fn: Callable, out: Any, args: Any,
-             whole_batch_on_accelerator: bool = False) -> Any:
+             on_accelerator: str = "gather", reads_out: bool = True) -> Any:
     """The loop of the helpers above: ``fn(valid, out_rows, *arg_rows)`` on the needing rows, in
-    chunks, scattered into ``out``."""
+    chunks, scattered into ``out`` (``reads_out`` False: ``fn`` ignores ``out_rows``)."""
     need = jnp.asarray(need, bool)
     batch = need.shape[0]
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be a positive int, got {chunk!r}")
     chunk = min(int(chunk), batch)
-    if whole_batch_on_accelerator and accelerator_form():
-        # the accelerator form: ``fn`` on every row at once (the rows that need nothing are the
-        # padding, ``valid`` False), kept where needed; no gather, no loop (paritygym.backend)
-        results = fn(need, out, *args)
-        return jax.tree.map(lambda r, o: jnp.where(need.reshape(need.shape + (1,) * (o.ndim - 1)), r.astype(o.dtype), o),
-                            results, out)
+    if on_accelerator not in ("gather", "whole", "one_hot"):
+        raise ValueError(f"on_accelerator must be 'gather', 'whole' or 'one_hot', got {on_accelerator!r}")
+    if accelerator_form():
+        if on_accelerator == "whole":
+            # ``fn`` on every row at once (the rows that need nothing are the padding, ``valid``
+            # False), kept where needed; no gather, no loop (paritygym.backend)
+            results = fn(need, out, *args)
+            return jax.tree.map(lambda r, o: jnp.where(_rows(need, o), r.astype(o.dtype), o), results, out)
+        if on_accelerator == "one_hot":
+            return _compacted(need, chunk, fn, out, args, reads_out)
     num_chunks_max = -(-batch // chunk)
     count = need.sum(dtype=jnp.int32)
     position = jnp.cumsum(need, dtype=jnp.int32) - 1
@@ -157,3 +168,110 @@ def _chunked(need: jax.Array, chunk: int, fn: Callable, out: Any, args: Any,
         return jax.tree.map(lambda o, r: o.at[dest].set(r, mode="drop"), out, results)
 
     return jax.lax.fori_loop(0, (count + chunk - 1) // chunk, one_chunk, out)
+
+
+def _rows(flags: jax.Array, x: jax.Array) -> jax.Array:
+    """``flags`` [B] shaped to broadcast over the rows of ``x`` [B, ...]."""
+    return flags.reshape(flags.shape + (1,) * (x.ndim - 1))
+
+
+# The accelerator form's sub-batches: rows moved by one-hot matrix products, within groups of this
+# many rows (the product's cost grows with group size x chunk, linear in the batch).
+COMPACTION_GROUP = 1024
+
+
+def _compacted(need: jax.Array, chunk: int, fn: Callable, out: Any, args: Any, reads_out: bool) -> Any:
+    """``_chunked`` in the accelerator form. An accelerator runs a gather or scatter of rows at
+    per-env indices as a loop over the rows (the TPU v5e did), but multiplies matrices nearly for
+    free: the needing rows of each group of ``COMPACTION_GROUP`` rows are moved into a sub-batch,
+    and the results back, by products with a one-hot matrix [rows of the chunk, rows of the group],
+    over the rows' bytes (``_to_bytes``: exact). Each trip takes up to ``chunk * group / batch``
+    needing rows of every group, in index order; the padding rows of a trip copy their group's first
+    row (``valid`` False, results dropped)."""
+    batch = need.shape[0]
+    group = COMPACTION_GROUP if batch % COMPACTION_GROUP == 0 else batch
+    groups = batch // group
+    per_group = max(1, min(group, -(-chunk * group // batch)))
+    need = need.reshape(groups, group)
+    rank = jnp.cumsum(need, axis=1, dtype=jnp.int32) - 1
+    trips = (jnp.max(jnp.sum(need, axis=1, dtype=jnp.int32)) + per_group - 1) // per_group
+    out_dtypes = jax.tree.map(lambda o: o.dtype, out)
+    # rows are read from the input as it was: a row is taken once, before it is written
+    sources, source_layout = _to_bytes((out if reads_out else None, args))
+    sources = sources.reshape(groups, group, -1)
+    slots = jnp.arange(per_group, dtype=jnp.int32)
+
+    def one_trip(trip, out):
+        taken = need & (rank // per_group == trip)                                        # [G, R]
+        moved = taken[:, None, :] & ((rank - trip * per_group)[:, None, :] == slots[None, :, None])  # [G, C, R]
+        valid = jnp.any(moved, axis=2)                                                    # [G, C]
+        first = jnp.arange(group) == 0
+        gather = (moved | (~valid[:, :, None] & first)).astype(jnp.bfloat16)
+        rows = jnp.einsum("gcr,grf->gcf", gather, sources, preferred_element_type=jnp.float32)
+        out_rows, arg_rows = _from_bytes(rows.reshape(groups * per_group, -1), source_layout)
+        results = fn(valid.reshape(-1), out_rows, *arg_rows)
+        results = jax.tree.map(lambda r, d: r.astype(d), results, out_dtypes)
+        planes, layout = _to_bytes(results)
+        back = jnp.einsum("gcr,gcf->grf", moved.astype(jnp.bfloat16), planes.reshape(groups, per_group, -1),
+                          preferred_element_type=jnp.float32)
+        written = _from_bytes(back.reshape(batch, -1), layout)
+        taken = taken.reshape(batch)
+        return jax.tree.map(lambda o, w: jnp.where(_rows(taken, o), w, o), out, written)
+
+    return jax.lax.fori_loop(0, trips, one_trip, out)
+
+
+def _to_bytes(tree: Any) -> tuple[jax.Array, Any]:
+    """The leaves of ``tree`` (leading axis B) as one bfloat16 matrix [B, bytes]: each value's bytes
+    (low first) as numbers 0..255, which bfloat16 holds exactly, so that a one-hot product (each
+    output one byte times 1, plus zeros, summed in float32) moves them exactly. Returns the matrix
+    and the layout ``_from_bytes`` needs."""
+    leaves, treedef = jax.tree.flatten(tree)
+    planes, layout = [], []
+    for x in leaves:
+        x = jnp.asarray(x)
+        key_impl = None
+        if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+            key_impl, x = jax.random.key_impl(x), jax.random.key_data(x)
+        words, nbytes = _words(x)
+        words = words.reshape(x.shape[0], -1)
+        planes += [((words >> (8 * k)) & 255) for k in range(nbytes)]
+        layout.append((x.shape, x.dtype, nbytes, words.shape[1], key_impl))
+    matrix = jnp.concatenate(planes, axis=1) if planes else jnp.zeros((0, 0), jnp.uint32)
+    return matrix.astype(jnp.float32).astype(jnp.bfloat16), (treedef, layout)
+
+
+def _words(x: jax.Array) -> tuple[jax.Array, int]:
+    """``x``'s values as uint32 words and how many low bytes of each carry it."""
+    if x.dtype == jnp.bool_:
+        return x.astype(jnp.uint32), 1
+    if x.dtype.itemsize == 4:
+        return jax.lax.bitcast_convert_type(x, jnp.uint32), 4
+    if x.dtype.itemsize in (1, 2) and (jnp.issubdtype(x.dtype, jnp.integer)):
+        unsigned = jnp.uint8 if x.dtype.itemsize == 1 else jnp.uint16
+        return jax.lax.bitcast_convert_type(x, unsigned).astype(jnp.uint32), x.dtype.itemsize
+    raise TypeError(f"a sub-batch moves bool and 8/16/32-bit arrays, got {x.dtype}")
+
+
+def _from_bytes(matrix: jax.Array, layout: Any) -> Any:
+    """The tree ``_to_bytes`` laid out, from its matrix's rows (float32 sums of bytes), leading axis
+    the matrix's rows."""
+    treedef, leaves_layout = layout
+    rows = matrix.shape[0]
+    matrix = matrix.astype(jnp.uint32)
+    leaves, start = [], 0
+    for shape, dtype, nbytes, width, key_impl in leaves_layout:
+        words = jnp.zeros((rows, width), jnp.uint32)
+        for k in range(nbytes):
+            words = words | (matrix[:, start:start + width] << (8 * k))
+            start += width
+        words = words.reshape((rows,) + tuple(shape[1:]))
+        if dtype == jnp.bool_:
+            x = words != 0
+        elif dtype.itemsize == 4:
+            x = jax.lax.bitcast_convert_type(words, dtype)
+        else:
+            unsigned = jnp.uint8 if dtype.itemsize == 1 else jnp.uint16
+            x = jax.lax.bitcast_convert_type(words.astype(unsigned), dtype)
+        leaves.append(jax.random.wrap_key_data(x, impl=key_impl) if key_impl is not None else x)
+    return jax.tree.unflatten(treedef, leaves)

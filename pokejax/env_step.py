@@ -41,6 +41,9 @@ from pokejax.game.state import REQUEST_START, REQUEST_SWITCH, BattleState, entry
 # the vmapped engine's per-battle scatters and gathers become loops over the battles. On the CPU the
 # batched code on the gathered chunks was slower (111 K vs 157 K env steps/s, batch 2,048, 2026-12-05).
 BATCHED_SWITCH_STEP = {"cpu": False, "accelerator": True}
+# How the accelerator form runs the switch-only passes (``paritygym.batching``): on the whole batch
+# under a mask (cheap per battle).
+SWITCH_PASSES_ON_ACCELERATOR = "whole"
 
 
 @struct.dataclass
@@ -319,9 +322,10 @@ def batch_switch_steps(env, states: SingleAgentState, choices: Choices, moved: B
         # a switch-only step is cheap per battle: on an accelerator it runs on the whole batch
         if BATCHED_SWITCH_STEP[step_form()]:
             return update_where_needed_batched(need, switch_chunk, rows, joint_and_after,
-                                               (states, choices, fresh_episodes), whole_batch_on_accelerator=True)
+                                               (states, choices, fresh_episodes),
+                                               on_accelerator=SWITCH_PASSES_ON_ACCELERATOR)
         return update_where_needed(need, switch_chunk, one_env, joint_and_after,
-                                   (states, choices, fresh_episodes), whole_batch_on_accelerator=True)
+                                   (states, choices, fresh_episodes), on_accelerator="whole")
 
     # a loop of two passes: the pass's body (with its switch_step) is compiled once
     return jax.lax.fori_loop(0, 2, lambda k, carry: one_pass(k == 1, carry),

@@ -25,6 +25,7 @@ import numpy as np
 from flax import struct
 from gymnax.environments import spaces
 
+from paritygym.backend import accelerator_form
 from paritygym.batching import update_where_needed_batched, where_needed_batched
 from paritygym.checks import bounded, check_discrete_action, check_value
 from paritygym.twoplayer import (SingleAgentEnv, SingleAgentParams, SingleAgentState, TwoPlayerGame,
@@ -125,6 +126,10 @@ class TCGGame(TwoPlayerGame):
 # games at the loop's iterations 1..10; agent decisions per CPU s, 2026-12-02: 1/8 over 1/4 1.09x,
 # 1/16 over 1/8 1.05x, medians of interleaved rounds, docs/dev/progress-tcg.md)
 OPPONENT_LOOP_SHARE = 1 / 16
+# the same in the accelerator form, whose sub-batches are moved by one-hot products
+# (`paritygym.batching`): a trip there costs ~0.25 ms of small kernels whatever its width (TPU v5e,
+# TCG at 4,096 envs), so fewer, wider trips
+ACCELERATOR_LOOP_SHARE = 1 / 8
 # default sub-batch of the autoreset's new episodes in `step_batch`, as a fraction of the envs:
 # episodes last tens of agent decisions, so a few % of the envs end one in a step
 RESTART_SHARE = 1 / 16
@@ -326,7 +331,7 @@ class TCGPocketA1(SingleAgentEnv):
         stepped_masks = jax.vmap(self._agent_mask, in_axes=(0, 0, None))(games, agents, params)
         new_states, obs, next_masks = where_needed_batched(
             done, max(1, int(agents.shape[0] * RESTART_SHARE)), restart, (key_resets,),
-            otherwise=(stepped, observations, stepped_masks), whole_batch_on_accelerator=True)
+            otherwise=(stepped, observations, stepped_masks), on_accelerator="one_hot")
         info = _step_info(states, legal, next_masks, terminated, truncated, observations)
         return obs, new_states, rewards, terminated, truncated, info
 
@@ -375,9 +380,10 @@ class TCGPocketA1(SingleAgentEnv):
             i, state, _, count = carry
             playing = going(i, state, count, agents, has_agent_action)
             # the carry's rows are read from the loop's own output, so that it is updated in place
-            return update_where_needed_batched(playing, max(1, int(agents.shape[0] * OPPONENT_LOOP_SHARE)), play,
+            share = ACCELERATOR_LOOP_SHARE if accelerator_form() else OPPONENT_LOOP_SHARE
+            return update_where_needed_batched(playing, max(1, int(agents.shape[0] * share)), play,
                                                carry, (words, agents, agent_actions, has_agent_action),
-                                               whole_batch_on_accelerator=True)
+                                               on_accelerator="one_hot")
 
         words = jax.vmap(_opponent_word)(keys)
         zeros = jnp.zeros(agents.shape, jnp.int32)

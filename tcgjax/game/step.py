@@ -314,7 +314,8 @@ def step_batch(tables: CardTables, states: GameState, actions, max_turns=spec.DE
     gates the sub-batches are gathered by; for tests and `bench --requests`)."""
     batch = jnp.shape(actions)[0]
     size = lambda share: max(1, int(batch * share)) if chunk is None else int(chunk)  # noqa: E731
-    whole = chunk is None  # the accelerator form runs each part on the whole batch; an explicit chunk asks for sub-batches
+    # the accelerator form runs each part on the whole batch; an explicit chunk asks for sub-batches
+    whole = "whole" if chunk is None else "gather"
     if masks is None:
         frames, actions, legal = jax.vmap(lambda s, a: _in_decider_frame(tables, s, a, None))(states, actions)
     else:
@@ -341,7 +342,7 @@ def step_batch(tables: CardTables, states: GameState, actions, max_turns=spec.DE
     busy = gates & legal & jax.vmap(lambda s: core.settle_has_work(tables, s))(turn_frames)
     settled = where_needed(busy, size(SETTLE_SHARE),
                            lambda s: core.settle(tables, s, max_turns), (turn_frames,),
-                           otherwise=jax.vmap(core.settle_quiet)(turn_frames, gates), whole_batch_on_accelerator=whole)
+                           otherwise=jax.vmap(core.settle_quiet)(turn_frames, gates), on_accelerator=whole)
     new_states = jax.vmap(_back_to_table)(states, legal, settled, turn_players)
     if report:
         return new_states, {"answer": answering, "trainer": requests.trainer, "ability": requests.ability, "attack": requests.attack,
