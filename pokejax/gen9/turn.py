@@ -329,6 +329,8 @@ def _boost_effect(m: dict):
     chances 0-100; None for a missing part), or None when the move does anything else."""
     if m["id"] in CURSE_MOVES:
         return None, CURSE_SELF_BOOSTS, 100, None, None, 0
+    if m["id"] in TIDY_MOVES:
+        return TIDY_BOOSTS, None, 0, None, None, 0
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("self", "secondary", "secondaries")]
     if others or (m.get("callbacks") and m["id"] not in SPIN_MOVES) or m.get("volatileStatus"):
         return None
@@ -359,6 +361,22 @@ CURSE_MOVES = ("curse",)
 CURSE_SELF_BOOSTS = {"spe": -1, "atk": 1, "def": 1}
 
 
+# Tidy Up: its ``onHit`` removes both actives' substitutes and both sides' entry hazards, then raises its user's
+# Attack and Speed by 1 (``boost``, not a secondary): the stages run as a status move's own ``boosts`` (nothing
+# between them and the removal reads either), and the move fails only when nothing was removed and no stage moved.
+TIDY_MOVES = ("tidyup",)
+TIDY_BOOSTS = {"atk": 1, "spe": 1}
+
+
+def _tidy_columns() -> dict:
+    """Per move index: ``tidy`` [M], a Tidy Up of ``boost_moves()``."""
+    t = tables.load()
+    tidy = np.zeros(len(t.move_ids), bool)
+    for m in set(TIDY_MOVES) & set(boost_moves()):
+        tidy[t.move_index[m]] = True
+    return {"tidy": tidy}
+
+
 # Data fields every move has; anything else on a status move is an effect of its own.
 _PLAIN_FIELDS = {"accuracy", "basePower", "category", "critRatio", "flags", "id", "ignoreImmunity", "maxpp", "name",
                  "num", "pp", "priority", "target", "type", "secondaries", "secondary", "callbacks"}
@@ -368,7 +386,8 @@ def boost_moves() -> list[str]:
     """The moves of ``restricted_moves()`` with stat-stage changes: status moves whose whole effect is
     ``boosts`` on their user (Swords Dance, Shell Smash...), damaging moves whose only other effect is
     ``self: {boosts}`` (Close Combat, Draco Meteor...) or one secondary with ``boosts`` on the target or
-    ``self: {boosts}``, with its chance (Flame Charge, Moonblast...), and a non-Ghost's Curse (``CURSE_MOVES``).
+    ``self: {boosts}``, with its chance (Flame Charge, Moonblast...), a non-Ghost's Curse (``CURSE_MOVES``) and
+    Tidy Up (``TIDY_MOVES``: its removal of substitutes and hazards too).
     The format's sets hold no status move lowering the target's stages alone."""
     t = tables.load()
     covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
@@ -1358,7 +1377,7 @@ def _status_table() -> tables.MoveTable:
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
                              **_switch_columns(), **_multihit_columns(), **_protect_columns(),
-                             **_substitute_columns(),
+                             **_substitute_columns(), **_tidy_columns(),
                              **_lock_columns(), **_sleep_columns()})
 
 
@@ -2295,10 +2314,17 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),   # lowered: only where it moved
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
+    # Tidy Up's onHit: both actives' substitutes, then both sides' hazards removed (its stages ran above as
+    # ``prim``); it succeeds where it removed one or a stage moved
+    tidies = lands & x.tidy
+    tidied = tidies & ((st.sub_hp > 0).any(-1) | (st.hazards > 0).any((-2, -1)))
+    st = st.replace(sub_hp=jnp.where(tidies[..., None], 0, st.sub_hp),
+                    hazards=jnp.where(tidies[..., None, None], none, st.hazards),
+                    hazard_order=jnp.where(tidies[..., None, None], none, st.hazard_order))
     # Parting Shot never fails (its onHit returns nothing): both Updates run
     # a forced switch's didSomething: ``canSwitch`` of the target's side (the switch itself comes after the move)
     forcing = lands & x.force_switch & (_left(st, foe) > 1)
-    succeeded = (raised | cursing | inflicted | (lowered & fog) | cleared | healed | parting | guarded | made | stopped_by_sub
+    succeeded = (raised | cursing | inflicted | (lowered & fog) | cleared | tidied | healed | parting | guarded | made | stopped_by_sub
                  | taunts | encores | rests | wishes | seeds | yawns | (forcing & (m.category == tables.STATUS)))
     # Haze's onHitField (tryMoveHit: no Update): every active's stages cleared (a fainted one's are already)
     st = st.replace(boosts=jnp.where((lands & x.haze)[..., None, None], 0, st.boosts))

@@ -219,18 +219,23 @@ def test_observe_where_observes_the_battles_asked_for(batched):
         PokemonGen9RandomEnv(trip_chunk=0)
 
 
-@pytest.mark.parametrize("opponent,max_steps,trip_chunk", [(OPPONENT_HEURISTIC, 100_000, None), (OPPONENT_RANDOM, 4, 3)])
-def test_step_batch_equals_vmapped_step(batched, opponent, max_steps, trip_chunk):
+def test_step_batch_equals_vmapped_step(batched):
     """``step_batch`` (the decision loop batch-wide, its trips with no turn to run through
     ``switch_step``) gives exactly the vmapped ``step``'s outputs, every leaf, step for step over 60
-    steps of random legal play with illegal actions mixed in, both opponents; ``max_steps_in_episode=4``
-    restarts all envs at once, there with ``trip_chunk=3``: the batch as three sub-batches of three (the
-    last padded). Counts the opponent's lone replacements (trips after the first) and the battles ended (a
-    restart's start)."""
+    steps of random legal play with illegal actions mixed in, for both opponents (traced params: one
+    program); with ``trip_chunk=3`` the battles needing a trip run as sub-batches of three (the last
+    padded), and ``max_steps_in_episode=4`` restarts all envs at once. Counts the opponent's lone
+    replacements (trips after the first) and the battles ended (a restart's start)."""
     env, params, reset, step, mask = batched
     assert paritygym.batched_step(env) == env.step_batch
-    step_batch = jax.jit(paritygym.batched_step(env if trip_chunk is None else PokemonGen9RandomEnv(trip_chunk=trip_chunk)))
-    params = params.replace(opponent=opponent, max_steps_in_episode=max_steps)
+    step_batch = jax.jit(paritygym.batched_step(PokemonGen9RandomEnv(trip_chunk=3)))
+    for opponent, max_steps in ((OPPONENT_HEURISTIC, 100_000), (OPPONENT_RANDOM, 4)):
+        _compare_step_batch(params.replace(opponent=opponent, max_steps_in_episode=max_steps), reset, step, mask,
+                            step_batch, opponent, max_steps)
+
+
+def _compare_step_batch(params, reset, step, mask, step_batch, opponent, max_steps):
+    """One rollout of ``test_step_batch_equals_vmapped_step``: 60 steps, both steps compared after each."""
     key = jax.random.key(70 + opponent + max_steps)
     _, state = reset(jax.random.split(key, BATCH), params)
     rng = np.random.default_rng(opponent)

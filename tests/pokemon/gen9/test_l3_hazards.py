@@ -12,7 +12,9 @@ or the end of the battle).
 L2 scenarios: Stealth Rock set on turn 1, then p2 switching in each of its Pokémon (the damage by
 their weakness to Rock, 4x weak ones losing half their HP); Spikes used three turns running (three
 layers, the fourth failing), then p2 switching; Defog mirror matches (its failure at -6 evasion with no
-hazards skips the hit's Update events).
+hazards skips the hit's Update events); Tidy Up mirror matches (the same at +6 Attack and Speed).
+Tidy Up (both sides' hazards and both actives' substitutes removed, +1 Attack and Speed) against
+teams with hazards and Substitute.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
+    led_by,
     move_decisions,
     move_mask,
     play,
@@ -36,6 +39,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
 
 HAZARD_MOVES = move_mask(turn.hazard_moves())
 REMOVAL_MOVES = move_mask(turn.removal_moves())
+TIDY_MOVES = move_mask(turn.TIDY_MOVES)
 
 
 def _hazard_teams() -> list[int]:
@@ -99,6 +103,29 @@ def test_removal_battles_match_showdown(showdown9):
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = _removals(states, actions)
     assert seen["rapidspin"] >= 3 and seen["defog"] >= 3, seen
+
+
+def test_tidy_up_battles_match_showdown(showdown9):
+    """48 battles of teams with Tidy Up against teams with hazard moves or Substitute, those chosen half the
+    time: hazards of both sides and substitutes of both actives removed, its stages raised, its failure
+    with nothing to remove at +6 Attack and Speed."""
+    rng = np.random.default_rng(55)
+    tidiers = teams_holding(TIDY_MOVES)
+    assert len(tidiers) >= 20, len(tidiers)
+    layers_or_subs = HAZARD_MOVES | move_mask(turn.substitute_moves())
+    count = 48
+    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(tidiers, count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(teams_holding(layers_or_subs), count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=TIDY_MOVES | layers_or_subs)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = {"hazards": 0, "subs": 0, "raised": 0}
+    for a, b, i, s, k, f, _, move in move_decisions(states, actions):
+        if move == "tidyup" and b.active[i, s] == k and b.hp[i, s, k] > 0:
+            seen["hazards"] += int(a.hazards[i].any() and not b.hazards[i].any())
+            seen["subs"] += int(a.sub_hp[i].any() and not b.sub_hp[i].any())
+            seen["raised"] += int(b.boosts[i, s, 0] > a.boosts[i, s, 0])
+    assert seen["hazards"] >= 3 and seen["subs"] >= 1 and seen["raised"] >= 10, seen
 
 
 def _leads_with(move: str, count: int) -> list[tuple[int, int]]:
@@ -190,6 +217,21 @@ def test_l2_defog_mirror(showdown9):
     states, actions, sets = play(teams, teams, seeds, np.random.default_rng(5), scripted)
     assert_identical(showdown9, states, actions, sets, seeds)
     assert (states[7].boosts[:, :, 6] == -6).all(-1).sum() >= 2
+
+
+def test_l2_tidy_up_mirror(showdown9):
+    """The same team on both sides, both leads using Tidy Up eight turns running: +1 Attack and Speed each
+    turn up to +6, then failing (nothing to remove, no stage to raise), which skips the move's Update
+    events; every turn ties on speed, so those events' draws decide the PRNG after."""
+    leads = led_by(["tidyup"], 8, np.random.default_rng(6))
+    assert len(leads) >= 6, leads
+    seeds = [[6, 5, 4, k] for k in range(len(leads))]
+    teams = [team for team, _ in leads]
+    scripted = [[[k, k]] * 8 for _, k in leads]
+    states, actions, sets = play(teams, teams, seeds, np.random.default_rng(6), scripted)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    assert (states[7].boosts[:, :, 0] == 6).all(-1).sum() >= 2
+    assert (states[7].boosts[:, :, 4] == 6).all(-1).sum() >= 2
 
 
 def test_hazard_tables():
