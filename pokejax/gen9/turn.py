@@ -427,6 +427,22 @@ def crash_moves() -> list[str]:
                   and not any(m.get(f) for f in _EFFECT_FIELDS) and not m["flags"].get("cantusetwice"))
 
 
+# Damaging moves whose one effect besides the damage is ``selfdestruct: "always"`` (Explosion): useMoveInner faints
+# the user (``faint``: HP 0, queued) after its TryMove events and before the target checks and the hit steps, so the
+# user faints whether the move hits, misses, is blocked or finds no target; the faint queue holds it before the target.
+EXPLODE_MOVES = ("explosion",)
+
+
+def explode_moves() -> list[str]:
+    """The moves of ``EXPLODE_MOVES`` whose damage, accuracy and priority the kernels cover, with no other effect."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in EXPLODE_MOVES and m["id"] in placed
+                  and m.get("selfdestruct") == "always" and not m.get("callbacks")
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "selfdestruct")
+                  and not m["flags"].get("cantusetwice"))
+
+
 def _weatherless(m: dict) -> dict:
     """``m`` as it runs here: a move of ``WEATHER_ACCURACY_MOVES`` with no weather, or of
     ``WATER_SUPER_MOVES`` (its callback in the engine), without its callback."""
@@ -760,21 +776,25 @@ def power_moves() -> list[str]:
 def _power_columns() -> dict:
     """Per move index: its ``POWER_RULES`` rule [M] (-1: none) and ``water_super`` [M], a move of
     ``WATER_SUPER_MOVES`` (Freeze-Dry's ``onEffectiveness``) that ``restricted_moves()`` holds, ``crash`` [M]
-    (``crash_moves()``), ``confuse_if_raised`` [M] (its confusion secondary only on a target whose stages rose
-    this turn: ``RAISED_CONFUSION_MOVES``)."""
+    (``crash_moves()``), ``explode`` [M] (``explode_moves()``), ``confuse_if_raised`` [M] (its confusion secondary
+    only on a target whose stages rose this turn: ``RAISED_CONFUSION_MOVES``)."""
     t = tables.load()
     rule = np.full(len(t.move_ids), -1, np.int32)
     for m in power_moves():
         rule[t.move_index[m]] = POWER_RULES[m]
     water, crash = np.zeros(len(t.move_ids), bool), np.zeros(len(t.move_ids), bool)
+    explode = np.zeros(len(t.move_ids), bool)
     for m in set(WATER_SUPER_MOVES) & set(_restricted_moves()):
         water[t.move_index[m]] = True
     for m in crash_moves():
         crash[t.move_index[m]] = True
+    for m in explode_moves():
+        explode[t.move_index[m]] = True
     raised_confusion = np.zeros(len(t.move_ids), bool)   # (here for want of a table of their own)
     for m in set(RAISED_CONFUSION_MOVES) & set(confusion_moves()):
         raised_confusion[t.move_index[m]] = True
-    return {"power_rule": rule, "water_super": water, "crash": crash, "confuse_if_raised": raised_confusion}
+    return {"power_rule": rule, "water_super": water, "crash": crash, "explode": explode,
+            "confuse_if_raised": raised_confusion}
 
 
 # Status moves whose ``selfSwitch`` comes after their one ``onHit`` lowering the target's stages (Parting
@@ -1261,7 +1281,8 @@ def restricted_moves() -> list[str]:
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
     damaging moves of ``power_moves()``, the self-switch moves of ``switch_moves()``, the multi-hit moves of
-    ``multihit_moves()``, the crash moves of ``crash_moves()``, Protect (``protect_moves()``), Substitute
+    ``multihit_moves()``, the crash moves of ``crash_moves()``, Explosion (``explode_moves()``), Protect
+    (``protect_moves()``), Substitute
     (``substitute_moves()``) and Taunt and Encore (``lock_moves()``: Taunt, Encore, Throat Chop, Psychic
     Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``), Leech Seed
     (``leech_moves()``), Yawn (``yawn_moves()``), Roar, Whirlwind, Dragon Tail and Circle Throw
@@ -1281,7 +1302,7 @@ def _restricted_moves() -> tuple[str, ...]:
              and not m["flags"].get("cantusetwice")}
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
-                        | set(switch_moves()) | set(multihit_moves()) | set(crash_moves())
+                        | set(switch_moves()) | set(multihit_moves()) | set(crash_moves()) | set(explode_moves())
                         | set(protect_moves()) | set(substitute_moves())
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())))
@@ -2158,6 +2179,10 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
     # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
     tried = too_late | (rule == POWER_FAIL) | ((rule == POWER_SUCKER) & ~foe_attacks)
+    # Explosion's faint (after TryMove, before the target checks): its user at 0 HP, still active until the
+    # faintMessages that follow (the hit loop's, or runMove's where no hit loop runs)
+    explodes = on & ~tried & x.explode
+    st = st.replace(hp=_set_mon(st.hp, side, me, 0, explodes))
     on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move) & ~tried
     # Protect's onPrepareHit (after the PP, before the hit steps): it fails unless an action is still
     # queued (``queue.willAct``), else runs StallMove: with the stall volatile up, ``randomChance(1,
@@ -2414,7 +2439,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(times_attacked=_set_mon(st.times_attacked, foe, them, attacked, struck & reached))
     # the Update after the hit loop (the user not fainted yet; a recoil from a substitute's damage came
     # before the hit loop's faintMessages, which made its user faint)
-    st = _tie_draw(st, struck & ~fainted & ~(subbed & recoil & (_mon(st.hp, side, me) == 0)), cache)
+    st = _tie_draw(st, struck & ~fainted & ~explodes & ~(subbed & recoil & (_mon(st.hp, side, me) == 0)), cache)
     # AfterMoveSecondary: thawsTarget (Scald...) thaws the frozen target
     thawed = dealt & thaws_target & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, thawed)
@@ -2430,15 +2455,16 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     recoil = recoil | crash
     # Sleep Talk's hit's Update after the called move (a target it fainted is out; its user at 0 HP faints only at
     # Sleep Talk's faintMessages, after it), then its hit loop's Update (below, with the user's faint)
-    st = _tie_draw(st, calls & (_mon(st.hp, foe, them) > 0), cache)
+    st = _tie_draw(st, calls & (_mon(st.hp, foe, them) > 0) & ~explodes, cache)   # (an Explosion's user fainted in it)
     # runMove's faintMessages and checkWin (Sleep Talk's hit loop's for a called move): the user fainted by recoil; both
     # sides out: the user's wins
-    down = recoil & (_mon(st.hp, side, me) == 0)
+    # Explosion's user: its faint queued before the target's, so both sides out: the target's wins
+    down = (recoil & (_mon(st.hp, side, me) == 0)) | explodes
     st = _clear_volatiles(st, side, me, down)
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], down))
     foe_out, my_out = fainted & (_left(st, foe) == 0), down & (_left(st, side) == 0)
     won = foe_out | my_out
-    st = st.replace(winner=jnp.where(won, jnp.where(foe_out, side, foe), st.winner),
+    st = st.replace(winner=jnp.where(won, jnp.where(foe_out & ~(my_out & explodes), side, foe), st.winner),
                     request=jnp.where(won, REQUEST_ENDED, st.request))
     # selfSwitch (moveHit): a hit that dealt damage, or Parting Shot's drop that moved a stage, sets its
     # user's switchFlag (its user up); runAction then asks for the switch where the side has another
