@@ -377,6 +377,31 @@ def _tidy_columns() -> dict:
     return {"tidy": tidy}
 
 
+# Status moves aimed at their own side that ``tryMoveHit`` runs (no accuracy check, no hit loop, so none of its Update
+# events): Heal Bell's ``onHit`` cures the status of every Pokémon of its user's side that is not fainted
+# (``cureStatus``); Aurora Veil's ``onTry`` fails without hail or snow, which these battles never have (no weather
+# move, no ability), so it fails, changing nothing but its PP.
+HEAL_BELL_MOVES = ("healbell",)
+NO_WEATHER_FAIL_MOVES = ("auroraveil",)
+
+
+def ally_side_moves() -> list[str]:
+    """The moves of ``HEAL_BELL_MOVES`` and ``NO_WEATHER_FAIL_MOVES`` whose accuracy and priority ``accuracy`` and
+    ``order`` cover."""
+    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
+    return sorted(m for m in HEAL_BELL_MOVES + NO_WEATHER_FAIL_MOVES if m in covered)
+
+
+def _ally_side_columns() -> dict:
+    """Per move index: ``heal_bell`` and ``fails_without_weather`` [M] (``ally_side_moves()``)."""
+    t = tables.load()
+    n = len(t.move_ids)
+    cols = {"heal_bell": np.zeros(n, bool), "fails_without_weather": np.zeros(n, bool)}
+    for m in ally_side_moves():
+        cols["heal_bell" if m in HEAL_BELL_MOVES else "fails_without_weather"][t.move_index[m]] = True
+    return cols
+
+
 # Data fields every move has; anything else on a status move is an effect of its own.
 _PLAIN_FIELDS = {"accuracy", "basePower", "category", "critRatio", "flags", "id", "ignoreImmunity", "maxpp", "name",
                  "num", "pp", "priority", "target", "type", "secondaries", "secondary", "callbacks"}
@@ -749,6 +774,8 @@ POWER_PAYBACK = 12    # Payback: doubled when the target has moved this turn (no
 POWER_AVALANCHE = 13  # Avalanche: doubled when the target's move damaged its user this turn
 POWER_LASH_OUT = 14   # Lash Out: doubled (its ``onBasePower``: chainModify(2)) when its user's stages fell this turn
 POWER_RAGE_FIST = 15  # Rage Fist: min(350, 50 + 50 * timesAttacked) (its ``basePowerCallback``)
+POWER_REVELATION = 16 # Revelation Dance's onModifyType: its user's first current type (the Tera type once
+                      # Terastallized; a Stellar one: the first original type)
 POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
                       # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
                       # Stellar Tera type)
@@ -759,6 +786,7 @@ POWER_RULES = {
     "heatcrash": POWER_HEAVY, "superfang": POWER_HALF_HP, "eruption": POWER_USER_HP, "waterspout": POWER_USER_HP,
     "poltergeist": POWER_FAIL, "suckerpunch": POWER_SUCKER, "terablast": POWER_TERA_BLAST,
     "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE, "lashout": POWER_LASH_OUT, "ragefist": POWER_RAGE_FIST,
+    "revelationdance": POWER_REVELATION,
 }
 
 
@@ -1286,7 +1314,8 @@ def restricted_moves() -> list[str]:
     (``substitute_moves()``) and Taunt and Encore (``lock_moves()``: Taunt, Encore, Throat Chop, Psychic
     Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``), Leech Seed
     (``leech_moves()``), Yawn (``yawn_moves()``), Roar, Whirlwind, Dragon Tail and Circle Throw
-    (``drag_moves()``) and, with no items to swap, Trick and Switcheroo (``item_swap_moves()``) (Thunder,
+    (``drag_moves()``), Heal Bell and Aurora Veil (``ally_side_moves()``) and, with no items to swap, Trick and
+    Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
     return list(_restricted_moves())
@@ -1305,7 +1334,8 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves()) | set(explode_moves())
                         | set(protect_moves()) | set(substitute_moves())
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
-                        | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())))
+                        | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
+                        | set(ally_side_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1398,7 +1428,7 @@ def _status_table() -> tables.MoveTable:
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
                              **_switch_columns(), **_multihit_columns(), **_protect_columns(),
-                             **_substitute_columns(), **_tidy_columns(),
+                             **_substitute_columns(), **_tidy_columns(), **_ally_side_columns(),
                              **_lock_columns(), **_sleep_columns()})
 
 
@@ -2169,7 +2199,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rule = x.power_rule
     too_late = on & first_turn & was_moved
     lay = x.lay
-    side_move = lay.any(-1) | x.haze                           # an entry hazard: the foe's side; Haze: the field
+    # an entry hazard: the foe's side; Haze: the field; Heal Bell, Aurora Veil: the user's side
+    side_move = lay.any(-1) | x.haze | x.heal_bell | x.fails_without_weather
     # the called move's useMoveInner: its ModifyMove event (throatchop's and healblock's handlers tie), whose
     # Throat Chop and Heal Block handlers stop a sound move, a move with the heal flag (nothing drawn; Sleep
     # Talk's own Updates still run)
@@ -2211,7 +2242,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     a_tera, d_tera = _tera(st, side, me), _tera(st, foe, them)
     # Tera Blast's onModifyType: its Terastallized user's Tera type
     tera_blast = (rule == POWER_TERA_BLAST) & (a_tera != tables.TYPE_NONE)
-    move_type = jnp.where(struggle, tables.TYPE_NONE, jnp.where(tera_blast, a_tera, m.type))   # Struggle: "???"
+    first_type = damage.current_types(a_types, a_tera)[0]
+    move_type = jnp.where(struggle, tables.TYPE_NONE,                                          # Struggle: "???"
+                          jnp.where(tera_blast, a_tera, jnp.where(rule == POWER_REVELATION, first_type, m.type)))
     eff = damage.effectiveness(move_type, d_types, d_tera)   # (immune, type_mod), for the later hits too
     # Freeze-Dry's onEffectiveness: each Water type of the target's current ones counts as weak (+1, not -1)
     water = sum((k == t.type_index["Water"]).astype(jnp.int32) for k in damage.current_types(d_types, d_tera))
@@ -2339,6 +2372,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),   # lowered: only where it moved
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
+    # Heal Bell's onHit: cureStatus of each Pokémon of the user's side not fainted (no draw; its success changes
+    # nothing here: tryMoveHit runs no Update)
+    rings = lands & x.heal_bell
+    cured = rings[..., None] & (_side(st.hp, side) > 0)
+    st = st.replace(status=_set_side(st.status, side, jnp.where(cured, 0, _side(st.status, side)), rings))
     # Tidy Up's onHit: both actives' substitutes, then both sides' hazards removed (its stages ran above as
     # ``prim``); it succeeds where it removed one or a stage moved
     tidies = lands & x.tidy

@@ -18,6 +18,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     _usable_teams,
     assert_identical,
+    draw_battles,
     move_decisions,
     move_mask,
     play,
@@ -55,9 +56,7 @@ def test_explosion_battles_match_showdown(showdown9):
     exploders = teams_holding(EXPLODE_MOVES)
     assert len(exploders) >= 20, len(exploders)
     count = 48
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(exploders, count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    p1, p2, seeds = draw_battles(rng, exploders, count, _usable_teams())
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=EXPLODE_MOVES)
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = _explosions(states, actions)

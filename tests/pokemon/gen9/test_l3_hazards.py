@@ -29,6 +29,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
+    draw_battles,
     led_by,
     move_decisions,
     move_mask,
@@ -96,9 +97,7 @@ def test_removal_battles_match_showdown(showdown9):
                                          for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
     assert len(removers) >= 100, len(removers)
     count = 48
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(removers, count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_hazard_teams(), count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    p1, p2, seeds = draw_battles(rng, removers, count, _hazard_teams())
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=HAZARD_MOVES | REMOVAL_MOVES)
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = _removals(states, actions)
@@ -114,9 +113,7 @@ def test_tidy_up_battles_match_showdown(showdown9):
     assert len(tidiers) >= 20, len(tidiers)
     layers_or_subs = HAZARD_MOVES | move_mask(turn.substitute_moves())
     count = 48
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(tidiers, count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(teams_holding(layers_or_subs), count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    p1, p2, seeds = draw_battles(rng, tidiers, count, teams_holding(layers_or_subs))
     states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=TIDY_MOVES | layers_or_subs)
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = {"hazards": 0, "subs": 0, "raised": 0}

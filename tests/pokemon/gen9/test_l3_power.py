@@ -27,8 +27,10 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
+    draw_battles,
     led_by,
     move_decisions,
+    move_mask,
     play,
     preferring_battles,
     teams_holding,
@@ -80,6 +82,25 @@ def test_power_battles_match_showdown(showdown9):
     assert seen["sucker_fail"] >= 1 and seen["sucker_hit"] >= 1, seen
     used = [m for m in turn.power_moves() if seen[m]]
     assert len(used) >= 10, seen
+
+
+def test_revelation_dance_battles_match_showdown(showdown9):
+    """32 battles of teams holding Revelation Dance (the Oricorio formes), chosen nine times in ten, against any
+    usable teams: its type is its user's first current type (the form's type; the Tera type once Terastallized,
+    the random play Terastallizing a quarter of the time)."""
+    rng = np.random.default_rng(63)
+    dancers = teams_holding(move_mask(["revelationdance"]))
+    assert len(dancers) >= 10, len(dancers)
+    count = 32
+    p1, p2, seeds = draw_battles(rng, dancers, count, _usable_teams())
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.9, prefer=move_mask(["revelationdance"]))
+    assert_identical(showdown9, states, actions, sets, seeds)
+    types, tera = set(), 0
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move == "revelationdance":
+            types.add(int(a.types[i, s, k, 0]))
+            tera += int(act >= 4 or a.terastallized[i, s, k])
+    assert len(types) >= 3 and tera >= 3, (types, tera)
 
 
 def _leads_with(move: str, count: int, where=lambda lead: True) -> list[tuple[int, int]]:

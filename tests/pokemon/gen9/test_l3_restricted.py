@@ -142,11 +142,12 @@ def assert_identical(bridge, states, actions, sets, seeds) -> int:
     return compared
 
 
-def draw_battles(rng: np.random.Generator, usable: list[int], count: int) -> tuple[list, list, list]:
-    """``count`` battles: p1's and p2's pool teams drawn from ``usable`` and Showdown seeds, in that order
-    of ``rng``'s draws."""
+def draw_battles(rng: np.random.Generator, usable: list[int], count: int,
+                 usable_p2: list[int] | None = None) -> tuple[list, list, list]:
+    """``count`` battles: p1's pool teams drawn from ``usable``, p2's from ``usable_p2`` (default: ``usable``),
+    and Showdown seeds, in that order of ``rng``'s draws."""
     p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable, count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(usable if usable_p2 is None else usable_p2, count)]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
     return p1, p2, seeds
 
