@@ -19,7 +19,8 @@ their removal (``hazard_moves()``, ``removal_moves()``, below), the moves moving
 damage (``hp_moves()``, below) and the damaging moves whose power, type, category or success depends
 on the battle (``power_moves()``, below), the self-switch moves (``switch_moves()``, below), the multi-hit
 moves (``multihit_moves()``, below), Thunder, Hurricane, Blizzard, Freeze-Dry and the crash moves
-(``crash_moves()``, below), Protect (``protect_moves()``, below), Substitute (``substitute_moves()``,
+(``crash_moves()``, below), Explosion (``explode_moves()``, below), Tidy Up (``TIDY_MOVES``, below), Heal Bell and
+Aurora Veil (``ally_side_moves()``, below), Protect (``protect_moves()``, below), Substitute (``substitute_moves()``,
 below), Taunt, Encore, Throat Chop and Psychic Noise (``lock_moves()``, below), Rest and Sleep Talk (``sleep_moves()``, below)
 Wish (``wish_moves()``, below), Leech Seed (``leech_moves()``, below) and Haze (``haze_moves()``: target ``all``,
 ``tryMoveHit`` with no accuracy check and none of the hit loop's ``Update`` events, running with the foe fainted,
