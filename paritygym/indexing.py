@@ -22,6 +22,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from paritygym.backend import accelerator_form as accelerated
+from paritygym.lookup import take_rows
+
+# a constant table of at least this many rows is read by a one-hot matrix product (`take_rows`)
+MATRIX_LOOKUP_ROWS = 64
 
 
 def _position(i, n: int, clamp: bool):
@@ -123,13 +127,19 @@ def lookup(table, index):
     index = index if isinstance(index, tuple) else (index,)
     if any(not _is_integer_index(i) for i in index):
         return table[index]
-    table = jnp.asarray(table)
     index = jnp.broadcast_arrays(*(jnp.asarray(i) for i in index))
     k = len(index)
+    if _constant(table) and np.shape(table)[0] >= MATRIX_LOOKUP_ROWS and np.asarray(table).dtype != np.int64:
+        # a long constant table (a card property): its rows by a one-hot matrix product on the matrix
+        # unit, not a select over every row on the vector units; the later indices pick within a row
+        rows = take_rows(np.asarray(table), index[0])
+        return lookup_rows(rows, index[1:]) if k > 1 else rows
+    table = jnp.asarray(table)
     if table.dtype == jnp.bool_ and table.ndim == k == 2 and table.shape[0] <= 31:
         # a few rows of flags (the name lists): their bits packed per column, so the select runs
         # over the columns only, not over rows x columns
-        bits = jnp.sum(table.astype(jnp.int32) << jnp.arange(table.shape[0])[:, None], axis=0)
+        xp = np if _constant(table) else jnp  # numpy keeps a constant table's bits constant (the product below)
+        bits = xp.sum(xp.asarray(table).astype(np.int32) << xp.arange(table.shape[0], dtype=np.int32)[:, None], axis=0, dtype=np.int32)
         row = _position(index[0], table.shape[0], clamp=True)
         return ((lookup(bits, index[1]) >> row) & 1) == 1
     hot = jnp.ones((), bool)
@@ -141,6 +151,26 @@ def lookup(table, index):
     picked = jnp.where(hot, table, jnp.zeros((), table.dtype))
     axes = tuple(range(index[0].ndim, index[0].ndim + k))
     return jnp.any(picked, axis=axes) if table.dtype == jnp.bool_ else jnp.sum(picked, axis=axes, dtype=table.dtype)
+
+
+def lookup_rows(rows, index: tuple):
+    """`rows[r..., index[0][r...], index[1][r...], ...]`: each element's own entry of its row's
+    leading axes (`rows`: [..., N0, N1, ...], every index shaped like `rows`' leading part), as one-hot
+    selects over those short axes."""
+    if not index:
+        return rows
+    lead = index[0].ndim
+    i = _position(index[0], rows.shape[lead], clamp=True)
+    hot = i[..., None] == jnp.arange(rows.shape[lead])
+    hot = hot.reshape(hot.shape + (1,) * (rows.ndim - lead - 1))
+    picked = jnp.where(hot, rows, jnp.zeros((), rows.dtype))
+    picked = jnp.any(picked, axis=lead) if rows.dtype == jnp.bool_ else jnp.sum(picked, axis=lead, dtype=rows.dtype)
+    return lookup_rows(picked, index[1:])
+
+
+def _constant(table) -> bool:
+    """A value known when the step is traced (numpy, or a concrete jax array: a closed-over table)."""
+    return isinstance(table, np.ndarray) or (isinstance(table, jax.Array) and not isinstance(table, jax.core.Tracer))
 
 
 def _is_integer_index(i) -> bool:

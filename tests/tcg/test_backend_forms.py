@@ -75,9 +75,19 @@ def test_indexing_helpers_agree():
             out[name] = jax.jit(fn)(x, table2, basic, lists, cards, i, j, v)
             jaxpr = jax.make_jaxpr(fn)(x, table2, basic, lists, cards, i, j, v).jaxpr
             out[name + " indexing ops"] = _count(jaxpr, {"gather", "scatter", "scatter-add", "scatter_add"})
-    for a, c in zip(out["cpu"], out["accelerator"]):
-        assert a.dtype == c.dtype and np.array_equal(a, c)
+        # the tables closed over, as the engine's are: known when traced, the long ones read by one-hot matrix
+        # products (`take_rows`); the short ones (`x[:, 0]`, 4 rows) by selects as above
+        def closed(x, cards, i, j, v):
+            return _helpers(x, table2, basic, lists, cards, i, j, v)
+
+        with _fresh(name):
+            out[name + " closed"] = jax.jit(jax.vmap(closed))(x, cards, i, j, v)
+            jaxpr = jax.make_jaxpr(jax.vmap(closed))(x, cards, i, j, v).jaxpr
+            out[name + " closed products"] = _count(jaxpr, {"dot_general"})
+    for a, c, d, e in zip(out["cpu"], out["accelerator"], out["cpu closed"], out["accelerator closed"]):
+        assert a.dtype == c.dtype == d.dtype == e.dtype and np.array_equal(a, c) and np.array_equal(a, d) and np.array_equal(a, e)
     assert out["cpu indexing ops"] >= 10 and out["accelerator indexing ops"] == 0, out
+    assert out["cpu closed products"] == 0 and out["accelerator closed products"] >= 5, out
 
 
 def test_write_rows_agrees_with_numpy_in_both_forms():
