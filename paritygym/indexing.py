@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from paritygym.backend import accelerator_form as accelerated
-from paritygym.lookup import take_rows
+from paritygym.lookup import PackedColumns, take_rows
 
 # a constant table of at least this many rows is read by a one-hot matrix product (`take_rows`)
 MATRIX_LOOKUP_ROWS = 64
@@ -118,10 +118,11 @@ def write_rows(x, columns, values):
     return jnp.where(jnp.any(hit, axis=1), written, x)
 
 
-def lookup(table, index):
+def lookup(table, index, packed: PackedColumns | None = None):
     """`table[index]` for integer index arrays (a tuple indexes the leading axes, its entries
     broadcast together), e.g. a card property of every card of a hand, or an entry of a short row
-    at positions computed per game."""
+    at positions computed per game. `packed`: a constant table's place in a pack of tables read at the same
+    indices (`paritygym.lookup.pack_tables`; the accelerator form's product then serves the whole pack)."""
     if not accelerated():
         return table[index]
     index = index if isinstance(index, tuple) else (index,)
@@ -132,7 +133,7 @@ def lookup(table, index):
     if _constant(table) and np.shape(table)[0] >= MATRIX_LOOKUP_ROWS and np.asarray(table).dtype != np.int64:
         # a long constant table (a card property): its rows by a one-hot matrix product on the matrix
         # unit, not a select over every row on the vector units; the later indices pick within a row
-        rows = take_rows(np.asarray(table), index[0])
+        rows = take_rows(np.asarray(table), index[0], packed)
         return lookup_rows(rows, index[1:]) if k > 1 else rows
     table = jnp.asarray(table)
     if table.dtype == jnp.bool_ and table.ndim == k == 2 and table.shape[0] <= 31:
@@ -185,11 +186,12 @@ class Table:
     `lookup`: the engine's `T.hp[card]` needs no change to run as a one-hot select on an
     accelerator, and stays the plain gather on the CPU."""
 
-    def __init__(self, array):
+    def __init__(self, array, packed: PackedColumns | None = None):
         self.array = array
+        self.packed = packed  # its place in a pack of tables (`lookup`'s `packed`)
 
     def __getitem__(self, index):
-        return lookup(self.array, index)
+        return lookup(self.array, index, self.packed)
 
     def __jax_array__(self):
         return jnp.asarray(self.array)
@@ -202,8 +204,8 @@ class Table:
     ndim = property(lambda self: self.array.ndim)
 
     def tree_flatten(self):
-        return (self.array,), None
+        return (self.array,), self.packed
 
     @classmethod
-    def tree_unflatten(cls, aux, children):
-        return cls(*children)
+    def tree_unflatten(cls, packed, children):
+        return cls(*children, packed)

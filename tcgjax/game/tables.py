@@ -17,6 +17,7 @@ from tcgjax import spec
 from tcgjax.cards import (ABILITY_KINDS, ATTACK_EFFECT_KINDS, COLORLESS, ENERGY_TYPES, STATUSES, TRAINER_KINDS,
                           TYPE_INDEX, CardDatabase, load_cards)
 from paritygym.indexing import Table
+from paritygym.lookup import pack_tables
 
 ATTACK_KIND = {name: i + 1 for i, name in enumerate(ATTACK_EFFECT_KINDS)}
 ABILITY_KIND = {name: i + 1 for i, name in enumerate(ABILITY_KINDS)}
@@ -24,6 +25,7 @@ TRAINER_KIND = {name: i + 1 for i, name in enumerate(TRAINER_KINDS)}
 STATUS_CODE = {name: i for i, name in enumerate(STATUSES)}  # poisoned 0, burned 1, asleep 2, paralyzed 3, confused 4
 CANNOT_RETREAT = 99  # a fossil's Retreat Cost (RETREAT-4)
 ANY_TYPE = -1
+PACK_CARD_TABLES = True  # one one-hot product per card index for every card table (the accelerator form)
 
 
 @struct.dataclass
@@ -187,8 +189,11 @@ def build_numpy_tables(database: CardDatabase) -> dict:
 def card_tables(database: CardDatabase | None = None) -> CardTables:
     tables = build_numpy_tables(database or load_cards())
     static = {k: tables.pop(k) for k in ("named_bonus_list", "max_attack_draw", "max_trainer_draw")}
-    # Table: subscripts become one-hot selects on an accelerator (paritygym.indexing)
-    return CardTables(**{k: Table(jnp.asarray(v)) for k, v in tables.items()}, **static)
+    # Table: subscripts become one-hot products on an accelerator (paritygym.indexing), the tables indexed by card
+    # packed into one product per card index
+    by_card = [k for k, v in tables.items() if v.shape[0] == len(tables["name"])]
+    packed = dict(zip(by_card, pack_tables([tables[k] for k in by_card]) if PACK_CARD_TABLES else [None] * len(by_card)))
+    return CardTables(**{k: Table(jnp.asarray(v), packed.get(k)) for k, v in tables.items()}, **static)
 
 
 assert spec.NUM_ENERGY == len(ENERGY_TYPES)

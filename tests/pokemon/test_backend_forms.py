@@ -82,6 +82,35 @@ def test_table_reads_are_identical_in_both_forms(kind):
         assert np.array_equal(out[form].view(np.uint8), expected.view(np.uint8)), form
 
 
+def test_packed_table_reads_share_one_product():
+    """``paritygym.lookup.pack_tables``: tables with the same rows read at one index give the plain reads bit for bit,
+    and the compiled accelerator form multiplies the index's one-hot matrix once for all of them (XLA merges the
+    identical products), where unpacked reads make one product per table."""
+    import re
+
+    from paritygym.lookup import pack_tables, take_rows
+
+    rng = np.random.default_rng(11)
+    floats = rng.normal(size=(351, 5)).astype(np.float32)
+    floats[0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    tables = [rng.integers(-5, 200, (351, 3)).astype(np.int32), rng.integers(-2**31, 2**31, (351,)).astype(np.int32),
+              rng.random((351, 2, 2)) < 0.5, rng.integers(-128, 128, 351).astype(np.int8), floats]
+    index = jnp.asarray(rng.integers(-400, 400, (64, 3)), jnp.int32)
+    clipped = np.clip(np.where(np.asarray(index) < 0, np.asarray(index) + 351, np.asarray(index)), 0, 350)
+    products = {}
+    for packs in (pack_tables(tables), [None] * len(tables)):
+        def read(i):
+            return [take_rows(t, i, p) for t, p in zip(tables, packs)]
+
+        with forced_form("accelerator"):
+            compiled = jax.jit(read).lower(index).compile()
+        for table, got in zip(tables, compiled(index)):
+            got = np.asarray(got)
+            assert got.dtype == table.dtype and np.array_equal(got.view(np.uint8), table[clipped].view(np.uint8))
+        products[packs[0] is None] = len(re.findall(r"= \S+ dot\(", compiled.as_text()))
+    assert products == {False: 1, True: len(tables)}, products
+
+
 def _random_play(form: str, batch: int, steps: int) -> list:
     """Every output of ``steps`` batched env steps of random legal play, traced in ``form``."""
     with forced_form(form):
