@@ -130,6 +130,10 @@ newly switched target: Payback not doubled, nothing for Avalanche or Sucker Punc
 residual; the queued move may be a self-switch itself, stopping the turn again. A foe fainted by the
 self-switch hit switches at the end of the turn (``checkFainted``), after the residual.
 
+Moves whose callbacks read only the terrain or the weather (``FIELD_ONLY_MOVES``: Bleakwind Storm, Psyblade,
+Expanding Force, Grassy Glide) run as their data say. Tri Attack and Dire Claw (``sampled_status_moves()``): after
+their secondary's roll passes, its ``onHit`` samples one of three statuses (random(3), drawn on a target the hit
+fainted too) and tries it on the target (``trySetStatus``: a statused or immune target, the Sleep Clause).
 Moves with one callback that changes nothing here or that ``step`` runs: Thunder, Hurricane and Blizzard
 (``WEATHER_ACCURACY_MOVES``: their ``onModifyMove`` sets their accuracy in rain, sun or snow only, and
 these battles have no weather) run as their data say, 70 % accuracy, with their secondary (Thunder's
@@ -332,6 +336,7 @@ def _boost_effect(m: dict):
         return None, CURSE_SELF_BOOSTS, 100, None, None, 0
     if m["id"] in TIDY_MOVES:
         return TIDY_BOOSTS, None, 0, None, None, 0
+    m = _weatherless(m)
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("self", "secondary", "secondaries")]
     if others or (m.get("callbacks") and m["id"] not in SPIN_MOVES) or m.get("volatileStatus"):
         return None
@@ -416,8 +421,7 @@ def boost_moves() -> list[str]:
     Tidy Up (``TIDY_MOVES``: its removal of substitutes and hazards too).
     The format's sets hold no status move lowering the target's stages alone."""
     t = tables.load()
-    covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
-    kernel = set(damage.kernel_moves())
+    covered, kernel = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"]
                   if m["id"] in covered and (m["category"] == "Status" or m["id"] in kernel or m["id"] in SPIN_MOVES)
                   and _boost_effect(m) is not None and not m["flags"].get("cantusetwice"))
@@ -431,6 +435,14 @@ COVERED_STATUSES = ("brn", "par", "psn", "tox", "slp", "frz")
 # Moves whose one callback, ``onModifyMove``, sets their accuracy in weather only (Thunder and Hurricane in
 # rain or sun, Blizzard in snow): with no weather in these battles they run as their data say.
 WEATHER_ACCURACY_MOVES = ("thunder", "hurricane", "blizzard")
+
+
+# Damaging moves whose callbacks read only the weather or the terrain, which these battles never have (no weather or
+# terrain move runs, no ability): Bleakwind Storm's accuracy in rain, Psyblade's power in Electric Terrain, Expanding
+# Force's power and targets in Psychic Terrain, Grassy Glide's priority in Grassy Terrain. They run as their data say
+# (Bleakwind Storm's Speed drop: ``boost_moves()``; Weather Ball, plain too, is among ``power_moves()``).
+FIELD_ONLY_MOVES = {"bleakwindstorm": ["onModifyMove"], "psyblade": ["onBasePower"],
+                    "expandingforce": ["onBasePower", "onModifyMove"], "grassyglide": ["onModifyPriority"]}
 
 
 # Moves whose one callback is an ``onEffectiveness`` ``step`` runs (``_use_move``): Freeze-Dry, super
@@ -470,9 +482,10 @@ def explode_moves() -> list[str]:
 
 
 def _weatherless(m: dict) -> dict:
-    """``m`` as it runs here: a move of ``WEATHER_ACCURACY_MOVES`` with no weather, or of
-    ``WATER_SUPER_MOVES`` (its callback in the engine), without its callback."""
+    """``m`` as it runs here: a move of ``WEATHER_ACCURACY_MOVES`` or ``FIELD_ONLY_MOVES`` with no weather or
+    terrain, or of ``WATER_SUPER_MOVES`` (its callback in the engine), without its callbacks."""
     if ((m["id"] in WEATHER_ACCURACY_MOVES and m.get("callbacks") == ["onModifyMove"])
+            or (m["id"] in FIELD_ONLY_MOVES and sorted(m.get("callbacks") or []) == FIELD_ONLY_MOVES[m["id"]])
             or (m["id"] in WATER_SUPER_MOVES and m.get("callbacks") == ["onEffectiveness"])):
         return {**m, "callbacks": []}
     return m
@@ -493,6 +506,32 @@ def _status_effect(m: dict):
     if others or m.get("callbacks") or len(secs) != 1 or set(secs[0]) != {"chance", "status"}:
         return None
     return secs[0]["status"], secs[0]["chance"]
+
+
+# Damaging moves whose one secondary (a chance, no effect of its own) has an ``onHit`` that samples one of three major
+# statuses (``this.sample``: random(3), drawn on a target up or fainted) and tries it on the target (``trySetStatus``,
+# the user as its source): Tri Attack, Dire Claw.
+SAMPLED_STATUS_MOVES = {"triattack": ("brn", "par", "frz"), "direclaw": ("psn", "par", "slp")}
+
+
+def _sampled_status_effect(m: dict):
+    """``(statuses, chance)`` of a move of ``SAMPLED_STATUS_MOVES`` as ``moves.js`` has it, or None."""
+    secs = m.get("secondaries") or []
+    if (m["id"] not in SAMPLED_STATUS_MOVES or m["category"] == "Status" or m.get("callbacks") != ["secondary.onHit"]
+            or len(secs) != 1 or set(secs[0]) != {"chance"}
+            or any(m.get(f) for f in _EFFECT_FIELDS if f not in ("secondary", "secondaries"))):
+        return None
+    return SAMPLED_STATUS_MOVES[m["id"]], secs[0]["chance"]
+
+
+def sampled_status_moves() -> list[str]:
+    """The moves of ``SAMPLED_STATUS_MOVES`` whose accuracy and priority the kernels cover (their damage is the
+    formula's: the callback is their secondary's)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in placed and _sampled_status_effect(m) is not None
+                  and all(x in COVERED_STATUSES for x in SAMPLED_STATUS_MOVES[m["id"]])
+                  and not m["flags"].get("cantusetwice"))
 
 
 def status_moves() -> list[str]:
@@ -554,10 +593,14 @@ def _fang_effect(m: dict):
 @functools.lru_cache(maxsize=1)
 def _kernel_covered() -> tuple[frozenset, frozenset]:
     """The moves whose accuracy and priority the kernels cover, and those of them whose damage too (with
-    ``WEATHER_ACCURACY_MOVES``, whose accuracy and damage only weather changes)."""
+    ``WEATHER_ACCURACY_MOVES`` and ``FIELD_ONLY_MOVES``, whose accuracy, damage and priority only weather or terrain
+    change)."""
+    t = tables.load()
     weather, water = frozenset(WEATHER_ACCURACY_MOVES), frozenset(WATER_SUPER_MOVES)
-    placed = (frozenset(accuracy.accuracy_moves()) | weather) & frozenset(order.order_moves())
-    return placed, placed & (frozenset(damage.kernel_moves()) | weather | water)
+    field = frozenset(m["id"] for m in t.data["moves"] if m["id"] in FIELD_ONLY_MOVES
+                      and sorted(m.get("callbacks") or []) == FIELD_ONLY_MOVES[m["id"]])
+    placed = (frozenset(accuracy.accuracy_moves()) | weather | field) & (frozenset(order.order_moves()) | field)
+    return placed, placed & (frozenset(damage.kernel_moves()) | weather | water | field)
 
 
 def _covered(m: dict) -> bool:
@@ -1315,7 +1358,8 @@ def restricted_moves() -> list[str]:
     (``substitute_moves()``) and Taunt and Encore (``lock_moves()``: Taunt, Encore, Throat Chop, Psychic
     Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``), Leech Seed
     (``leech_moves()``), Yawn (``yawn_moves()``), Roar, Whirlwind, Dragon Tail and Circle Throw
-    (``drag_moves()``), Heal Bell and Aurora Veil (``ally_side_moves()``) and, with no items to swap, Trick and
+    (``drag_moves()``), Heal Bell and Aurora Veil (``ally_side_moves()``), Tri Attack and Dire Claw
+    (``sampled_status_moves()``) and, with no items to swap, Trick and
     Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
@@ -1326,7 +1370,7 @@ def restricted_moves() -> list[str]:
 def _restricted_moves() -> tuple[str, ...]:
     """``restricted_moves()``, computed once (the tests restrict thousands of teams)."""
     t = tables.load()
-    covered = set(damage.kernel_moves()) & set(accuracy.accuracy_moves()) & set(order.order_moves())
+    _, covered = _kernel_covered()
     plain = {m["id"] for m in t.data["moves"]
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
              and not m["flags"].get("cantusetwice")}
@@ -1336,7 +1380,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(protect_moves()) | set(substitute_moves())
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
-                        | set(ally_side_moves())))
+                        | set(ally_side_moves()) | set(sampled_status_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1358,7 +1402,10 @@ def _status_tables():
     lay = np.zeros((n, len(HAZARDS)), bool)
     spin, defog = np.zeros(n, bool), np.zeros(n, bool)
     removers, layers = set(removal_moves()), set(hazard_moves())
+    sampled = set(sampled_status_moves())
     for i, m in enumerate(t.data["moves"], start=1):
+        if m["id"] in sampled:                   # its chance here, its statuses in ``_sampled_status_columns``
+            chance[i] = _sampled_status_effect(m)[1]
         powder[i] = bool(m["flags"].get("powder"))
         defrost[i] = bool(m["flags"].get("defrost"))
         thaws[i] = bool(m.get("thawsTarget"))
@@ -1421,6 +1468,18 @@ def _boost_tables():
     return prim, selfb, has_self, sec, sec_self, chance, has_sec
 
 
+def _sampled_status_columns() -> dict:
+    """Per move index: ``sec_sample`` [M] (a move of ``sampled_status_moves()``) and ``sec_choices`` [M, 3] (the
+    statuses its secondary samples from)."""
+    t = tables.load()
+    sample, choices = np.zeros(len(t.move_ids), bool), np.zeros((len(t.move_ids), 3), np.int32)
+    for m in sampled_status_moves():
+        i = t.move_index[m]
+        sample[i] = True
+        choices[i] = [STATUSES.index(x) for x in SAMPLED_STATUS_MOVES[m]]
+    return {"sec_sample": sample, "sec_choices": choices}
+
+
 @functools.lru_cache(maxsize=1)
 def _status_table() -> tables.MoveTable:
     """The per-move columns of ``_status_tables``, ``_hp_tables``, ``_power_columns``, ``_switch_columns`` and
@@ -1430,7 +1489,7 @@ def _status_table() -> tables.MoveTable:
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
                              **_switch_columns(), **_multihit_columns(), **_protect_columns(),
                              **_substitute_columns(), **_tidy_columns(), **_ally_side_columns(),
-                             **_lock_columns(), **_sleep_columns()})
+                             **_lock_columns(), **_sleep_columns(), **_sampled_status_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -2407,7 +2466,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     before = _side(st.boosts, side)
     mine, _ = _boost(before, selfb, struck & has_self)
     st = _mark_boost(st, side, before, mine)
-    has_status_sec, has_flinch = sec_status != 0, flinch_chance > 0
+    has_status_sec, has_flinch = (sec_status != 0) | x.sec_sample, flinch_chance > 0
     rng, roll = _keep(prng.random_int(st.rng, 100, when=struck & (has_sec | has_status_sec | has_flinch
                                                                    | (confuse_chance > 0) | x.chopping | x.blocking)))
     lucky = struck & has_sec & (roll < chance)
@@ -2417,7 +2476,14 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     mine, _ = _boost(mine, sec_self, lucky)
     st = _mark_boost(st, side, before, mine)
     st = st.replace(rng=rng, boosts=_set_side(_set_side(st.boosts, side, mine, struck), foe, theirs, dealt))
-    st, _ = _try_status(st, foe, them, sec_status, dealt & has_status_sec & (roll < sec_chance))
+    # Tri Attack's and Dire Claw's secondary onHit: ``sample`` (random(3)) of its three statuses, drawn on a fainted
+    # target too (trySetStatus then fails)
+    status_sec = dealt & has_status_sec & (roll < sec_chance)
+    st = _drawing(st)
+    rng, pick = prng.random_int(st.rng, 3, when=status_sec & x.sec_sample)
+    sampled = jnp.where(pick == 0, x.sec_choices[..., 0], jnp.where(pick == 1, x.sec_choices[..., 1], x.sec_choices[..., 2]))
+    st = st.replace(rng=rng)
+    st, _ = _try_status(st, foe, them, jnp.where(x.sec_sample, sampled, sec_status), status_sec)
     # a flinch secondary: addVolatile('flinch'), not on a fainted target (no draw); the Fangs' is their
     # second secondary, with a random(100) of its own after the status one's effect
     st = _drawing(st)

@@ -191,3 +191,90 @@ def test_l2_crash_into_protect(showdown9):
     protected = sum(int(states[1].stall[i, 1] > 0) for i in range(len(leads)))
     assert protected >= 20, protected
     assert _uses(states, actions)["crash"] >= 15
+
+
+FIELD_ONLY = tuple(turn.FIELD_ONLY_MOVES)
+
+
+def test_field_only_battles_match_showdown(showdown9):
+    """48 battles of teams holding Bleakwind Storm, Psyblade, Expanding Force or Grassy Glide (``turn.FIELD_ONLY_MOVES``:
+    their callbacks act in weather or terrain only, which these battles never have), chosen half the time: Bleakwind
+    Storm's 80 % accuracy and its Speed drop (30 %), Grassy Glide at priority 0, the others' plain power."""
+    assert set(FIELD_ONLY) <= set(turn.restricted_moves()) and "bleakwindstorm" in turn.boost_moves()
+    rng = np.random.default_rng(106)
+    holders = {m: _teams((m,)) for m in FIELD_ONLY}
+    assert all(len(v) >= 5 for v in holders.values()), {m: len(v) for m, v in holders.items()}
+    count = 48
+    p1 = [DOCUMENT["teams"][int(rng.choice(holders[FIELD_ONLY[n % len(FIELD_ONLY)]]))] for n in range(count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_teams(FIELD_ONLY), count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(FIELD_ONLY))
+    assert_identical(showdown9, states, actions, sets, seeds)
+    used, hits, misses, slowed = {m: 0 for m in FIELD_ONLY}, 0, 0, 0
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move not in used or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or a.hp[i, 1 - s, f] == 0:
+            continue
+        used[move] += 1
+        if b.active[i, 1 - s] == f and move == "bleakwindstorm":
+            lost = b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
+            hits, misses = hits + int(lost), misses + int(not lost)
+            slowed += int(b.boosts[i, 1 - s, 4] < a.boosts[i, 1 - s, 4])
+    assert all(n >= 8 for n in used.values()), used
+    assert hits >= 8 and misses >= 1 and slowed >= 2, (hits, misses, slowed)
+
+
+SAMPLED = tuple(turn.SAMPLED_STATUS_MOVES)
+
+
+def test_sampled_status_battles_match_showdown(showdown9):
+    """48 battles of teams holding Tri Attack or Dire Claw (``turn.sampled_status_moves()``: their secondary's onHit
+    samples one of three statuses, random(3), and tries it), chosen half the time, and up to 32 whose p1 lead uses one
+    three turns running: the statuses set (burn, paralysis, freeze; poison, sleep), those failing on a statused or immune
+    target or under the Sleep Clause, and the sample drawn when the hit fainted the target."""
+    assert turn.sampled_status_moves() == sorted(SAMPLED) and set(SAMPLED) <= set(turn.restricted_moves())
+    rng = np.random.default_rng(107)
+    holders = {m: _teams((m,)) for m in SAMPLED}
+    assert all(len(v) >= 10 for v in holders.values()), {m: len(v) for m, v in holders.items()}
+    count = 48
+    p1 = [DOCUMENT["teams"][int(rng.choice(holders[SAMPLED[n % 2]]))] for n in range(count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(SAMPLED))
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = _statuses_set(states, actions)
+    # leads using the move three turns running
+    found = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        for j, r in enumerate(turn.restricted_team(team)):
+            slot = next((k for k, m in enumerate(r[5]) if m in SAMPLED), -1)
+            if slot >= 0:
+                found.append(([team[j]] + team[:j] + team[j + 1:], slot))
+                break
+    assert len(found) >= 20, len(found)
+    leads = [found[int(k)] for k in rng.choice(len(found), min(32, len(found)), replace=False)]
+    foes = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 0]] * 3 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], foes, seeds, rng, scripted, max_decisions=10)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    for key, n in _statuses_set(states, actions).items():
+        seen[key] += n
+    assert seen["uses"] >= 80 and seen["kos"] >= 5, seen
+    assert all(seen[x] >= 1 for x in ("brn", "par", "frz", "psn", "slp")), seen
+
+
+def _statuses_set(states, actions) -> dict:
+    """Tri Attack / Dire Claw uses whose user spent PP against the same foe, those knocking it out, and the statuses
+    they set (the foe had none before, one after)."""
+    names = {S.BRN: "brn", S.PAR: "par", S.FRZ: "frz", S.PSN: "psn", S.SLP: "slp"}
+    seen = dict(uses=0, kos=0, **{x: 0 for x in names.values()})
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move not in SAMPLED or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or a.hp[i, 1 - s, f] == 0:
+            continue
+        seen["uses"] += 1
+        seen["kos"] += int(b.hp[i, 1 - s, f] == 0)
+        after = int(b.status[i, 1 - s, f])
+        if a.status[i, 1 - s, f] == 0 and after in names:
+            seen[names[after]] += 1
+    return seen
