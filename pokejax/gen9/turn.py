@@ -336,6 +336,10 @@ def _boost_effect(m: dict):
         return None, CURSE_SELF_BOOSTS, 100, None, None, 0
     if m["id"] in TIDY_MOVES:
         return TIDY_BOOSTS, None, 0, None, None, 0
+    if m["id"] in ON_HIT_BOOSTS:
+        plain = (m["category"] == "Status" and m["target"] == "self" and m.get("callbacks") == ["onHit"]
+                 and not any(m.get(f) for f in _EFFECT_FIELDS) and not m.get("boosts"))
+        return (ON_HIT_BOOSTS[m["id"]], None, 0, None, None, 0) if plain else None
     m = _weatherless(m)
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("self", "secondary", "secondaries")]
     if others or (m.get("callbacks") and m["id"] not in SPIN_MOVES) or m.get("volatileStatus"):
@@ -372,6 +376,24 @@ CURSE_SELF_BOOSTS = {"spe": -1, "atk": 1, "def": 1}
 # between them and the removal reads either), and the move fails only when nothing was removed and no stage moved.
 TIDY_MOVES = ("tidyup",)
 TIDY_BOOSTS = {"atk": 1, "spe": 1}
+
+
+# Status moves on their user whose ``onHit`` raises its stages (``boost``, run here as the move's own ``boosts``) with a
+# condition or a cost: Belly Drum fails at half its max HP or less, at +6 Attack or with 1 max HP, else loses
+# ``floor(maxhp / 2)`` HP (``directDamage``: no draw, it cannot faint) and then takes +12 Attack; Take Heart raises
+# Special Attack and Special Defense, then cures its user's status (``cureStatus``), failing only when neither happened.
+ON_HIT_BOOSTS = {"bellydrum": {"atk": 12}, "takeheart": {"spa": 1, "spd": 1}}
+
+
+def _on_hit_boost_columns() -> dict:
+    """Per move index: ``drum`` and ``take_heart`` [M] (Belly Drum, Take Heart of ``boost_moves()``)."""
+    t = tables.load()
+    n = len(t.move_ids)
+    cols = {"drum": np.zeros(n, bool), "take_heart": np.zeros(n, bool)}
+    for m, col in (("bellydrum", "drum"), ("takeheart", "take_heart")):
+        if m in boost_moves():
+            cols[col][t.move_index[m]] = True
+    return cols
 
 
 def _tidy_columns() -> dict:
@@ -417,8 +439,9 @@ def boost_moves() -> list[str]:
     """The moves of ``restricted_moves()`` with stat-stage changes: status moves whose whole effect is
     ``boosts`` on their user (Swords Dance, Shell Smash...), damaging moves whose only other effect is
     ``self: {boosts}`` (Close Combat, Draco Meteor...) or one secondary with ``boosts`` on the target or
-    ``self: {boosts}``, with its chance (Flame Charge, Moonblast...), a non-Ghost's Curse (``CURSE_MOVES``) and
-    Tidy Up (``TIDY_MOVES``: its removal of substitutes and hazards too).
+    ``self: {boosts}``, with its chance (Flame Charge, Moonblast...), a non-Ghost's Curse (``CURSE_MOVES``),
+    Tidy Up (``TIDY_MOVES``: its removal of substitutes and hazards too) and Belly Drum and Take Heart
+    (``ON_HIT_BOOSTS``: their conditions, HP cost and cure too).
     The format's sets hold no status move lowering the target's stages alone."""
     t = tables.load()
     covered, kernel = _kernel_covered()
@@ -1488,7 +1511,7 @@ def _status_table() -> tables.MoveTable:
              "flinch_second", "first_turn", "confuse_chance", "lay", "spin", "defog")
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
                              **_switch_columns(), **_multihit_columns(), **_protect_columns(),
-                             **_substitute_columns(), **_tidy_columns(), **_ally_side_columns(),
+                             **_substitute_columns(), **_tidy_columns(), **_on_hit_boost_columns(), **_ally_side_columns(),
                              **_lock_columns(), **_sleep_columns(), **_sampled_status_columns()})
 
 
@@ -2392,9 +2415,16 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = _keep(st)
     # a status move's boosts on its user, or its status on the target; when no stage moves or the
     # status is not set the move fails and its hit loop ends before its Updates
-    mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1))
+    # (Belly Drum's onHit first: its conditions, then its HP)
+    user_now = _mon(st.hp, side, me)
+    drums = lands & x.drum & (user_now * 2 > max_hp) & (_side(st.boosts, side)[..., 0] < 6) & (max_hp != 1)
+    st = st.replace(hp=_set_mon(st.hp, side, me, user_now - max_hp // 2, drums))
+    mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1) & (~x.drum | drums))
     st = _mark_boost(st, side, _side(st.boosts, side), mine)
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
+    # Take Heart's cureStatus after its stages: it succeeds where either happened
+    hearted = lands & x.take_heart & (_mon(st.status, side, me) != 0)
+    st = st.replace(status=_set_mon(st.status, side, me, 0, hearted))
     # a status move's ``self`` stages (a non-Ghost's Curse): its selfDrops, random(100) drawn, then the stages;
     # the move does not fail when none moves (``moveData.self``), so its Updates run
     cursing = lands & has_self & (m.category == tables.STATUS)
@@ -2447,7 +2477,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Parting Shot never fails (its onHit returns nothing): both Updates run
     # a forced switch's didSomething: ``canSwitch`` of the target's side (the switch itself comes after the move)
     forcing = lands & x.force_switch & (_left(st, foe) > 1)
-    succeeded = (raised | cursing | inflicted | (lowered & fog) | cleared | tidied | healed | parting | guarded | made | stopped_by_sub
+    succeeded = (raised | hearted | cursing | inflicted | (lowered & fog) | cleared | tidied | healed | parting | guarded | made | stopped_by_sub
                  | taunts | encores | rests | wishes | seeds | yawns | (forcing & (m.category == tables.STATUS)))
     # Haze's onHitField (tryMoveHit: no Update): every active's stages cleared (a fainted one's are already)
     st = st.replace(boosts=jnp.where((lands & x.haze)[..., None, None], 0, st.boosts))

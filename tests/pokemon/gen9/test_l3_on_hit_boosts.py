@@ -1,0 +1,74 @@
+"""L3 of the status moves raising their user's stages from an ``onHit`` with a condition or a cost
+(``turn.ON_HIT_BOOSTS``): Gen 9 battles of ``turn.step`` against Showdown, state and PRNG after every decision (the
+comparison of ``test_l3_restricted.py``).
+
+Belly Drum fails at half its user's max HP or less, at +6 Attack or with 1 max HP; else its user loses
+``floor(maxhp / 2)`` HP and goes to +6 Attack. Take Heart raises Special Attack and Special Defense by 1, then cures
+its user's status; it fails only when neither happened. Restricted pool teams holding one of them, chosen half the
+time, against teams holding a status move of ``turn.status_moves()`` (statuses for Take Heart to cure). The pool's
+Belly Drum users (Eiscue, Cetitan, Azumarill) have even max HP, so the floor of an odd half is not exercised here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pokejax.gen9 import turn
+from tests.pokemon.gen9.test_l3_restricted import (
+    DOCUMENT,
+    assert_identical,
+    draw_battles,
+    move_decisions,
+    move_mask,
+    play,
+    teams_holding,
+)
+
+ON_HIT = move_mask(tuple(turn.ON_HIT_BOOSTS))
+STATUS_MOVES = move_mask(turn.status_moves())
+
+
+def _seen(states, actions) -> dict:
+    seen = dict(bellydrum=0, drummed=0, drum_failed=0, takeheart=0, cured=0, raised=0, heart_failed=0)
+    for a, b, i, s, k, _, act, move in move_decisions(states, actions):
+        if move not in seen or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or a.hp[i, s, k] == 0:
+            continue
+        seen[move] += 1
+        if move == "bellydrum":
+            drummed = b.boosts[i, s, 0] == 6 and a.boosts[i, s, 0] < 6 and b.hp[i, s, k] < a.hp[i, s, k]
+            seen["drummed" if drummed else "drum_failed"] += 1
+        else:
+            cured = a.status[i, s, k] != 0 and b.status[i, s, k] == 0
+            raised = b.boosts[i, s, 2] > a.boosts[i, s, 2]
+            seen["cured"] += int(cured)
+            seen["raised"] += int(raised)
+            seen["heart_failed"] += int(not (cured or raised))
+    return seen
+
+
+def test_belly_drum_and_take_heart_battles_match_showdown(showdown9):
+    """48 battles of teams with Belly Drum or Take Heart against teams with status moves, and up to 32 whose p1 lead uses
+    its move four turns running (Belly Drum: +6 then failures; Take Heart to +6, its cures)."""
+    rng = np.random.default_rng(72)
+    users = teams_holding(ON_HIT)
+    assert len(users) >= 20, len(users)
+    count = 48
+    p1, p2, seeds = draw_battles(rng, users, count, teams_holding(STATUS_MOVES))
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=ON_HIT | STATUS_MOVES)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = _seen(states, actions)
+    # leads using it four turns running against status-move teams
+    leads = []
+    for n in rng.choice(users, min(32, len(users)), replace=False):
+        team = DOCUMENT["teams"][int(n)]
+        j, slot = next((j, r[5].index(m)) for j, r in enumerate(turn.restricted_team(team))
+                       for m in r[5] if m in turn.ON_HIT_BOOSTS)
+        leads.append(([team[j]] + team[:j] + team[j + 1:], slot))
+    foes, _, seeds = draw_battles(rng, teams_holding(STATUS_MOVES), len(leads))
+    scripted = [[[k, 0]] * 4 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], foes, seeds, rng, scripted, max_decisions=10)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    for key, n in _seen(states, actions).items():
+        seen[key] += n
+    assert seen["drummed"] >= 8 and seen["drum_failed"] >= 8, seen
+    assert seen["takeheart"] >= 10 and seen["cured"] >= 2 and seen["raised"] >= 5 and seen["heart_failed"] >= 1, seen
