@@ -221,8 +221,8 @@ residual (its handler, of no order, sorts after the statuses' and ties with none
 ended before. With no abilities or items, nothing changes the chance (Serene Grace, King's Rock) or
 blocks it (Inner Focus, Shield Dust, Covert Cloak) and nothing reacts to it (Steadfast). The Fangs
 (Fire Fang, Ice Fang) have two secondaries, a status then a flinch: ``secondaries`` draws a
-``random(100)`` for each, in order, the status set (or not) before the second draw. Fake Out
-(``FIRST_TURN_MOVES``, priority +3) fails in its ``onTry`` when its user's ``activeMoveActions``, which
+``random(100)`` for each, in order, the status set (or not) before the second draw. Fake Out and First
+Impression (``FIRST_TURN_MOVES``, priority +3 and +2) fail in its ``onTry`` when its user's ``activeMoveActions``, which
 ``runMove`` counts before ``BeforeMove`` and ``switchIn`` resets, is above 1 (``BattleState.moved``:
 any move action since switching in, one stopped by a status or flinch included): after the PP, before
 the hit steps, so it draws nothing.
@@ -461,11 +461,13 @@ WEATHER_ACCURACY_MOVES = ("thunder", "hurricane", "blizzard")
 
 
 # Damaging moves whose callbacks read only the weather or the terrain, which these battles never have (no weather or
-# terrain move runs, no ability): Bleakwind Storm's accuracy in rain, Psyblade's power in Electric Terrain, Expanding
-# Force's power and targets in Psychic Terrain, Grassy Glide's priority in Grassy Terrain. They run as their data say
-# (Bleakwind Storm's Speed drop: ``boost_moves()``; Weather Ball, plain too, is among ``power_moves()``).
+# terrain move runs, no ability), or Gravity (no Gravity move runs): Bleakwind Storm's accuracy in rain, Psyblade's
+# power in Electric Terrain, Expanding Force's power and targets in Psychic Terrain, Grassy Glide's priority in Grassy
+# Terrain, Grav Apple's power under Gravity. They run as their data say (Bleakwind Storm's Speed drop, Grav Apple's
+# Defense drop: ``boost_moves()``; Weather Ball, plain too, is among ``power_moves()``).
 FIELD_ONLY_MOVES = {"bleakwindstorm": ["onModifyMove"], "psyblade": ["onBasePower"],
-                    "expandingforce": ["onBasePower", "onModifyMove"], "grassyglide": ["onModifyPriority"]}
+                    "expandingforce": ["onBasePower", "onModifyMove"], "grassyglide": ["onModifyPriority"],
+                    "gravapple": ["onBasePower"]}
 
 
 # Moves whose one callback is an ``onEffectiveness`` ``step`` runs (``_use_move``): Freeze-Dry, super
@@ -595,8 +597,16 @@ def _flinch_effect(m: dict):
 
 
 # Damaging moves whose one callback is Fake Out's ``onTry`` (``source.activeMoveActions > 1``: it fails
-# unless this is its user's first move action since switching in).
-FIRST_TURN_MOVES = ("fakeout",)
+# unless this is its user's first move action since switching in): Fake Out (its flinch: ``flinch_moves()``),
+# First Impression (no other effect: ``first_turn_moves()``).
+FIRST_TURN_MOVES = ("fakeout", "firstimpression")
+
+
+def first_turn_moves() -> list[str]:
+    """The moves of ``FIRST_TURN_MOVES`` with no effect besides the damage and the ``onTry`` (First Impression)."""
+    t = tables.load()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in FIRST_TURN_MOVES and _covered(m)
+                  and m.get("callbacks") == ["onTry"] and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
 def _fang_effect(m: dict):
@@ -825,8 +835,9 @@ def _hp_tables() -> dict:
 # ``onBasePower``, ``damageCallback``, ``onModifyType``, ``onTry``...), by the rule ``step`` runs for them
 # in the restricted battles (no items, abilities, weather, terrain, screens or Dynamax):
 POWER_PLAIN = 0       # code that finds nothing to act on: Knock Off (no item to boost for or to remove),
-                      # Psychic Fangs (no screens to break), Ice Spinner (no terrain to end), Judgment
-                      # (no plate: Normal), Weather Ball (no weather: Normal 50)
+                      # Psychic Fangs and Brick Break (no screens to break), Ice Spinner (no terrain to end),
+                      # Judgment (no plate: Normal), Weather Ball (no weather: Normal 50), Bug Bite (no berry
+                      # to eat)
 POWER_NO_ITEM = 1     # Acrobatics: doubled, its user holding no item
 POWER_FACADE = 2      # doubled (``BasePower``'s chainModify(2)) under a status other than sleep; no burn halving
 POWER_HEX = 3         # doubled against a target with a status
@@ -836,7 +847,8 @@ POWER_HEAVY = 6       # Heavy Slam, Heat Crash: by the ratio of the user's weigh
 POWER_HALF_HP = 7     # Super Fang: damageCallback, half the target's HP (at least 1), no crit or roll
 POWER_USER_HP = 8     # Eruption, Water Spout: 150 * hp / maxhp, floored, at least 1
 POWER_FAIL = 9        # Poltergeist: its onTry fails, the target holding no item
-POWER_SUCKER = 10     # Sucker Punch: its onTry fails unless the target's queued action is a damaging move
+POWER_SUCKER = 10     # Sucker Punch, Thunderclap: their onTry fails unless the target's queued action is a damaging
+                      # move
 POWER_PAYBACK = 12    # Payback: doubled when the target has moved this turn (not switched in, no move queued)
 POWER_AVALANCHE = 13  # Avalanche: doubled when the target's move damaged its user this turn
 POWER_LASH_OUT = 14   # Lash Out: doubled (its ``onBasePower``: chainModify(2)) when its user's stages fell this turn
@@ -853,7 +865,8 @@ POWER_RULES = {
     "heatcrash": POWER_HEAVY, "superfang": POWER_HALF_HP, "eruption": POWER_USER_HP, "waterspout": POWER_USER_HP,
     "poltergeist": POWER_FAIL, "suckerpunch": POWER_SUCKER, "terablast": POWER_TERA_BLAST,
     "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE, "lashout": POWER_LASH_OUT, "ragefist": POWER_RAGE_FIST,
-    "revelationdance": POWER_REVELATION,
+    "revelationdance": POWER_REVELATION, "brickbreak": POWER_PLAIN, "bugbite": POWER_PLAIN,
+    "thunderclap": POWER_SUCKER,
 }
 
 
@@ -1394,8 +1407,8 @@ def _restricted_moves() -> tuple[str, ...]:
     """``restricted_moves()``, computed once (the tests restrict thousands of teams)."""
     t = tables.load()
     _, covered = _kernel_covered()
-    plain = {m["id"] for m in t.data["moves"]
-             if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS)
+    plain = {m["id"] for m in t.data["moves"]       # thawsTarget (Hydro Steam): the hit thaws the target in any move
+             if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS if f != "thawsTarget")
              and not m["flags"].get("cantusetwice")}
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
@@ -1403,7 +1416,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(protect_moves()) | set(substitute_moves())
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
-                        | set(ally_side_moves()) | set(sampled_status_moves())))
+                        | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1425,7 +1438,7 @@ def _status_tables():
     lay = np.zeros((n, len(HAZARDS)), bool)
     spin, defog = np.zeros(n, bool), np.zeros(n, bool)
     removers, layers = set(removal_moves()), set(hazard_moves())
-    sampled = set(sampled_status_moves())
+    sampled, first_turners = set(sampled_status_moves()), set(first_turn_moves())
     for i, m in enumerate(t.data["moves"], start=1):
         if m["id"] in sampled:                   # its chance here, its statuses in ``_sampled_status_columns``
             chance[i] = _sampled_status_effect(m)[1]
@@ -1443,6 +1456,7 @@ def _status_tables():
                 flinch[i], first_turn[i] = _first_turn_flinch(m), True
             else:
                 flinch[i] = _flinch_effect(m)
+        first_turn[i] |= m["id"] in first_turners
         if m["id"] in layers:
             lay[i, _hazard_effect(m)] = True
         spin[i] = m["id"] in removers and m["id"] in SPIN_MOVES

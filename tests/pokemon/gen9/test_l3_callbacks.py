@@ -278,3 +278,33 @@ def _statuses_set(states, actions) -> dict:
         if a.status[i, 1 - s, f] == 0 and after in names:
             seen[names[after]] += 1
     return seen
+
+
+PLAIN_HERE = ("firstimpression", "hydrosteam", "bugbite", "brickbreak", "thunderclap", "gravapple")
+
+
+def test_plain_here_battles_match_showdown(showdown9):
+    """48 battles of teams holding First Impression (Fake Out's ``onTry``: it fails after its user's first move action
+    since switching in), Hydro Steam (``thawsTarget``), Bug Bite (no berry to eat), Brick Break (no screen to break),
+    Thunderclap (Sucker Punch's ``onTry``) or Grav Apple (no Gravity; its Defense drop), chosen half the time."""
+    assert set(PLAIN_HERE) <= set(turn.restricted_moves()) and turn.first_turn_moves() == ["firstimpression"]
+    rng = np.random.default_rng(108)
+    holders = {m: _teams((m,)) for m in PLAIN_HERE}
+    assert all(len(v) >= 3 for v in holders.values()), {m: len(v) for m, v in holders.items()}
+    count = 48
+    p1 = [DOCUMENT["teams"][int(rng.choice(holders[PLAIN_HERE[n % len(PLAIN_HERE)]]))] for n in range(count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_teams(PLAIN_HERE), count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(PLAIN_HERE))
+    assert_identical(showdown9, states, actions, sets, seeds)
+    used, hits, failed = {m: 0 for m in PLAIN_HERE}, {m: 0 for m in PLAIN_HERE}, {m: 0 for m in PLAIN_HERE}
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move not in used or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or a.hp[i, 1 - s, f] == 0:
+            continue
+        used[move] += 1
+        lost = b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
+        up = b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] > 0
+        hits[move] += int(lost)
+        failed[move] += int(up and not lost)
+    assert all(n >= 6 for n in used.values()) and all(n >= 3 for n in hits.values()), (used, hits)
+    assert failed["firstimpression"] >= 2 and failed["thunderclap"] >= 1, failed

@@ -62,7 +62,7 @@ def _uses(states, actions) -> dict:
         spent = b.pp[i, s, k, act % 4] < a.pp[i, s, k, act % 4]
         seen["hit"] += int(lost)
         up = b.hp[i, 1 - s, f] > 0 and b.active[i, 1 - s] == f and a.active[i, 1 - s] == f
-        if move == "suckerpunch" and spent:
+        if move in ("suckerpunch", "thunderclap") and spent:
             seen["sucker_hit" if lost else "sucker_fail"] += int(lost or up)
         if move == "poltergeist" and spent and up:
             seen["poltergeist_fail"] += int(not lost)
@@ -119,7 +119,7 @@ def _lead_slot(team: list, kind: str) -> int:
     """The slot of the restricted lead's first status move (``kind`` "status") or damaging move, or -1."""
     for k, m in enumerate(turn.restricted_team(team)[0][5]):
         status = TABLES.move_category[TABLES.move_index[m]] == tables.STATUS
-        if status == (kind == "status") and (kind == "status" or m not in ("suckerpunch", "poltergeist")):
+        if status == (kind == "status") and (kind == "status" or m not in ("suckerpunch", "thunderclap", "poltergeist")):
             return k
     return -1
 
@@ -142,6 +142,33 @@ def test_l2_sucker_punch(showdown9):
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = _uses(states, actions)
     assert seen["sucker_fail"] >= 10 and seen["sucker_hit"] >= 5, seen
+
+
+def test_l2_thunderclap(showdown9):
+    """Thunderclap (its ``onTry`` is Sucker Punch's, ``POWER_SUCKER``), its holder moved to the lead, three turns
+    running as in ``test_l2_sucker_punch``: against a status move (it fails), a damaging move (it hits first), a
+    switch (it fails)."""
+    rng = np.random.default_rng(64)
+    leads = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        for j, r in enumerate(turn.restricted_team(team)):
+            if "thunderclap" in r[5]:
+                leads.append(([team[j]] + team[:j] + team[j + 1:], r[5].index("thunderclap")))
+                break
+    assert len(leads) >= 10, len(leads)
+    leads = leads[:24]
+    foes = [n for n in _usable_teams() if _lead_slot(DOCUMENT["teams"][n], "status") >= 0
+            and _lead_slot(DOCUMENT["teams"][n], "attack") >= 0]
+    p2 = [int(n) for n in rng.choice(foes, len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, _lead_slot(DOCUMENT["teams"][f], "status")], [k, _lead_slot(DOCUMENT["teams"][f], "attack")],
+                 [k, 9]] for (_, k), f in zip(leads, p2)]
+    states, actions, sets = play([t for t, _ in leads], [DOCUMENT["teams"][n] for n in p2], seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = _uses(states, actions)
+    assert seen["thunderclap"] >= 20 and seen["sucker_fail"] >= 8 and seen["sucker_hit"] >= 4, seen
 
 
 def test_l2_tera_blast(showdown9):
