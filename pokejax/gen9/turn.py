@@ -855,6 +855,8 @@ POWER_LASH_OUT = 14   # Lash Out: doubled (its ``onBasePower``: chainModify(2)) 
 POWER_RAGE_FIST = 15  # Rage Fist: min(350, 50 + 50 * timesAttacked) (its ``basePowerCallback``)
 POWER_REVELATION = 16 # Revelation Dance's onModifyType: its user's first current type (the Tera type once
                       # Terastallized; a Stellar one: the first original type)
+POWER_ENDEAVOR = 17  # Endeavor: its onTryImmunity (after Protect's TryHit, before the accuracy, no draw) fails unless
+                      # its user has less HP than the target; damageCallback: the target's HP less the user's
 POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
                       # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
                       # Stellar Tera type)
@@ -866,7 +868,7 @@ POWER_RULES = {
     "poltergeist": POWER_FAIL, "suckerpunch": POWER_SUCKER, "terablast": POWER_TERA_BLAST,
     "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE, "lashout": POWER_LASH_OUT, "ragefist": POWER_RAGE_FIST,
     "revelationdance": POWER_REVELATION, "brickbreak": POWER_PLAIN, "bugbite": POWER_PLAIN,
-    "thunderclap": POWER_SUCKER,
+    "thunderclap": POWER_SUCKER, "endeavor": POWER_ENDEAVOR,
 }
 
 
@@ -2068,6 +2070,7 @@ def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hi
     power = jnp.where(rule == POWER_USER_HP, jnp.maximum(base * hp // jnp.maximum(_mon(st.max_hp, side, me), 1), 1),
                       power)
     fixed = jnp.where(rule == POWER_HALF_HP, jnp.maximum(_mon(st.hp, foe, them) // 2, 1), 0)
+    fixed = jnp.where(rule == POWER_ENDEAVOR, _mon(st.hp, foe, them) - hp, fixed)
     # Tera Blast's onModifyMove: Physical when getStat('atk') > getStat('spa') with stages, no modifiers
     physical = tera_blast & (damage.boosted_stat(stats[..., 0], stages[..., 0])
                              > damage.boosted_stat(stats[..., 2], stages[..., 2]))
@@ -2354,6 +2357,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Leech Seed's onTryImmunity: a Grass type (its current types) is immune, before the accuracy
     grass_type = jnp.any(jnp.stack([k == t.type_index["Grass"] for k in damage.current_types(d_types, d_tera)]), axis=0)
     immune = immune | (x.leech & grass_type)
+    # Endeavor's onTryImmunity: its user must have less HP than the target
+    immune = immune | ((rule == POWER_ENDEAVOR) & (_mon(st.hp, side, me) >= _mon(st.hp, foe, them)))
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)

@@ -144,18 +144,59 @@ def test_l2_sucker_punch(showdown9):
     assert seen["sucker_fail"] >= 10 and seen["sucker_hit"] >= 5, seen
 
 
+def _holders_leading(move: str) -> list[tuple[list, int]]:
+    """(team, move slot) of the usable teams holding ``move`` once restricted, its first holder moved to the lead."""
+    out = []
+    for n in _usable_teams():
+        team = DOCUMENT["teams"][n]
+        for j, r in enumerate(turn.restricted_team(team)):
+            if move in r[5]:
+                out.append(([team[j]] + team[:j] + team[j + 1:], r[5].index(move)))
+                break
+    return out
+
+
+def test_l2_endeavor(showdown9):
+    """Endeavor leads (moved to the lead) use it three turns running against random teams, and random battles of its
+    holders choosing it half the time: the target left at its user's HP (the damage into a substitute too), the move
+    failing where its user has as much HP as the target or more (``onTryImmunity``: no accuracy draw), Ghosts immune."""
+    rng = np.random.default_rng(65)
+    leads = _holders_leading("endeavor")
+    assert len(leads) >= 8, len(leads)
+    leads = [leads[int(k)] for k in rng.choice(len(leads), 24)]
+    foes = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 0]] * 3 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], foes, seeds, rng, scripted, max_decisions=L2_DECISIONS)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = _endeavors(states, actions)
+    holders = teams_holding(move_mask(("endeavor",)))
+    p1, p2, seeds = draw_battles(rng, holders, 24, _usable_teams())
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(("endeavor",)))
+    assert_identical(showdown9, states, actions, sets, seeds)
+    for key, n in _endeavors(states, actions).items():
+        seen[key] += n
+    assert seen["levelled"] >= 8 and seen["failed"] >= 4, seen
+
+
+def _endeavors(states, actions) -> dict:
+    """Endeavor uses (PP spent, the same foe up before): those leaving the foe at its user's HP, those changing nothing."""
+    seen = dict(levelled=0, failed=0)
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move != "endeavor" or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or a.hp[i, 1 - s, f] == 0:
+            continue
+        if b.active[i, 1 - s] == f:
+            seen["levelled"] += int(b.hp[i, 1 - s, f] == a.hp[i, s, k] < a.hp[i, 1 - s, f])
+            seen["failed"] += int(b.hp[i, 1 - s, f] == a.hp[i, 1 - s, f] and a.sub_hp[i, 1 - s] == b.sub_hp[i, 1 - s])
+    return seen
+
+
 def test_l2_thunderclap(showdown9):
     """Thunderclap (its ``onTry`` is Sucker Punch's, ``POWER_SUCKER``), its holder moved to the lead, three turns
     running as in ``test_l2_sucker_punch``: against a status move (it fails), a damaging move (it hits first), a
     switch (it fails)."""
     rng = np.random.default_rng(64)
-    leads = []
-    for n in _usable_teams():
-        team = DOCUMENT["teams"][n]
-        for j, r in enumerate(turn.restricted_team(team)):
-            if "thunderclap" in r[5]:
-                leads.append(([team[j]] + team[:j] + team[j + 1:], r[5].index("thunderclap")))
-                break
+    leads = _holders_leading("thunderclap")
     assert len(leads) >= 10, len(leads)
     leads = leads[:24]
     foes = [n for n in _usable_teams() if _lead_slot(DOCUMENT["teams"][n], "status") >= 0
