@@ -385,11 +385,29 @@ TIDY_BOOSTS = {"atk": 1, "spe": 1}
 ON_HIT_BOOSTS = {"bellydrum": {"atk": 12}, "takeheart": {"spa": 1, "spd": 1}}
 
 
+# Damaging moves whose one callback is an ``onHit`` clearing the target's stages (``clearBoosts``; after the damage,
+# in runMoveEffects: not through a substitute, a target the hit fainted too; no draw): Clear Smog.
+CLEAR_BOOST_MOVES = ("clearsmog",)
+
+
+def clear_boost_moves() -> list[str]:
+    """The moves of ``CLEAR_BOOST_MOVES`` whose accuracy and priority the kernels cover, with no other effect (their
+    damage is the formula's)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in CLEAR_BOOST_MOVES and m["id"] in placed
+                  and m["category"] != "Status" and m.get("callbacks") == ["onHit"]
+                  and not any(m.get(f) for f in _EFFECT_FIELDS) and not m["flags"].get("cantusetwice"))
+
+
 def _on_hit_boost_columns() -> dict:
-    """Per move index: ``drum`` and ``take_heart`` [M] (Belly Drum, Take Heart of ``boost_moves()``)."""
+    """Per move index: ``drum`` and ``take_heart`` [M] (Belly Drum, Take Heart of ``boost_moves()``), ``clear_smog``
+    [M] (``clear_boost_moves()``)."""
     t = tables.load()
     n = len(t.move_ids)
-    cols = {"drum": np.zeros(n, bool), "take_heart": np.zeros(n, bool)}
+    cols = {"drum": np.zeros(n, bool), "take_heart": np.zeros(n, bool), "clear_smog": np.zeros(n, bool)}
+    for m in clear_boost_moves():
+        cols["clear_smog"][t.move_index[m]] = True
     for m, col in (("bellydrum", "drum"), ("takeheart", "take_heart")):
         if m in boost_moves():
             cols[col][t.move_index[m]] = True
@@ -1397,7 +1415,8 @@ def restricted_moves() -> list[str]:
     Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``), Leech Seed
     (``leech_moves()``), Yawn (``yawn_moves()``), Roar, Whirlwind, Dragon Tail and Circle Throw
     (``drag_moves()``), Heal Bell and Aurora Veil (``ally_side_moves()``), Tri Attack and Dire Claw
-    (``sampled_status_moves()``) and, with no items to swap, Trick and
+    (``sampled_status_moves()``), First Impression (``first_turn_moves()``), Clear Smog (``clear_boost_moves()``)
+    and, with no items to swap, Trick and
     Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
@@ -1418,7 +1437,8 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(protect_moves()) | set(substitute_moves())
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
-                        | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())))
+                        | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
+                        | set(clear_boost_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -2407,6 +2427,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     max_hp = _mon(st.max_hp, side, me)
     st, healed, sap = _hp_move(st, side, me, foe, them, x, lands, struck, lost, user_hp, max_hp, hp, _mon(st.max_hp, foe, them),
                           d_stats[..., 0], d_boosts, a_tera, subbed)
+    # Clear Smog's onHit: the target's stages cleared (not behind a substitute; fainted by the hit too)
+    st = st.replace(boosts=_set_side(st.boosts, foe, jnp.zeros_like(_side(st.boosts, foe)), dealt & x.clear_smog))
 
     # Rest: its onTry (after the PP, no draw) fails on a sleeping user or one at full HP, the move failing before its
     # Updates; its onHit's setStatus('slp') replaces any other status (the Sleep Clause Mod lets a self-inflicted sleep

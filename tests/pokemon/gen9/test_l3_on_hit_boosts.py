@@ -14,8 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from pokejax.gen9 import turn
+from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
+    TABLES,
     assert_identical,
     draw_battles,
     move_decisions,
@@ -72,3 +74,46 @@ def test_belly_drum_and_take_heart_battles_match_showdown(showdown9):
         seen[key] += n
     assert seen["drummed"] >= 8 and seen["drum_failed"] >= 8, seen
     assert seen["takeheart"] >= 10 and seen["cured"] >= 2 and seen["raised"] >= 5 and seen["heart_failed"] >= 1, seen
+
+
+def test_l2_clear_smog(showdown9):
+    """Clear Smog leads (its holders moved to the lead) use it three turns running against leads raising their own
+    stages on the first turn and attacking on the next two: the stages cleared by the hit (not through a substitute,
+    a target the hit fainted too)."""
+    rng = np.random.default_rng(73)
+    raisers = set(m for m in turn.boost_moves() if _raises_own_stages(m))
+    leads, foes = [], []
+    for n in teams_holding(move_mask(turn.clear_boost_moves())):
+        team = DOCUMENT["teams"][n]
+        j, slot = next((j, r[5].index("clearsmog")) for j, r in enumerate(turn.restricted_team(team)) if "clearsmog" in r[5])
+        leads.append(([team[j]] + team[:j] + team[j + 1:], slot))
+    for n in teams_holding(move_mask(tuple(raisers))):
+        team = DOCUMENT["teams"][n]
+        lead = turn.restricted_team(team)[0]
+        slot = next((k for k, m in enumerate(lead[5]) if m in raisers), -1)
+        attack = next((k for k, m in enumerate(lead[5]) if TABLES.move_category[TABLES.move_index[m]] != tables.STATUS), -1)
+        if slot >= 0 and attack >= 0:
+            foes.append((team, slot, attack))
+    assert len(leads) >= 4 and len(foes) >= 20, (len(leads), len(foes))
+    picks = [leads[int(k)] for k in rng.choice(len(leads), 32)]
+    against = [foes[int(k)] for k in rng.choice(len(foes), 32, replace=False)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in picks]
+    scripted = [[[k, g], [k, h], [k, h]] for (_, k), (_, g, h) in zip(picks, against)]
+    states, actions, sets = play([t for t, _ in picks], [t for t, _, _ in against], seeds, rng, scripted, max_decisions=8)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    cleared = 0
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move == "clearsmog" and b.pp[i, s, k, act % 4] < a.pp[i, s, k, act % 4] and b.active[i, 1 - s] == f:
+            # stages it had, or raised this turn before the hit (the foe's raising move spent PP), all gone after
+            g = against[i][1]
+            raised_now = f == 0 and b.pp[i, 1 - s, 0, g] < a.pp[i, 1 - s, 0, g]
+            cleared += int(((a.boosts[i, 1 - s] != 0).any() or raised_now) and not (b.boosts[i, 1 - s] != 0).any()
+                           and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f] and a.sub_hp[i, 1 - s] == 0)
+    assert cleared >= 8, cleared
+
+
+def _raises_own_stages(move: str) -> bool:
+    """A status move of ``turn.boost_moves()`` raising its user's stages (Swords Dance, Calm Mind...)."""
+    t = tables.load()
+    m = t.data["moves"][t.move_index[move] - 1]
+    return m["category"] == "Status" and any(v > 0 for v in (m.get("boosts") or {}).values()) and m["target"] == "self"
