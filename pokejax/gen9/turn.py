@@ -718,6 +718,36 @@ def _hazard_effect(m: dict):
     return HAZARDS.index(m["sideCondition"]) if m["sideCondition"] in HAZARDS else None
 
 
+# Damaging moves laying an entry hazard on the foe's side after their hit (``onAfterHit``; into a substitute
+# ``onAfterSubDamage``), their user up, as ``addSideCondition`` does (nothing at the most layers): Ceaseless Edge
+# (Spikes), Stone Axe (Stealth Rock). Their empty secondary (``secondary: {}``, for Sheer Force) draws its
+# random(100) and does nothing.
+AFTER_HIT_HAZARD_MOVES = {"ceaselessedge": "spikes", "stoneaxe": "stealthrock"}
+
+
+def after_hit_hazard_moves() -> list[str]:
+    """The moves of ``AFTER_HIT_HAZARD_MOVES`` as ``moves.js`` has them whose accuracy and priority the kernels cover
+    (their damage is the formula's)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in AFTER_HIT_HAZARD_MOVES and m["id"] in placed
+                  and m["category"] != "Status" and sorted(m.get("callbacks") or []) == ["onAfterHit", "onAfterSubDamage"]
+                  and m.get("secondaries") == [{}]
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f not in ("secondary", "secondaries"))
+                  and not m["flags"].get("cantusetwice"))
+
+
+def _after_hit_hazard_columns() -> dict:
+    """Per move index: ``after_lay`` [M, 4] (the hazard a move of ``after_hit_hazard_moves()`` lays, one-hot over
+    ``HAZARDS``) and ``empty_secondary`` [M] (its secondary's random(100) with nothing after)."""
+    t = tables.load()
+    lay, empty = np.zeros((len(t.move_ids), len(HAZARDS)), bool), np.zeros(len(t.move_ids), bool)
+    for m in after_hit_hazard_moves():
+        lay[t.move_index[m], HAZARDS.index(AFTER_HIT_HAZARD_MOVES[m])] = True
+        empty[t.move_index[m]] = True
+    return {"after_lay": lay, "empty_secondary": empty}
+
+
 # Moves removing entry hazards whose other effects ``step`` runs: Rapid Spin (its damage, its secondary's
 # +1 Speed, then its ``onAfterHit`` clearing its user's side, the user up) and Defog (-1 evasion to the
 # target and both sides' hazards cleared, failing when neither happens; no screens or terrain here).
@@ -1415,8 +1445,8 @@ def restricted_moves() -> list[str]:
     Noise), Rest and Sleep Talk (``sleep_moves()``), Haze (``haze_moves()``), Wish (``wish_moves()``), Leech Seed
     (``leech_moves()``), Yawn (``yawn_moves()``), Roar, Whirlwind, Dragon Tail and Circle Throw
     (``drag_moves()``), Heal Bell and Aurora Veil (``ally_side_moves()``), Tri Attack and Dire Claw
-    (``sampled_status_moves()``), First Impression (``first_turn_moves()``), Clear Smog (``clear_boost_moves()``)
-    and, with no items to swap, Trick and
+    (``sampled_status_moves()``), First Impression (``first_turn_moves()``), Clear Smog (``clear_boost_moves()``),
+    Ceaseless Edge and Stone Axe (``after_hit_hazard_moves()``) and, with no items to swap, Trick and
     Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
@@ -1438,7 +1468,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
-                        | set(clear_boost_moves())))
+                        | set(clear_boost_moves()) | set(after_hit_hazard_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1548,7 +1578,8 @@ def _status_table() -> tables.MoveTable:
     return tables.MoveTable({**dict(zip(names, _status_tables()[:13])), **_hp_tables(), **_power_columns(),
                              **_switch_columns(), **_multihit_columns(), **_protect_columns(),
                              **_substitute_columns(), **_tidy_columns(), **_on_hit_boost_columns(), **_ally_side_columns(),
-                             **_lock_columns(), **_sleep_columns(), **_sampled_status_columns()})
+                             **_lock_columns(), **_sleep_columns(), **_sampled_status_columns(),
+                             **_after_hit_hazard_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -2539,7 +2570,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = _mark_boost(st, side, before, mine)
     has_status_sec, has_flinch = (sec_status != 0) | x.sec_sample, flinch_chance > 0
     rng, roll = _keep(prng.random_int(st.rng, 100, when=struck & (has_sec | has_status_sec | has_flinch
-                                                                   | (confuse_chance > 0) | x.chopping | x.blocking)))
+                                                                   | (confuse_chance > 0) | x.chopping | x.blocking
+                                                                   | x.empty_secondary)))
     lucky = struck & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & dealt & (_mon(st.hp, foe, them) > 0))
     st = _mark_boost(st, foe, _side(st.boosts, foe), theirs)
@@ -2581,6 +2613,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(seeded=_set_side(st.seeded, side, False, spun),       # and its user's leechseed volatile
                     hazards=_set_side(st.hazards, side, jnp.zeros_like(st.hazards[..., 0, :]), spun),
                     hazard_order=_set_side(st.hazard_order, side, jnp.zeros_like(st.hazards[..., 0, :]), spun))
+    # Ceaseless Edge's and Stone Axe's onAfterHit (onAfterSubDamage into a substitute: the same layer, no draw
+    # between), their user up: a layer of their hazard on the foe's side
+    laid = struck & x.after_lay.any(-1) & (_mon(st.hp, side, me) > 0)
+    layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), x.after_lay)
+    st = st.replace(hazards=_set_side(st.hazards, foe, layers, laid), hazard_order=_set_side(st.hazard_order, foe, order_, laid))
     # DamagingHit: a damaging Fire move thaws its frozen target
     fire = dealt & (move_type == t.type_index["Fire"]) & (_mon(st.status, foe, them) == FRZ) & (_mon(st.hp, foe, them) > 0)
     st = _cure(st, foe, them, fire)

@@ -239,3 +239,33 @@ def test_hazard_tables():
         assert row.sum() == 1 and S.HAZARDS[int(np.argmax(row))] == m
     assert lay.sum() == len(turn.hazard_moves())
     assert tables.load().move_category[TABLES.move_index["stealthrock"]] == tables.STATUS
+
+
+AFTER_HIT = move_mask(turn.after_hit_hazard_moves())
+
+
+def test_after_hit_hazard_battles_match_showdown(showdown9):
+    """48 battles of teams holding Ceaseless Edge or Stone Axe (``turn.after_hit_hazard_moves()``: Spikes / Stealth
+    Rock on the foe's side after the hit, into a substitute too, their user up; their empty secondary's draw), chosen
+    half the time, against teams holding Rapid Spin, Defog or Substitute half the time: layers laid, up to the most,
+    and the switch-ins onto them."""
+    rng = np.random.default_rng(57)
+    users = teams_holding(AFTER_HIT)
+    assert len(users) >= 20, len(users)
+    foes = teams_holding(REMOVAL_MOVES | move_mask(turn.substitute_moves()))
+    p1, _, seeds = draw_battles(rng, users, 48)
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(foes, 48)]
+    p2 = [team if rng.random() < 0.5 else DOCUMENT["teams"][int(rng.choice(_usable_teams()))] for team in p2]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=AFTER_HIT | REMOVAL_MOVES)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    laid = {"ceaselessedge": 0, "stoneaxe": 0}
+    stale = 0
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move not in laid or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4]:
+            continue
+        hazard = S.HAZARDS.index(turn.AFTER_HIT_HAZARD_MOVES[move])
+        laid[move] += int(b.hazards[i, 1 - s, hazard] > a.hazards[i, 1 - s, hazard])
+        stale += int(b.hazards[i, 1 - s, hazard] == a.hazards[i, 1 - s, hazard] > 0)
+    hurt = sum(int((b.hazards[i].sum() > 0) and (b.active[i] != a.active[i]).any())
+               for a, b in zip(states, states[1:]) for i in range(len(b.turn)))
+    assert laid["ceaselessedge"] >= 8 and laid["stoneaxe"] >= 8 and stale >= 3 and hurt >= 20, (laid, stale, hurt)
