@@ -1078,11 +1078,22 @@ def multihit_moves() -> list[str]:
     return sorted(out)
 
 
+def self_boost_moves() -> list[str]:
+    """The single-hit damaging moves whose one effect besides the damage is ``selfBoost`` (Clanging Scales: -1
+    Defense to its user after the hit loop, no draw, as Scale Shot's), the kernels covering their damage, accuracy
+    and priority."""
+    t = tables.load()
+    _, covered = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in covered and m["category"] != "Status"
+                  and set(m.get("selfBoost") or {}) == {"boosts"} and not m.get("callbacks")
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "selfBoost") and not m["flags"].get("cantusetwice"))
+
+
 @functools.lru_cache(maxsize=1)
 def _multihit_columns() -> dict:
     """Per move index, for ``multihit_moves()``: ``hits`` [M] (1 for any other move; 0 for a sampled
     count), ``hits_sampled`` [M], ``multiacc`` [M], ``power_per_hit`` [M] (0: the move's power every hit),
-    ``self_boost`` [M, 7] and ``has_self_boost`` [M]."""
+    ``self_boost`` [M, 7] and ``has_self_boost`` [M] (Scale Shot's, and those of ``self_boost_moves()``)."""
     t = tables.load()
     n = len(t.move_ids)
     hits, per_hit = np.ones(n, np.int32), np.zeros(n, np.int32)
@@ -1094,6 +1105,11 @@ def _multihit_columns() -> dict:
         hits[i] = k
         has_boost[i] = b is not None
         for stat, v in (b or {}).items():
+            boost[i, tables.BOOSTS.index(stat)] = v
+    for name in self_boost_moves():
+        i = t.move_index[name]
+        has_boost[i] = True
+        for stat, v in t.data["moves"][i - 1]["selfBoost"]["boosts"].items():
             boost[i, tables.BOOSTS.index(stat)] = v
     return {"hits": hits, "hits_sampled": sampled, "multiacc": multiacc, "power_per_hit": per_hit,
             "self_boost": boost, "has_self_boost": has_boost}
@@ -1446,7 +1462,8 @@ def restricted_moves() -> list[str]:
     (``leech_moves()``), Yawn (``yawn_moves()``), Roar, Whirlwind, Dragon Tail and Circle Throw
     (``drag_moves()``), Heal Bell and Aurora Veil (``ally_side_moves()``), Tri Attack and Dire Claw
     (``sampled_status_moves()``), First Impression (``first_turn_moves()``), Clear Smog (``clear_boost_moves()``),
-    Ceaseless Edge and Stone Axe (``after_hit_hazard_moves()``) and, with no items to swap, Trick and
+    Ceaseless Edge and Stone Axe (``after_hit_hazard_moves()``), Clanging Scales (``self_boost_moves()``) and, with
+    no items to swap, Trick and
     Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
     ``WATER_SUPER_MOVES``)."""
@@ -1468,7 +1485,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
-                        | set(clear_boost_moves()) | set(after_hit_hazard_moves())))
+                        | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())))
 
 
 @functools.lru_cache(maxsize=1)

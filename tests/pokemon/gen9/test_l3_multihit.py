@@ -199,3 +199,23 @@ def test_multihit_tables():
                 x = x / table[e] if e > 0 else (x * table[-e] if e < 0 else x)
                 ours = int(turn._hit_threshold(np.int32(acc), np.int32(a), np.int32(e)))
                 assert min(math.ceil(x), 100) == min(ours, 100), (m, a, e, x, ours)
+
+
+def test_single_hit_self_boost_battles_match_showdown(showdown9):
+    """32 battles of teams holding Clanging Scales (``turn.self_boost_moves()``: its ``selfBoost``, -1 Defense to its
+    user after the hit loop, no draw, as Scale Shot's), chosen half the time: the drop after a hit (into a substitute
+    too), none after a miss, down to -6."""
+    assert turn.self_boost_moves() == ["clangingscales"]
+    rng = np.random.default_rng(47)
+    users = teams_holding(move_mask(turn.self_boost_moves()))
+    assert len(users) >= 8, len(users)
+    p1, p2, seeds = draw_battles(rng, users, 32, _usable_teams())
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.6, prefer=move_mask(turn.self_boost_moves()))
+    assert_identical(showdown9, states, actions, sets, seeds)
+    dropped = kept = 0
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move != "clangingscales" or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or b.hp[i, s, k] == 0:
+            continue
+        dropped += int(b.boosts[i, s, 1] < a.boosts[i, s, 1])
+        kept += int(b.boosts[i, s, 1] == a.boosts[i, s, 1])
+    assert dropped >= 15 and kept >= 2, (dropped, kept)
