@@ -350,6 +350,8 @@ def _boost_effect(m: dict):
         ok = m.get("target") == "self" and m.get("boosts") and keys == {"boosts"}
         return (m["boosts"], None, 0, None, None, 0) if ok else None
     selfb, secs = m.get("self"), m.get("secondaries") or []
+    if _arrow_effect(m) is not None:          # its flinch: ``flinch_moves()``
+        secs = secs[:1]
     if selfb is not None and (set(selfb) != {"boosts"} or secs):
         return None                           # a chance on ``self`` (Diamond Storm) comes with an empty secondary
     if len(secs) > 1 or (secs and not (set(secs[0]) <= {"chance", "boosts", "self"})):
@@ -641,6 +643,21 @@ def _fang_effect(m: dict):
     return secs[0]["status"], secs[0]["chance"], secs[1]["chance"]
 
 
+def _arrow_effect(m: dict):
+    """``(stages, their chance, flinch chance)`` of a damaging move whose only effect besides its damage is two
+    secondaries, stages on the target then a flinch (Triple Arrows: a ``random(100)`` each, the stages set before the
+    second draw), or None."""
+    if m["category"] == "Status":
+        return None
+    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
+    secs = m.get("secondaries") or []
+    if others or m.get("callbacks") or len(secs) != 2 or set(secs[0]) != {"chance", "boosts"}:
+        return None
+    if set(secs[1]) != {"chance", "volatileStatus"} or secs[1]["volatileStatus"] != "flinch":
+        return None
+    return secs[0]["boosts"], secs[0]["chance"], secs[1]["chance"]
+
+
 @functools.lru_cache(maxsize=1)
 def _kernel_covered() -> tuple[frozenset, frozenset]:
     """The moves whose accuracy and priority the kernels cover, and those of them whose damage too (with
@@ -672,10 +689,11 @@ def _first_turn_flinch(m: dict):
 def flinch_moves() -> list[str]:
     """The damaging moves of ``damage.kernel_moves()`` whose only other effect is a flinch secondary
     with its chance, the Fangs (a status secondary, then a flinch one: a ``random(100)`` each) and Fake
-    Out (``FIRST_TURN_MOVES``: its ``onTry`` fails after a first move action since switching in)."""
+    Out (``FIRST_TURN_MOVES``: its ``onTry`` fails after a first move action since switching in) and Triple Arrows
+    (``_arrow_effect``: stages, then a flinch, a draw each; its stages in ``boost_moves()``)."""
     t = tables.load()
     return sorted(m["id"] for m in t.data["moves"] if _covered(m)
-                  and (_flinch_effect(m) is not None or _first_turn_flinch(m) is not None
+                  and (_flinch_effect(m) is not None or _first_turn_flinch(m) is not None or _arrow_effect(m) is not None
                        or (_fang_effect(m) is not None and _fang_effect(m)[0] in COVERED_STATUSES)))
 
 
@@ -1521,6 +1539,8 @@ def _status_tables():
             if fang is not None:                 # a status secondary, then a flinch one
                 secondary[i], chance[i] = STATUSES.index(fang[0]), fang[1]
                 flinch[i], flinch_second[i] = fang[2], True
+            elif _arrow_effect(m) is not None:     # stages (``_boost_tables``), then a flinch with its own draw
+                flinch[i], flinch_second[i] = _arrow_effect(m)[2], True
             elif m["id"] in FIRST_TURN_MOVES:
                 flinch[i], first_turn[i] = _first_turn_flinch(m), True
             else:

@@ -22,6 +22,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
+    move_decisions,
     move_mask,
     play,
 )
@@ -65,6 +66,20 @@ def test_fang_and_fake_out_battles_match_showdown(showdown9):
     assert_identical(showdown9, states, actions, sets, seeds)
     # the Fangs' status secondaries did land somewhere (a burn or a freeze)
     assert sum(int(((st.status == S.BRN) | (st.status == S.FRZ)).sum()) for st in states) > 0
+
+
+def test_triple_arrows_battles_match_showdown(showdown9):
+    """24 battles of teams holding Triple Arrows on every Pokémon (two secondaries, -1 Defense at 50 % then a flinch
+    at 30 %, a ``random(100)`` each, the stages set before the second draw; a high crit ratio), chosen half the time."""
+    assert "triplearrows" in turn.flinch_moves() and "triplearrows" in turn.boost_moves()
+    states, actions, sets, seeds = _battles(["triplearrows"], 24, 55)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    dropped = flinched = 0
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move == "triplearrows" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] > 0:
+            dropped += int(b.boosts[i, 1 - s, 1] < a.boosts[i, 1 - s, 1])
+            flinched += int(b.pp[i, 1 - s, f].sum() == a.pp[i, 1 - s, f].sum() and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+    assert dropped >= 10 and flinched >= 2, (dropped, flinched)
 
 
 def test_confusion_battles_match_showdown(showdown9):
