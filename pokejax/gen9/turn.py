@@ -352,6 +352,9 @@ def _boost_effect(m: dict):
     selfb, secs = m.get("self"), m.get("secondaries") or []
     if _arrow_effect(m) is not None:          # its flinch: ``flinch_moves()``
         secs = secs[:1]
+    if selfb is not None and set(selfb) == {"boosts", "chance"} and secs == [{}]:
+        # Diamond Storm: selfDrops' random(100) against its chance, then its empty secondary's draw (``empty_secondary``)
+        return None, selfb["boosts"], selfb["chance"], None, None, 0
     if selfb is not None and (set(selfb) != {"boosts"} or secs):
         return None                           # a chance on ``self`` (Diamond Storm) comes with an empty secondary
     if len(secs) > 1 or (secs and not (set(secs[0]) <= {"chance", "boosts", "self"})):
@@ -757,12 +760,14 @@ def after_hit_hazard_moves() -> list[str]:
 
 def _after_hit_hazard_columns() -> dict:
     """Per move index: ``after_lay`` [M, 4] (the hazard a move of ``after_hit_hazard_moves()`` lays, one-hot over
-    ``HAZARDS``) and ``empty_secondary`` [M] (its secondary's random(100) with nothing after)."""
+    ``HAZARDS``) and ``empty_secondary`` [M] (a restricted move's empty secondary, ``secondary: {}``: its
+    random(100) with nothing after)."""
     t = tables.load()
     lay, empty = np.zeros((len(t.move_ids), len(HAZARDS)), bool), np.zeros(len(t.move_ids), bool)
     for m in after_hit_hazard_moves():
         lay[t.move_index[m], HAZARDS.index(AFTER_HIT_HAZARD_MOVES[m])] = True
-        empty[t.move_index[m]] = True
+    for m in _restricted_moves():                       # Diamond Storm's too
+        empty[t.move_index[m]] = t.data["moves"][t.move_index[m] - 1].get("secondaries") == [{}]
     return {"after_lay": lay, "empty_secondary": empty}
 
 
@@ -1579,19 +1584,19 @@ def _boost_tables():
     n = len(t.move_ids)
     prim, selfb, sec, sec_self = (np.zeros((n, NUM_BOOSTS), np.int32) for _ in range(4))
     has_self, has_sec = np.zeros(n, bool), np.zeros(n, bool)
-    chance = np.zeros(n, np.int32)
+    chance, self_chance = np.zeros(n, np.int32), np.full(n, 100, np.int32)
     allowed = set(boost_moves())
     for i, m in enumerate(t.data["moves"], start=1):
         if m["id"] not in allowed:
             continue
-        p, s_, _, b, bs, c = _boost_effect(m)
+        p, s_, self_chance[i], b, bs, c = _boost_effect(m)
         for dst, src in ((prim, p), (selfb, s_), (sec, b), (sec_self, bs)):
             for k, v in (src or {}).items():
                 dst[i, tables.BOOSTS.index(k)] = v
         has_self[i] = s_ is not None
         has_sec[i] = b is not None or bs is not None
         chance[i] = c
-    return prim, selfb, has_self, sec, sec_self, chance, has_sec
+    return prim, selfb, has_self, sec, sec_self, chance, has_sec, self_chance
 
 
 def _sampled_status_columns() -> dict:
@@ -1622,7 +1627,7 @@ def _status_table() -> tables.MoveTable:
 @functools.lru_cache(maxsize=1)
 def _boost_table() -> tables.MoveTable:
     """``_boost_tables`` as one ``tables.MoveTable`` (one row gather per move use)."""
-    names = ("prim", "self", "has_self", "sec", "sec_self", "chance", "has_sec")
+    names = ("prim", "self", "has_self", "sec", "sec_self", "chance", "has_sec", "self_chance")
     return tables.MoveTable(dict(zip(names, _boost_tables())))
 
 
@@ -2601,9 +2606,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # a hit's selfDrops, then its secondary: each one random(100), drawn even when certain or when the
     # target fainted (a fainted Pokémon's stages do not move, nor does its status; the foe has not left
     # the field yet)
-    st = _drawing(_skip_draw(st, struck & has_self))
+    st = _drawing(st)
+    rng, self_roll = prng.random_int(st.rng, 100, when=struck & has_self)
+    st = st.replace(rng=rng)
     before = _side(st.boosts, side)
-    mine, _ = _boost(before, selfb, struck & has_self)
+    mine, _ = _boost(before, selfb, struck & has_self & (self_roll < b.self_chance))
     st = _mark_boost(st, side, before, mine)
     has_status_sec, has_flinch = (sec_status != 0) | x.sec_sample, flinch_chance > 0
     rng, roll = _keep(prng.random_int(st.rng, 100, when=struck & (has_sec | has_status_sec | has_flinch

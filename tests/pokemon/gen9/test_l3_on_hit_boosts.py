@@ -117,3 +117,23 @@ def _raises_own_stages(move: str) -> bool:
     t = tables.load()
     m = t.data["moves"][t.move_index[move] - 1]
     return m["category"] == "Status" and any(v > 0 for v in (m.get("boosts") or {}).values()) and m["target"] == "self"
+
+
+def test_diamond_storm_battles_match_showdown(showdown9):
+    """32 battles of teams holding Diamond Storm (``self`` +2 Defense with a chance of 50: selfDrops' random(100)
+    against it; then its empty secondary's draw), chosen half the time: raised about half the time it hits."""
+    assert "diamondstorm" in turn.boost_moves()
+    rng = np.random.default_rng(74)
+    users = teams_holding(move_mask(("diamondstorm",)))
+    assert len(users) >= 8, len(users)
+    p1, p2, seeds = draw_battles(rng, users, 32)
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.6, prefer=move_mask(("diamondstorm",)))
+    assert_identical(showdown9, states, actions, sets, seeds)
+    raised = kept = 0
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move != "diamondstorm" or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or b.hp[i, s, k] == 0:
+            continue
+        if b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f] and a.boosts[i, s, 1] < 6:
+            raised += int(b.boosts[i, s, 1] > a.boosts[i, s, 1])
+            kept += int(b.boosts[i, s, 1] == a.boosts[i, s, 1])
+    assert raised >= 6 and kept >= 6, (raised, kept)

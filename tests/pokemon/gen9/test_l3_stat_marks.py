@@ -30,7 +30,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
 L2_DECISIONS = 10
 MARK_MOVES = ("alluringvoice", "lashout")
 MARKED = move_mask(MARK_MOVES)
-_PRIM, _, _, _SEC, _, _CHANCE, _ = turn._boost_tables()
+_PRIM, _, _, _SEC, _, _CHANCE, *_ = turn._boost_tables()
 # status moves raising their user's stages; damaging moves lowering their target's stages every time
 RAISING = {TABLES.move_ids[i] for i in range(1, len(TABLES.move_ids)) if (_PRIM[i] > 0).any()}
 LOWERING = {TABLES.move_ids[i] for i in range(1, len(TABLES.move_ids)) if (_SEC[i] < 0).any() and _CHANCE[i] == 100}
