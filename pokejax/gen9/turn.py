@@ -928,6 +928,8 @@ POWER_REVELATION = 16 # Revelation Dance's onModifyType: its user's first curren
                       # Terastallized; a Stellar one: the first original type)
 POWER_ENDEAVOR = 17  # Endeavor: its onTryImmunity (after Protect's TryHit, before the accuracy, no draw) fails unless
                       # its user has less HP than the target; damageCallback: the target's HP less the user's
+POWER_SUPER_BOOST = 18 # Electro Drift, Collision Course: their onBasePower's chainModify([5461, 4096]) against a
+                      # target their type is super effective on (``runEffectiveness`` > 0, its current types)
 POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
                       # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
                       # Stellar Tera type)
@@ -939,7 +941,8 @@ POWER_RULES = {
     "poltergeist": POWER_FAIL, "suckerpunch": POWER_SUCKER, "terablast": POWER_TERA_BLAST,
     "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE, "lashout": POWER_LASH_OUT, "ragefist": POWER_RAGE_FIST,
     "revelationdance": POWER_REVELATION, "brickbreak": POWER_PLAIN, "bugbite": POWER_PLAIN,
-    "thunderclap": POWER_SUCKER, "endeavor": POWER_ENDEAVOR,
+    "thunderclap": POWER_SUCKER, "endeavor": POWER_ENDEAVOR, "electrodrift": POWER_SUPER_BOOST,
+    "collisioncourse": POWER_SUPER_BOOST,
 }
 
 
@@ -2142,10 +2145,11 @@ def _weight(st: BattleState, side, k):
     return jnp.maximum(tables.take_rows(tables.load().weight_hg, _mon(st.species, side, k)), 1)
 
 
-def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hit_by_foe):
+def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hit_by_foe, type_mod):
     """The base power, Physical category and fixed damage of ``POWER_RULES``'s moves (``rule``; -1:
     none, the data's ``base`` power), read at the hit; ``foe_moved``: the foe's move action ran earlier
-    this turn (Payback), ``hit_by_foe``: it damaged this user (Avalanche). Returns ``(power, physical, fixed, user stats)``."""
+    this turn (Payback), ``hit_by_foe``: it damaged this user (Avalanche), ``type_mod``: the move's effectiveness on
+    the target. Returns ``(power, physical, fixed, user stats)``."""
     stats, stages = _mon(st.stats, side, me), _side(st.boosts, side)
     user_status, foe_status = _mon(st.status, side, me), _mon(st.status, foe, them)
     w_me, w_them = _weight(st, side, me), _weight(st, foe, them)
@@ -2162,6 +2166,8 @@ def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hi
     hp = _mon(st.hp, side, me)
     power = jnp.where(rule == POWER_USER_HP, jnp.maximum(base * hp // jnp.maximum(_mon(st.max_hp, side, me), 1), 1),
                       power)
+    # the BasePower event's modify: trunc((trunc(power * 5461) + 2047) / 4096)
+    power = jnp.where((rule == POWER_SUPER_BOOST) & (type_mod > 0), (power * 5461 + 2047) // 4096, power)
     fixed = jnp.where(rule == POWER_HALF_HP, jnp.maximum(_mon(st.hp, foe, them) // 2, 1), 0)
     fixed = jnp.where(rule == POWER_ENDEAVOR, _mon(st.hp, foe, them) - hp, fixed)
     # Tera Blast's onModifyMove: Physical when getStat('atk') > getStat('spa') with stages, no modifiers
@@ -2469,7 +2475,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     count = jnp.where(x.hits_sampled, tables.small_lookup(np.asarray(SAMPLED_HITS), pick), x.hits)
     rng, lands, count, crash = _keep((rng, lands, count, crash))
     d_stats = _mon(st.stats, foe, them)
-    power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast, foe_moved, hit_by_foe)
+    power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast, foe_moved, hit_by_foe,
+                                             eff[1])
     user_status = _mon(st.status, side, me)
     burned, stellar = (user_status == BRN) & (rule != POWER_FACADE), _mon(st.stellar, side, me)
     rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), a_stats, a_boosts[..., :5],

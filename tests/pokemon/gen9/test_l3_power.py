@@ -191,6 +191,32 @@ def _endeavors(states, actions) -> dict:
     return seen
 
 
+def test_l2_electro_drift_and_collision_course(showdown9):
+    """Electro Drift and Collision Course leads (``POWER_SUPER_BOOST``: power x 5461/4096, truncated, against a target
+    their type is super effective on, by its current types) use their move three turns running against random teams,
+    the foes Terastallizing on their first turn half the time."""
+    from pokejax.gen9 import damage
+
+    rng = np.random.default_rng(66)
+    leads = _holders_leading("electrodrift") + _holders_leading("collisioncourse")
+    assert len(leads) >= 8, len(leads)
+    leads = [leads[int(k)] for k in rng.choice(len(leads), 32)]
+    foes = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, 4 if rng.random() < 0.5 else 0], [k, 0], [k, 0]] for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], foes, seeds, rng, scripted, max_decisions=L2_DECISIONS)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    boosted = plain = 0
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move not in ("electrodrift", "collisioncourse") or b.active[i, 1 - s] != f:
+            continue
+        if b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f] and b.pp[i, s, k, act % 4] < a.pp[i, s, k, act % 4]:
+            tera = int(a.tera_type[i, 1 - s, f]) if a.terastallized[i, 1 - s, f] else tables.TYPE_NONE
+            _, mod = damage.effectiveness(TABLES.move_type[TABLES.move_index[move]], a.types[i, 1 - s, f], tera)
+            boosted, plain = boosted + int(mod > 0), plain + int(mod <= 0)
+    assert boosted >= 6 and plain >= 6, (boosted, plain)
+
+
 def test_l2_thunderclap(showdown9):
     """Thunderclap (its ``onTry`` is Sucker Punch's, ``POWER_SUCKER``), its holder moved to the lead, three turns
     running as in ``test_l2_sucker_punch``: against a status move (it fails), a damaging move (it hits first), a
