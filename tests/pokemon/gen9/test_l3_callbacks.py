@@ -20,6 +20,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     _usable_teams,
     assert_identical,
+    holders_leading,
     move_decisions,
     move_mask,
     play,
@@ -86,14 +87,7 @@ def test_l2_weatherless_leads(showdown9):
     """Leads holding one of the three use it three turns running: 70 % accuracy with no weather, the
     secondaries (a freeze among them)."""
     rng = np.random.default_rng(102)
-    found = []
-    for n in _usable_teams():
-        team = DOCUMENT["teams"][n]
-        for j, r in enumerate(turn.restricted_team(team)):
-            slot = next((k for k, m in enumerate(r[5]) if m in MOVES), -1)
-            if slot >= 0:
-                found.append(([team[j]] + team[:j] + team[j + 1:], slot))
-                break
+    found = holders_leading(MOVES)
     leads = [found[int(k)] for k in rng.choice(len(found), min(96, len(found)), replace=False)]
     p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
@@ -243,14 +237,7 @@ def test_sampled_status_battles_match_showdown(showdown9):
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = _statuses_set(states, actions)
     # leads using the move three turns running
-    found = []
-    for n in _usable_teams():
-        team = DOCUMENT["teams"][n]
-        for j, r in enumerate(turn.restricted_team(team)):
-            slot = next((k for k, m in enumerate(r[5]) if m in SAMPLED), -1)
-            if slot >= 0:
-                found.append(([team[j]] + team[:j] + team[j + 1:], slot))
-                break
+    found = holders_leading(SAMPLED)
     assert len(found) >= 20, len(found)
     leads = [found[int(k)] for k in rng.choice(len(found), min(32, len(found)), replace=False)]
     foes = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]

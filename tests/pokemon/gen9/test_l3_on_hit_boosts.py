@@ -20,6 +20,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     TABLES,
     assert_identical,
     draw_battles,
+    holders_leading,
     move_decisions,
     move_mask,
     play,
@@ -60,12 +61,7 @@ def test_belly_drum_and_take_heart_battles_match_showdown(showdown9):
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = _seen(states, actions)
     # leads using it four turns running against status-move teams
-    leads = []
-    for n in rng.choice(users, min(32, len(users)), replace=False):
-        team = DOCUMENT["teams"][int(n)]
-        j, slot = next((j, r[5].index(m)) for j, r in enumerate(turn.restricted_team(team))
-                       for m in r[5] if m in turn.ON_HIT_BOOSTS)
-        leads.append(([team[j]] + team[:j] + team[j + 1:], slot))
+    leads = holders_leading(turn.ON_HIT_BOOSTS, rng.choice(users, min(32, len(users)), replace=False))
     foes, _, seeds = draw_battles(rng, teams_holding(STATUS_MOVES), len(leads))
     scripted = [[[k, 0]] * 4 for _, k in leads]
     states, actions, sets = play([t for t, _ in leads], foes, seeds, rng, scripted, max_decisions=10)
@@ -82,11 +78,7 @@ def test_l2_clear_smog(showdown9):
     a target the hit fainted too)."""
     rng = np.random.default_rng(73)
     raisers = set(m for m in turn.boost_moves() if _raises_own_stages(m))
-    leads, foes = [], []
-    for n in teams_holding(move_mask(turn.clear_boost_moves())):
-        team = DOCUMENT["teams"][n]
-        j, slot = next((j, r[5].index("clearsmog")) for j, r in enumerate(turn.restricted_team(team)) if "clearsmog" in r[5])
-        leads.append(([team[j]] + team[:j] + team[j + 1:], slot))
+    leads, foes = holders_leading(turn.clear_boost_moves()), []
     for n in teams_holding(move_mask(tuple(raisers))):
         team = DOCUMENT["teams"][n]
         lead = turn.restricted_team(team)[0]

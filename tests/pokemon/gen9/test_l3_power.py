@@ -28,6 +28,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     _usable_teams,
     assert_identical,
     draw_battles,
+    holders_leading,
     led_by,
     move_decisions,
     move_mask,
@@ -130,30 +131,24 @@ def test_l2_sucker_punch(showdown9):
     (it fails)."""
     leads = _leads_with("suckerpunch", 24)
     assert len(leads) >= 12, leads
-    rng = np.random.default_rng(62)
+    seen = _against_status_attack_switch(showdown9, [(DOCUMENT["teams"][n], k) for n, k in leads], 62)
+    assert seen["sucker_fail"] >= 10 and seen["sucker_hit"] >= 5, seen
+
+
+def _against_status_attack_switch(bridge, leads: list, seed: int) -> dict:
+    """``leads`` (team, slot) use their move three turns running against foes whose lead uses a status move, then a
+    damaging move, then switches; asserted identical to Showdown; ``_uses`` of the battles."""
+    rng = np.random.default_rng(seed)
     foes = [n for n in _usable_teams() if _lead_slot(DOCUMENT["teams"][n], "status") >= 0
             and _lead_slot(DOCUMENT["teams"][n], "attack") >= 0]
     p2 = [int(n) for n in rng.choice(foes, len(leads))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, _lead_slot(DOCUMENT["teams"][f], "status")], [k, _lead_slot(DOCUMENT["teams"][f], "attack")],
                  [k, 9]] for (_, k), f in zip(leads, p2)]
-    states, actions, sets = play([DOCUMENT["teams"][n] for n, _ in leads], [DOCUMENT["teams"][n] for n in p2],
-                                 seeds, rng, scripted, max_decisions=L2_DECISIONS)
-    assert_identical(showdown9, states, actions, sets, seeds)
-    seen = _uses(states, actions)
-    assert seen["sucker_fail"] >= 10 and seen["sucker_hit"] >= 5, seen
-
-
-def _holders_leading(move: str) -> list[tuple[list, int]]:
-    """(team, move slot) of the usable teams holding ``move`` once restricted, its first holder moved to the lead."""
-    out = []
-    for n in _usable_teams():
-        team = DOCUMENT["teams"][n]
-        for j, r in enumerate(turn.restricted_team(team)):
-            if move in r[5]:
-                out.append(([team[j]] + team[:j] + team[j + 1:], r[5].index(move)))
-                break
-    return out
+    states, actions, sets = play([t for t, _ in leads], [DOCUMENT["teams"][n] for n in p2], seeds, rng, scripted,
+                                 max_decisions=L2_DECISIONS)
+    assert_identical(bridge, states, actions, sets, seeds)
+    return _uses(states, actions)
 
 
 def test_l2_endeavor(showdown9):
@@ -161,7 +156,7 @@ def test_l2_endeavor(showdown9):
     holders choosing it half the time: the target left at its user's HP (the damage into a substitute too), the move
     failing where its user has as much HP as the target or more (``onTryImmunity``: no accuracy draw), Ghosts immune."""
     rng = np.random.default_rng(65)
-    leads = _holders_leading("endeavor")
+    leads = holders_leading(("endeavor",))
     assert len(leads) >= 8, len(leads)
     leads = [leads[int(k)] for k in rng.choice(len(leads), 24)]
     foes = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
@@ -198,7 +193,7 @@ def test_l2_electro_drift_and_collision_course(showdown9):
     from pokejax.gen9 import damage
 
     rng = np.random.default_rng(66)
-    leads = _holders_leading("electrodrift") + _holders_leading("collisioncourse")
+    leads = holders_leading(("electrodrift",)) + holders_leading(("collisioncourse",))
     assert len(leads) >= 8, len(leads)
     leads = [leads[int(k)] for k in rng.choice(len(leads), 32)]
     foes = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
@@ -221,20 +216,9 @@ def test_l2_thunderclap(showdown9):
     """Thunderclap (its ``onTry`` is Sucker Punch's, ``POWER_SUCKER``), its holder moved to the lead, three turns
     running as in ``test_l2_sucker_punch``: against a status move (it fails), a damaging move (it hits first), a
     switch (it fails)."""
-    rng = np.random.default_rng(64)
-    leads = _holders_leading("thunderclap")
+    leads = holders_leading(("thunderclap",))
     assert len(leads) >= 10, len(leads)
-    leads = leads[:24]
-    foes = [n for n in _usable_teams() if _lead_slot(DOCUMENT["teams"][n], "status") >= 0
-            and _lead_slot(DOCUMENT["teams"][n], "attack") >= 0]
-    p2 = [int(n) for n in rng.choice(foes, len(leads))]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
-    scripted = [[[k, _lead_slot(DOCUMENT["teams"][f], "status")], [k, _lead_slot(DOCUMENT["teams"][f], "attack")],
-                 [k, 9]] for (_, k), f in zip(leads, p2)]
-    states, actions, sets = play([t for t, _ in leads], [DOCUMENT["teams"][n] for n in p2], seeds, rng, scripted,
-                                 max_decisions=L2_DECISIONS)
-    assert_identical(showdown9, states, actions, sets, seeds)
-    seen = _uses(states, actions)
+    seen = _against_status_attack_switch(showdown9, leads[:24], 64)
     assert seen["thunderclap"] >= 20 and seen["sucker_fail"] >= 8 and seen["sucker_hit"] >= 4, seen
 
 

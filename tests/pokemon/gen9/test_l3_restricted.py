@@ -40,6 +40,21 @@ from pokejax.gen9.parity import (  # noqa: F401  (BOOST_MOVES, play...: the othe
 _usable_teams = usable_teams   # the other L3 files import it by this name
 
 
+def holders_leading(moves, teams=None) -> list[tuple[list, int]]:
+    """``(team, slot)`` for each usable team (or each of ``teams``, pool indices) with a Pokémon holding a move of
+    ``moves`` once restricted: the team (pool rows) with its first such Pokémon moved to the lead, and the slot of
+    that Pokémon's first such move."""
+    out = []
+    for n in _usable_teams() if teams is None else teams:
+        team = DOCUMENT["teams"][int(n)]
+        for j, r in enumerate(turn.restricted_team(team)):
+            slot = next((k for k, m in enumerate(r[5]) if m in moves), -1)
+            if slot >= 0:
+                out.append(([team[j]] + team[:j] + team[j + 1:], slot))
+                break
+    return out
+
+
 def teams_holding(marked: np.ndarray) -> list[int]:
     """Usable teams with at least one move ``marked`` (bool ``[M]``) once restricted."""
     return [n for n in _usable_teams()
