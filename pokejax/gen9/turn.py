@@ -632,33 +632,31 @@ def first_turn_moves() -> list[str]:
                   and m.get("callbacks") == ["onTry"] and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
-def _fang_effect(m: dict):
-    """``(status, status chance, flinch chance)`` of a damaging move whose only effect besides its damage
-    is two secondaries, a major status then a flinch (Fire Fang, Ice Fang, Thunder Fang), or None."""
+def _then_flinch(m: dict, first: str):
+    """``(value, its chance, flinch chance)`` of a damaging move whose only effect besides its damage is two
+    secondaries, one with ``first`` (``status`` or ``boosts``: its value) then a flinch, a ``random(100)`` each (the
+    first set before the second draw), or None."""
     if m["category"] == "Status":
         return None
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
     secs = m.get("secondaries") or []
-    if others or m.get("callbacks") or len(secs) != 2 or set(secs[0]) != {"chance", "status"}:
+    if others or m.get("callbacks") or len(secs) != 2 or set(secs[0]) != {"chance", first}:
         return None
     if set(secs[1]) != {"chance", "volatileStatus"} or secs[1]["volatileStatus"] != "flinch":
         return None
-    return secs[0]["status"], secs[0]["chance"], secs[1]["chance"]
+    return secs[0][first], secs[0]["chance"], secs[1]["chance"]
+
+
+def _fang_effect(m: dict):
+    """``(status, status chance, flinch chance)`` of the Fangs (Fire Fang, Ice Fang, Thunder Fang: ``_then_flinch``),
+    or None."""
+    return _then_flinch(m, "status")
 
 
 def _arrow_effect(m: dict):
-    """``(stages, their chance, flinch chance)`` of a damaging move whose only effect besides its damage is two
-    secondaries, stages on the target then a flinch (Triple Arrows: a ``random(100)`` each, the stages set before the
-    second draw), or None."""
-    if m["category"] == "Status":
-        return None
-    others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries")]
-    secs = m.get("secondaries") or []
-    if others or m.get("callbacks") or len(secs) != 2 or set(secs[0]) != {"chance", "boosts"}:
-        return None
-    if set(secs[1]) != {"chance", "volatileStatus"} or secs[1]["volatileStatus"] != "flinch":
-        return None
-    return secs[0]["boosts"], secs[0]["chance"], secs[1]["chance"]
+    """``(stages, their chance, flinch chance)`` of Triple Arrows (stages on the target, then a flinch:
+    ``_then_flinch``), or None."""
+    return _then_flinch(m, "boosts")
 
 
 @functools.lru_cache(maxsize=1)
