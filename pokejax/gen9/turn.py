@@ -413,8 +413,9 @@ def _on_hit_boost_columns() -> dict:
     cols = {"drum": np.zeros(n, bool), "take_heart": np.zeros(n, bool), "clear_smog": np.zeros(n, bool)}
     for m in clear_boost_moves():
         cols["clear_smog"][t.move_index[m]] = True
+    boosting = set(boost_moves())
     for m, col in (("bellydrum", "drum"), ("takeheart", "take_heart")):
-        if m in boost_moves():
+        if m in boosting:
             cols[col][t.move_index[m]] = True
     return cols
 

@@ -36,6 +36,19 @@ def _teams(moves=MOVES) -> list[int]:
             if any(m in moves for r in turn.restricted_team(DOCUMENT["teams"][n]) for m in r[5])]
 
 
+def _each_move_battles(bridge, rng, moves: tuple, min_holders: int, p2_teams: list, count: int = 48):
+    """``count`` battles whose p1 teams hold each move of ``moves`` in turn (its holders: at least ``min_holders``),
+    p2's drawn from ``p2_teams``, the moves chosen half the time; asserted identical to Showdown."""
+    holders = {m: _teams((m,)) for m in moves}
+    assert all(len(v) >= min_holders for v in holders.values()), {m: len(v) for m, v in holders.items()}
+    p1 = [DOCUMENT["teams"][int(rng.choice(holders[moves[n % len(moves)]]))] for n in range(count)]
+    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(p2_teams, count)]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(moves))
+    assert_identical(bridge, states, actions, sets, seeds)
+    return states, actions
+
+
 def _uses(states, actions) -> dict:
     """Per move, the decisions where a side chose it; ``hit``/``miss``: the foe (up, the same Pokémon)
     lost HP or not while the user spent PP; ``par``, ``frz``, ``confused``: the effect it left."""
@@ -195,15 +208,7 @@ def test_field_only_battles_match_showdown(showdown9):
     their callbacks act in weather or terrain only, which these battles never have), chosen half the time: Bleakwind
     Storm's 80 % accuracy and its Speed drop (30 %), Grassy Glide at priority 0, the others' plain power."""
     assert set(FIELD_ONLY) <= set(turn.restricted_moves()) and "bleakwindstorm" in turn.boost_moves()
-    rng = np.random.default_rng(106)
-    holders = {m: _teams((m,)) for m in FIELD_ONLY}
-    assert all(len(v) >= 5 for v in holders.values()), {m: len(v) for m, v in holders.items()}
-    count = 48
-    p1 = [DOCUMENT["teams"][int(rng.choice(holders[FIELD_ONLY[n % len(FIELD_ONLY)]]))] for n in range(count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_teams(FIELD_ONLY), count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(FIELD_ONLY))
-    assert_identical(showdown9, states, actions, sets, seeds)
+    states, actions = _each_move_battles(showdown9, np.random.default_rng(106), FIELD_ONLY, 5, _teams(FIELD_ONLY))
     used, hits, misses, slowed = {m: 0 for m in FIELD_ONLY}, 0, 0, 0
     for a, b, i, s, k, f, act, move in move_decisions(states, actions):
         if move not in used or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or a.hp[i, 1 - s, f] == 0:
@@ -227,14 +232,7 @@ def test_sampled_status_battles_match_showdown(showdown9):
     target or under the Sleep Clause, and the sample drawn when the hit fainted the target."""
     assert turn.sampled_status_moves() == sorted(SAMPLED) and set(SAMPLED) <= set(turn.restricted_moves())
     rng = np.random.default_rng(107)
-    holders = {m: _teams((m,)) for m in SAMPLED}
-    assert all(len(v) >= 10 for v in holders.values()), {m: len(v) for m, v in holders.items()}
-    count = 48
-    p1 = [DOCUMENT["teams"][int(rng.choice(holders[SAMPLED[n % 2]]))] for n in range(count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(SAMPLED))
-    assert_identical(showdown9, states, actions, sets, seeds)
+    states, actions = _each_move_battles(showdown9, rng, SAMPLED, 10, _usable_teams())
     seen = _statuses_set(states, actions)
     # leads using the move three turns running
     found = holders_leading(SAMPLED)
@@ -275,15 +273,7 @@ def test_plain_here_battles_match_showdown(showdown9):
     since switching in), Hydro Steam (``thawsTarget``), Bug Bite (no berry to eat), Brick Break (no screen to break),
     Thunderclap (Sucker Punch's ``onTry``) or Grav Apple (no Gravity; its Defense drop), chosen half the time."""
     assert set(PLAIN_HERE) <= set(turn.restricted_moves()) and turn.first_turn_moves() == ["firstimpression"]
-    rng = np.random.default_rng(108)
-    holders = {m: _teams((m,)) for m in PLAIN_HERE}
-    assert all(len(v) >= 3 for v in holders.values()), {m: len(v) for m, v in holders.items()}
-    count = 48
-    p1 = [DOCUMENT["teams"][int(rng.choice(holders[PLAIN_HERE[n % len(PLAIN_HERE)]]))] for n in range(count)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_teams(PLAIN_HERE), count)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(count)]
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(PLAIN_HERE))
-    assert_identical(showdown9, states, actions, sets, seeds)
+    states, actions = _each_move_battles(showdown9, np.random.default_rng(108), PLAIN_HERE, 3, _teams(PLAIN_HERE))
     used, hits, failed = {m: 0 for m in PLAIN_HERE}, {m: 0 for m in PLAIN_HERE}, {m: 0 for m in PLAIN_HERE}
     for a, b, i, s, k, f, act, move in move_decisions(states, actions):
         if move not in used or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or a.hp[i, 1 - s, f] == 0:
