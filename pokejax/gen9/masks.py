@@ -17,9 +17,11 @@ only the sides with ``switch_flag`` act, with switches only. A side that does no
 row (``must_act``), as in the Gen 1 engine (``pokejax.game.masks``). A move disabled by a volatile
 (``disabled``: Taunt's ``onDisableMove``, the status moves; Encore's, all but the encored move; Throat
 Chop's, the sound moves; Heal Block's, the ``heal`` ones) is illegal like one out of PP, and with no
-move left Struggle is offered (``getMoves`` returns none). Other disabling effects (Disable,
-Choice items, Assault Vest), locks, trapping and Revival Blessing's choice of a fainted Pokémon come
-with the stages that add them.
+move left Struggle is offered (``getMoves`` returns none). An active locked into a move (``locked``: Outrage,
+Petal Dance) has that move's slot as its only legal action, PP or not (Showdown's request offers the
+locked move alone and ``trapped``: no switch, no Terastallization; the choice ``move 1`` names it). Other
+disabling effects (Disable, Choice items, Assault Vest), other trapping and Revival Blessing's choice of a
+fainted Pokémon come with the stages that add them.
 """
 
 from __future__ import annotations
@@ -90,9 +92,11 @@ def legal_mask(state: BattleState) -> jax.Array:
     ok = usable(state)
     struggle = ~jnp.any(ok, axis=-1, keepdims=True)
     move_actions = jnp.where(struggle, jnp.arange(4) == 0, ok)
-    tera_ok = state.can_tera & ~state.active_of(state.terastallized)           # [B, 2]
+    locked = (jnp.asarray(state.locked) > 0)[..., None]                        # [B, 2, 1]
+    move_actions = jnp.where(locked, jnp.arange(4) == jnp.asarray(state.locked_slot)[..., None], move_actions)
+    tera_ok = state.can_tera & ~state.active_of(state.terastallized) & ~locked[..., 0]   # [B, 2]
     tera_actions = ok & tera_ok[..., None]
-    bench = benched(state)
+    bench = benched(state) & ~locked
 
     request = jnp.asarray(state.request)[..., None, None]
     move_request = request == REQUEST_MOVE

@@ -30,8 +30,8 @@ fails on a target with a status, ``addVolatile`` on one yawning; the ``yawn`` vo
 second residual with ``trySetStatus('slp')`` from the yawner: the Sleep Clause Mod and a status stop it, else the
 sleep turns are drawn). The residual's speed ties are read where Showdown's ``speedSort`` passes leave each
 handler (``_later_first``), from the order each active's listed volatiles were added in
-(``BattleState.volatile_order``, ``_stamp_volatiles``). Not covered yet: other volatiles, everything of later
-stages.
+(``BattleState.volatile_order``, ``_stamp_volatiles``). Outrage and Petal Dance (``locked_moves()``, below) lock
+their user in for 2-3 turns, then confuse it. Not covered yet: other volatiles, everything of later stages.
 
 Substitute as ``moves.js`` runs it: its ``onTryHit`` (no draw) fails with NOT_FAIL (no Update) with a
 substitute up or ``hp <= maxhp / 4``; else the volatile (``BattleState.sub_hp``: ``floor(maxhp / 4)``), then its
@@ -1471,6 +1471,30 @@ def _sleep_columns() -> dict:
     return {"rest": rest, "wish": wish, "leech": leech, "haze": haze, "yawn": yawn}
 
 
+# Damaging moves whose ``self`` adds the ``lockedmove`` volatile: Outrage, Petal Dance.
+LOCKED_MOVES = ("outrage", "petaldance")
+
+
+def locked_moves() -> list[str]:
+    """The moves that lock their user in that ``step`` runs whole: a damaging move of the damage kernel whose only
+    effect is ``self: {volatileStatus: 'lockedmove'}`` (target ``randomNormal``: the foe in singles, no draw). A hit
+    (on the target or its substitute; selfDrops) adds the volatile: its ``onStart`` draws ``trueDuration``
+    random(2, 4) and its duration is 2; on a later turn's hit ``onRestart`` sets the duration to 2 again while
+    ``trueDuration`` >= 2. While held, the request offers the locked move alone (``trapped``: no switch, no
+    Terastallization; its slot even with no PP left) and ``runMove`` spends no PP on it. Its ``onAfterMove`` (every
+    move action that got past ``BeforeMove``) removes it at duration 1, and its ``onEnd`` then confuses the user
+    (``addVolatile('confusion')``: random(2, 6), not on a confused or fainted Pokémon) where ``trueDuration`` <= 1.
+    Its residual handler (no order: after the others) counts the duration down (ending it at 0, ``onEnd`` as above),
+    else deletes it from a sleeping holder (no ``onEnd``) or counts ``trueDuration`` down. Not handled: the two
+    actives' locks both ending in confusion at one residual while they tie on speed (the shuffle's order unread)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in LOCKED_MOVES and m["id"] in placed
+                  and m["category"] != "Status" and m["target"] == "randomNormal" and not m.get("callbacks")
+                  and m.get("self") == {"volatileStatus": "lockedmove"}
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "self"))
+
+
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
@@ -1487,7 +1511,8 @@ def restricted_moves() -> list[str]:
     (``leech_moves()``), Yawn (``yawn_moves()``), Roar, Whirlwind, Dragon Tail and Circle Throw
     (``drag_moves()``), Heal Bell and Aurora Veil (``ally_side_moves()``), Tri Attack and Dire Claw
     (``sampled_status_moves()``), First Impression (``first_turn_moves()``), Clear Smog (``clear_boost_moves()``),
-    Ceaseless Edge and Stone Axe (``after_hit_hazard_moves()``), Clanging Scales (``self_boost_moves()``) and, with
+    Ceaseless Edge and Stone Axe (``after_hit_hazard_moves()``), Clanging Scales (``self_boost_moves()``), Outrage and
+    Petal Dance (``locked_moves()``) and, with
     no items to swap, Trick and
     Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
@@ -1510,7 +1535,8 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(lock_moves()) | set(sleep_moves()) | set(haze_moves()) | set(wish_moves())
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
-                        | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())))
+                        | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())
+                        | set(locked_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1766,7 +1792,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
-             "encore", "encore_slot", "throat_chop", "heal_block",
+             "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot",
              "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order")
 
 
@@ -1954,14 +1980,15 @@ def _entry_hazards(st: BattleState, side, when):
 def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
     """Fainting's ``clearVolatile`` on ``side``'s active (team slot ``k``) where ``down``: no longer Terastallized, its
     stages, last move and volatiles gone (confusion, stall, substitute, taunt, encore, throatchop, healblock,
-    protect; the leechseed and yawn volatiles at the step's end, ``_step``)."""
+    protect, lockedmove; the leechseed and yawn volatiles at the step's end, ``_step``)."""
     return st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                       boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
                       confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
                       sub_hp=_set_side(st.sub_hp, side, 0, down), taunt=_set_side(st.taunt, side, 0, down),
                       last_move=_set_side(st.last_move, side, -1, down), encore=_set_side(st.encore, side, 0, down),
                       throat_chop=_set_side(st.throat_chop, side, 0, down),
-                      heal_block=_set_side(st.heal_block, side, 0, down), protect=_set_side(st.protect, side, False, down))
+                      heal_block=_set_side(st.heal_block, side, 0, down), protect=_set_side(st.protect, side, False, down),
+                      locked=_set_side(st.locked, side, 0, down))
 
 
 def _entry_faints(st: BattleState, side, when):
@@ -2008,7 +2035,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     sub_hp=_set_side(st.sub_hp, side, 0, on), taunt=_set_side(st.taunt, side, 0, on),
                     last_move=_set_side(st.last_move, side, -1, on), encore=_set_side(st.encore, side, 0, on),
                     throat_chop=_set_side(st.throat_chop, side, 0, on), heal_block=_set_side(st.heal_block, side, 0, on),
-
+                    locked=_set_side(st.locked, side, 0, on),
                     seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on),
                     raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on),
                     # (set only on a Pokémon that acted this turn: one dragged out after its move)
@@ -2053,8 +2080,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
 
 def _struggling(st: BattleState):
     """bool[B, 2]: the active has no move it may choose, with PP left and not disabled (``masks.usable``):
-    its move action is Struggle."""
-    return ~masks.usable(st).any(-1)
+    its move action is Struggle (not while locked into a move: ``masks.legal_mask``)."""
+    return ~masks.usable(st).any(-1) & (st.locked == 0)
 
 
 def _left(st: BattleState, side):
@@ -2301,6 +2328,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Encore's OverrideAction (runMove, before BeforeMove; not for Struggle): the encored move instead of the
     # one chosen before it landed
     slot = jnp.where((_side(st.encore, side) > 0) & ~struggle, _side(st.encore_slot, side), slot)
+    # a lockedmove holder's choice is its locked move (``chooseMove``), which spends no PP
+    locked = _side(st.locked, side) > 0
+    slot = jnp.where(locked, _side(st.locked_slot, side), slot)
     moves = _mon(st.moves, side, me)
     chosen = S.select(moves, slot)
     chosen = jnp.where(struggle, t.move_index["struggle"], chosen)
@@ -2363,10 +2393,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                     winner=jnp.where(lost, foe, st.winner), request=jnp.where(lost, REQUEST_ENDED, st.request))
     acting = on & ~lost
     on = on & ~cant
+    ran = on                                                   # runMove goes on to AfterMove
     st, on, acting = _keep((st, on, acting))
 
     pp = _mon(st.pp, side, me)
-    pay = on & ~struggle                                       # Struggle costs no PP
+    pay = on & ~struggle & ~locked                             # Struggle and a locked move cost no PP
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
     st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay),
                     last_move=_set_side(st.last_move, side, jnp.where(struggle, 4, slot), on))   # moveUsed
@@ -2614,7 +2645,16 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # the field yet)
     st = _drawing(st)
     rng, self_roll = prng.random_int(st.rng, 100, when=struck & has_self)
-    st = st.replace(rng=rng)
+    # Outrage's ``self``: the lockedmove volatile (its onStart's trueDuration draw; onRestart: the duration 2 again
+    # while trueDuration >= 2), on the move's slot (Sleep Talk's called move: the user's own)
+    locking = struck & _one_of(move, [t.move_index[k] for k in locked_moves()])
+    starts = locking & (_side(st.locked, side) == 0)
+    rng, true_turns = prng.random_range(rng, 2, 4, when=starts)
+    restarts = locking & ~starts & (_side(st.locked_turns, side) >= 2)
+    move_slot = jnp.argmax(moves == move[..., None], axis=-1).astype(jnp.int32)
+    st = st.replace(rng=rng, locked=_set_side(st.locked, side, 2, starts | restarts),
+                    locked_turns=_set_side(st.locked_turns, side, true_turns, starts),
+                    locked_slot=_set_side(st.locked_slot, side, move_slot, starts))
     before = _side(st.boosts, side)
     mine, _ = _boost(before, selfb, struck & has_self & (self_roll < b.self_chance))
     st = _mark_boost(st, side, before, mine)
@@ -2719,6 +2759,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Sleep Talk's hit's Update after the called move (a target it fainted is out; its user at 0 HP faints only at
     # Sleep Talk's faintMessages, after it), then its hit loop's Update (below, with the user's faint)
     st = _tie_draw(st, calls & (_mon(st.hp, foe, them) > 0) & ~explodes, cache)   # (an Explosion's user fainted in it)
+    # runMove's AfterMove: the lockedmove volatile's handler removes it at duration 1, its onEnd confusing the user
+    # (up, not confused) where trueDuration <= 1
+    st = _lock_end(st, side, ran & (_side(st.locked, side) == 1))
     # runMove's faintMessages and checkWin (Sleep Talk's hit loop's for a called move): the user fainted by recoil; both
     # sides out: the user's wins
     # Explosion's user: its faint queued before the target's, so both sides out: the target's wins
@@ -2742,6 +2785,18 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # the Update after the move action; a forced switch's comes after its dragIn, which ``_turn`` runs once the
     # move actions are over (the other one, if still queued, was cancelled with the Pokémon dragged out)
     return _keep((_each_event(st, acting & ~won & ~drags, cache), switches, drags, cache))
+
+
+def _lock_end(st: _Turn, side, ends) -> _Turn:
+    """The ``lockedmove`` volatile of ``side``'s active removed where ``ends``, and its ``onEnd``: where its
+    ``trueDuration`` is 1 or less, ``addVolatile('confusion')`` (failing on a fainted or confused Pokémon; else the
+    turns drawn, random(2, 6))."""
+    me = _side(st.active, side)
+    confuses = ends & (_side(st.locked_turns, side) <= 1) & (_mon(st.hp, side, me) > 0) & (_side(st.confusion, side) == 0)
+    st = _drawing(st)
+    rng, turns = prng.random_range(st.rng, 2, 6, when=confuses)
+    return _keep(st.replace(rng=rng, locked=_set_side(st.locked, side, 0, ends),
+                            confusion=_set_side(st.confusion, side, turns, confuses)))
 
 
 _RESIDUAL_ORDER = np.zeros(len(STATUSES), np.int32)
@@ -2768,15 +2823,15 @@ def _residual_damage(st: BattleState, side, when):
 # The active's volatiles that ``fieldEvent('Residual')`` lists (a residual handler or a ``duration``), in
 # ``BattleState.volatile_order``'s order, and their handlers' ``onResidualOrder`` (None: no order, sorted last).
 LISTED_VOLATILES = S.LISTED_VOLATILES
-LISTED_ORDERS = (None, None, None, 15, 16, 22, 20, 25, 8, 23)
+LISTED_ORDERS = (None, None, None, 15, 16, 22, 20, 25, 8, 23, None)
 
 
 def _volatiles_present(st: _Turn):
-    """bool[B, 2, 10]: the ``LISTED_VOLATILES`` each active holds; none on a fainted one (fainting's
+    """bool[B, 2, 11]: the ``LISTED_VOLATILES`` each active holds; none on a fainted one (fainting's
     ``clearVolatile``; some fields keep their value there until the step's end)."""
     up = st.active_of(st.hp) > 0
     present = jnp.stack([st.flinch, st.protect, st.stall > 0, st.taunt > 0, st.encore > 0, st.throat_chop > 0,
-                         st.heal_block > 0, st.roosted, st.seeded, st.yawn > 0], axis=-1)
+                         st.heal_block > 0, st.roosted, st.seeded, st.yawn > 0, st.locked > 0], axis=-1)
     return present & up[..., None]
 
 
@@ -2898,10 +2953,10 @@ def _residual(st: BattleState, on):
     # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
     roosts = on & (st.roosted & up).all(-1)
     st = _skip_draw(st, roosts & (speed[..., 0] == speed[..., 1]))
-    # the handlers of no order (the volatiles' durations: flinch, protect, stall) after those: a Pokémon's
-    # own tie with each other, and with the other active's where they tie on speed; a group of k draws
+    # the handlers of no order (the volatiles' durations: flinch, protect, stall, lockedmove) after those: a
+    # Pokémon's own tie with each other, and with the other active's where they tie on speed; a group of k draws
     # k - 1 times (the shuffle)
-    count = jnp.where(up, st.flinch.astype(jnp.int32) + st.protect + (st.stall > 0), 0)
+    count = jnp.where(up, st.flinch.astype(jnp.int32) + st.protect + (st.stall > 0) + (st.locked > 0), 0)
     tied = jnp.maximum(count.sum(-1) - 1, 0)
     apart = jnp.maximum(count - 1, 0).sum(-1)
     draws = jnp.where(speed[..., 0] == speed[..., 1], tied, apart)
@@ -2932,7 +2987,21 @@ def _residual(st: BattleState, on):
         st = st.replace(yawn=_set_side(st.yawn, s, left, go))
         # its end: trySetStatus('slp') from the yawner (setStatus of the status it has: fails), the Sleep Clause
         st, _ = _try_status(st, s, a, jnp.full_like(s, SLP), go & (left == 0))
-    return st
+    # the lockedmove volatiles' handlers (no order: after the yawns'; nothing they do ends the battle), the faster
+    # active's first: the duration counted down, at 0 its end (onEnd: ``_lock_end``'s confusion, a draw each); else a
+    # sleeping holder loses it (no onEnd), another counts trueDuration down. Both sides at once: [B, 2]
+    go = (on & (st.request != REQUEST_ENDED))[..., None] & (st.locked > 0) & (st.active_of(st.hp) > 0)
+    left = st.locked - 1
+    asleep = st.active_of(st.status) == SLP
+    confuses = go & (left == 0) & (st.locked_turns <= 1) & (st.confusion == 0)
+    faster = (speed[..., 1] > speed[..., 0]).astype(jnp.int32)
+    st = _drawing(st)
+    rng, first = prng.random_range(st.rng, 2, 6, when=S.select(confuses, faster))
+    rng, second = prng.random_range(rng, 2, 6, when=S.select(confuses, 1 - faster))
+    turns = jnp.where(jnp.arange(2) == faster[..., None], first[..., None], second[..., None])
+    return st.replace(rng=rng, confusion=jnp.where(confuses, turns, st.confusion),
+                      locked=jnp.where(go, jnp.where((left == 0) | asleep, 0, left), st.locked),
+                      locked_turns=jnp.where(go & (left > 0) & ~asleep, st.locked_turns - 1, st.locked_turns))
 
 
 def _next_turn(st: BattleState, when):

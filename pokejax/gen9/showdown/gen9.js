@@ -45,7 +45,8 @@
 //             rank, 1-4, in the order they were set, 0: absent), protect, stall (its counter), taunt (the
 //             taunt volatile's duration, 0: none), lastMove (the slot of the active's lastMove, 4: in no
 //             slot, -1: none), encore (the encore volatile's duration, 0: none), encoreSlot (the slot of its
-//             move, -1: none), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
+//             move, -1: none), locked (the lockedmove volatile's [duration, trueDuration, slot of its move], [0, 0,
+//             -1]: none), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
 //             the active's volatiles in LISTED, in the order of its volatiles' keys: the order they were added), legal (the move actions 0-3 the side's request offers:
 //             requestMoves), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
@@ -274,6 +275,10 @@ function cmdChoices(msg) {
 
 // A whole battle of two given teams at a seed, played with pokejax action numbers (see cmdPlay).
 function playChoice(side, action) {
+  // a request offering one move that nothing disables (a locked move, lockedmove) names it ``move 1``
+  const req = side.activeRequest;
+  const offered = req && req.active && !req.forceSwitch ? req.active[0].moves : [];
+  if (action < 4 && offered.length === 1 && offered[0].disabled === undefined) return 'move 1';
   if (action < 4) return `move ${action + 1}`;
   if (action < 8) return `move ${action - 3} terastallize`;
   const position = side.pokemon.findIndex(p => p.m.slot === action - 8) + 1;
@@ -283,7 +288,8 @@ function playChoice(side, action) {
 // The entry hazards of pokejax's BattleState.hazards, in its order (layers; 1 for one-layer hazards).
 const HAZARDS = ['stealthrock', 'spikes', 'toxicspikes', 'stickyweb'];
 // the volatiles the residual lists that a decision's state can hold (roost's ends within its turn)
-const LISTED = ['flinch', 'protect', 'stall', 'taunt', 'encore', 'throatchop', 'healblock', 'leechseed', 'yawn'];
+const LISTED = ['flinch', 'protect', 'stall', 'taunt', 'encore', 'throatchop', 'healblock', 'leechseed', 'yawn',
+  'lockedmove'];
 
 // The move slot (0-3) of a move of the Pokemon, 4 for one in no slot (Struggle).
 function slotOf(pokemon, id) {
@@ -332,6 +338,8 @@ function snapPlay(battle) {
         healBlock: active && active.volatiles['healblock'] ? active.volatiles['healblock'].duration : 0,
         volatileOrder: active ? Object.keys(active.volatiles).filter(id => LISTED.includes(id)) : [],
         encoreSlot: active && active.volatiles['encore'] ? slotOf(active, active.volatiles['encore'].move) : -1,
+        locked: active && active.volatiles['lockedmove'] ? [active.volatiles['lockedmove'].duration,
+          active.volatiles['lockedmove'].trueDuration, slotOf(active, active.volatiles['lockedmove'].move)] : [0, 0, -1],
         legal: requestMoves(battle, side),
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
         wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,

@@ -1,0 +1,103 @@
+"""L3 of the moves that lock their user in (``turn.locked_moves()``: Outrage, Petal Dance): Gen 9 battles of
+``turn.step`` against Showdown, state and PRNG after every decision (the comparison of ``test_l3_restricted.py``,
+whose records hold the ``lockedmove`` volatile's duration, ``trueDuration`` and move, and the move actions the
+request offers).
+
+A hit starts the lock (``trueDuration`` drawn 2-3); while locked the request offers the locked move alone (no
+switch, no Terastallization) and the move spends no PP; the lock ends after its last turn in confusion, or early
+(a miss, a Protect, a Fairy-type target, sleep, full paralysis) with or without it (``onEnd`` reads
+``trueDuration``). Restricted pool teams holding one of the moves against teams with status moves and Protect.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pokejax.gen9 import turn
+from pokejax.gen9 import state as S
+from tests.pokemon.gen9.test_l3_restricted import (
+    assert_identical,
+    draw_battles,
+    holders_leading,
+    move_mask,
+    play,
+    teams_holding,
+)
+
+LOCKING = move_mask(turn.locked_moves())
+DISRUPTING = move_mask(turn.status_moves() + turn.protect_moves())
+
+
+def _seen(states) -> dict:
+    """Counts over consecutive states: locks started, decisions made locked, locks ended with and without
+    confusion, and locked turns that spent PP (none should)."""
+    seen = dict(started=0, locked_decisions=0, ended_confused=0, ended_plain=0, pp_spent_locked=0)
+    for a, b in zip(states, states[1:]):
+        for i in range(len(a.turn)):
+            if a.request[i] != S.REQUEST_MOVE:
+                continue
+            for s in range(2):
+                k = int(a.active[i, s])
+                if b.active[i, s] != k or b.hp[i, s, k] == 0:
+                    continue
+                before, after = int(a.locked[i, s]), int(b.locked[i, s])
+                seen["started"] += int(before == 0 and after > 0)
+                if before > 0:
+                    seen["locked_decisions"] += 1
+                    slot = int(a.locked_slot[i, s])
+                    seen["pp_spent_locked"] += int(b.pp[i, s, k, slot] < a.pp[i, s, k, slot])
+                    if after == 0:
+                        confused = b.confusion[i, s] > 0 and a.confusion[i, s] == 0
+                        seen["ended_confused" if confused else "ended_plain"] += 1
+    return seen
+
+
+def test_locked_move_battles_match_showdown(showdown9):
+    """48 battles of teams holding Outrage or Petal Dance (chosen half the time) against teams with status moves or
+    Protect, then up to 32 whose p1 lead picks its locking move four turns running."""
+    rng = np.random.default_rng(81)
+    users = teams_holding(LOCKING)
+    assert len(users) >= 40, len(users)
+    foes = teams_holding(DISRUPTING)
+    p1, p2, seeds = draw_battles(rng, users, 48, foes)
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=LOCKING | DISRUPTING)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = _seen(states)
+    leads = holders_leading(turn.locked_moves(), rng.choice(users, min(32, len(users)), replace=False))
+    p2, _, seeds = draw_battles(rng, foes, len(leads))
+    scripted = [[[k, 0]] * 4 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=12)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    for key, n in _seen(states).items():
+        seen[key] += n
+    assert seen["started"] >= 20 and seen["locked_decisions"] >= 30, seen
+    assert seen["ended_confused"] >= 10 and seen["ended_plain"] >= 1, seen
+    assert seen["pp_spent_locked"] == 0, seen
+
+
+SLEEP_MOVES = ("spore", "sleeppowder", "hypnosis", "yawn")
+
+
+def test_l2_sleep_takes_the_lock_without_confusion(showdown9):
+    """Leads holding Outrage or Petal Dance use it every turn against leads putting them to sleep (Spore, Sleep
+    Powder, Hypnosis: slower foes after the hit; Yawn: at the next residual, whose yawn handler comes before the
+    lock's): the lock's residual handler deletes it from a sleeping holder, with no confusion."""
+    rng = np.random.default_rng(82)
+    assert set(SLEEP_MOVES) <= set(turn.restricted_moves())
+    users = teams_holding(LOCKING)
+    leads = holders_leading(turn.locked_moves(), rng.choice(users, 32, replace=False))
+    sleepers = holders_leading(SLEEP_MOVES, teams_holding(move_mask(SLEEP_MOVES)))
+    foes = [sleepers[int(n)] for n in rng.choice(len(sleepers), len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, j]] * 4 for (_, k), (_, j) in zip(leads, foes)]
+    states, actions, sets = play([t for t, _ in leads], [t for t, _ in foes], seeds, rng, scripted, max_decisions=8)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    slept = 0
+    for a, b in zip(states, states[1:]):
+        for i in range(len(a.turn)):
+            k = int(a.active[i, 0])
+            if a.request[i] == S.REQUEST_MOVE and b.active[i, 0] == k and b.hp[i, 0, k] > 0:
+                # locked, and the lock gone with the holder asleep and not confused
+                slept += int(a.locked[i, 0] > 0 and b.locked[i, 0] == 0 and b.status[i, 0, k] == S.SLP
+                             and b.confusion[i, 0] == 0)
+    assert slept >= 3, slept
