@@ -185,9 +185,10 @@ def _compacted(need: jax.Array, chunk: int, fn: Callable, out: Any, args: Any, r
     per-env indices as a loop over the rows (the TPU v5e did), but multiplies matrices nearly for
     free: the needing rows of each group of ``COMPACTION_GROUP`` rows are moved into a sub-batch,
     and the results back, by products with a one-hot matrix [rows of the chunk, rows of the group],
-    over the rows' bytes (``_to_bytes``: exact). Each trip takes up to ``chunk * group / batch``
-    needing rows of every group, in index order; the padding rows of a trip copy their group's first
-    row (``valid`` False, results dropped)."""
+    over the rows' bytes (``_to_bytes``: exact), written as bfloat16 (each output is one byte or 0:
+    exact, and half the bytes of float32 to write and read back, the trip's largest arrays). Each
+    trip takes up to ``chunk * group / batch`` needing rows of every group, in index order; the
+    padding rows of a trip copy their group's first row (``valid`` False, results dropped)."""
     batch = need.shape[0]
     group = COMPACTION_GROUP if batch % COMPACTION_GROUP == 0 else batch
     groups = batch // group
@@ -207,13 +208,13 @@ def _compacted(need: jax.Array, chunk: int, fn: Callable, out: Any, args: Any, r
         valid = jnp.any(moved, axis=2)                                                    # [G, C]
         first = jnp.arange(group) == 0
         gather = (moved | (~valid[:, :, None] & first)).astype(jnp.bfloat16)
-        rows = jnp.einsum("gcr,grf->gcf", gather, sources, preferred_element_type=jnp.float32)
+        rows = jnp.einsum("gcr,grf->gcf", gather, sources, preferred_element_type=jnp.bfloat16)
         out_rows, arg_rows = _from_bytes(rows.reshape(groups * per_group, -1), source_layout)
         results = fn(valid.reshape(-1), out_rows, *arg_rows)
         results = jax.tree.map(lambda r, d: r.astype(d), results, out_dtypes)
         planes, layout = _to_bytes(results)
         back = jnp.einsum("gcr,gcf->grf", moved.astype(jnp.bfloat16), planes.reshape(groups, per_group, -1),
-                          preferred_element_type=jnp.float32)
+                          preferred_element_type=jnp.bfloat16)
         written = _from_bytes(back.reshape(batch, -1), layout)
         taken = taken.reshape(batch)
         return jax.tree.map(lambda o, w: jnp.where(_rows(taken, o), w, o), out, written)
@@ -254,7 +255,7 @@ def _words(x: jax.Array) -> tuple[jax.Array, int]:
 
 
 def _from_bytes(matrix: jax.Array, layout: Any) -> Any:
-    """The tree ``_to_bytes`` laid out, from its matrix's rows (float32 sums of bytes), leading axis
+    """The tree ``_to_bytes`` laid out, from its matrix's rows (one-hot sums of bytes), leading axis
     the matrix's rows."""
     treedef, leaves_layout = layout
     rows = matrix.shape[0]

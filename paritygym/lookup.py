@@ -21,8 +21,9 @@ def take_rows(table, index, packed: PackedColumns | None = None) -> jnp.ndarray:
     row (on the TPU v5e the step's lookups of its 351-row move tables took a third of the step) while
     its matrix unit multiplies ``[rows, N]`` by ``[N, columns]`` nearly for free. The product is exact:
     the table is stored as its bytes (bfloat16 holds 0..255 exactly) and each output sums one byte
-    times 1 with zeros, in float32; the bytes are then put back together bit for bit. ``packed``: the table's
-    place in the bytes of several tables read at the same indices (``pack_tables``)."""
+    times 1 with zeros, written as bfloat16 (exact, and half the bytes of float32); the bytes are then
+    put back together bit for bit. ``packed``: the table's place in the bytes of several tables read at
+    the same indices (``pack_tables``)."""
     table, index = np.asarray(table), jnp.asarray(index)
     if not accelerator_form():
         return jnp.asarray(table)[index]
@@ -55,7 +56,7 @@ def _rows_from_bytes(table: np.ndarray, index, packed: PackedColumns) -> jnp.nda
     index = jnp.clip(jnp.where(index < 0, index + size, index), 0, size - 1)
     one_hot = (index[..., None] == jnp.arange(size, dtype=index.dtype)).astype(jnp.bfloat16)
     planes = jnp.matmul(one_hot, jnp.asarray(packed.shared, jnp.bfloat16),
-                        preferred_element_type=jnp.float32).astype(jnp.uint32)   # [..., nbytes * columns]
+                        preferred_element_type=jnp.bfloat16).astype(jnp.uint32)  # [..., nbytes * columns]
     width = packed.shared.shape[1] if packed.width is None else packed.width
     if width != packed.shared.shape[1]:
         planes = planes[..., packed.start:packed.start + width]
