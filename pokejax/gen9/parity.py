@@ -7,7 +7,7 @@ A record, after the start and after every decision: every Pokémon's HP, status,
 mask, hits taken (``timesAttacked``), place in ``side.pokemon`` (``position``) and species, each side's
 active slot, stages, switch flag and Tera right, the turn, the request (and whether a switch request is a
 self-switch's in the middle of the turn, with each side's move action still queued), each active's volatiles (protect, stall, substitute HP, taunt, encore and its move, throatchop,
-healblock, leechseed, yawn, lockedmove with its two durations and move, their order) and whether its stages rose or fell this turn, the wish, the move
+healblock, leechseed, yawn, lockedmove with its two durations and move, mustrecharge, their order) and whether its stages rose or fell this turn, the wish, the move
 actions the request offers, the winner and the PRNG seed.
 """
 
@@ -107,7 +107,7 @@ def volatile_order(st, i: int, side: int) -> list[str]:
     k = int(st.active[i, side])
     fields = {"flinch": st.flinch, "protect": st.protect, "stall": st.stall, "taunt": st.taunt, "encore": st.encore,
               "throatchop": st.throat_chop, "healblock": st.heal_block, "leechseed": st.seeded, "yawn": st.yawn,
-              "lockedmove": st.locked}
+              "lockedmove": st.locked, "mustrecharge": st.recharge}
     if st.hp[i, side, k] == 0:
         return []
     places = {name: int(st.volatile_order[i, side, S.LISTED_VOLATILES.index(name)])
@@ -134,6 +134,7 @@ def ours_record(st, i: int, legal: np.ndarray) -> dict:
             "encoreSlot": int(st.encore_slot[i, side]) if st.encore[i, side] > 0 else -1,
             "locked": ([int(st.locked[i, side]), int(st.locked_turns[i, side]), int(st.locked_slot[i, side])]
                        if st.locked[i, side] > 0 else [0, 0, -1]),
+            "recharge": bool(st.recharge[i, side]),
             "throatChop": int(st.throat_chop[i, side]), "healBlock": int(st.heal_block[i, side]), "legal": [bool(x) for x in legal[i, side, :4]],
             "seeded": bool(st.seeded[i, side]), "yawn": int(st.yawn[i, side]),
             "raised": bool(st.raised[i, side]), "lowered": bool(st.lowered[i, side]),
@@ -162,7 +163,7 @@ def showdown_record(snap: dict) -> dict:
             "flinch": s["flinch"], "confusion": s["confusion"], "moved": s["moved"],
             "hazards": s["hazards"], "hazardOrder": s["hazardOrder"], "queued": s["queued"],
             "protect": s["protect"], "stall": s["stall"], "sub": s["sub"], "taunt": s["taunt"], "lastMove": s["lastMove"],
-            "encore": s["encore"], "encoreSlot": s["encoreSlot"], "locked": s["locked"], "throatChop": s["throatChop"],
+            "encore": s["encore"], "encoreSlot": s["encoreSlot"], "locked": s["locked"], "recharge": s["recharge"], "throatChop": s["throatChop"],
             "healBlock": s["healBlock"], "legal": s["legal"],
             "seeded": s["seeded"], "yawn": s["yawn"], "raised": s["raised"], "lowered": s["lowered"],
             "volatileOrder": s["volatileOrder"], "wishHp": s["wishHp"], "wishTurn": s["wishTurn"],

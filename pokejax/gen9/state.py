@@ -44,7 +44,7 @@ HAZARDS = ("stealthrock", "spikes", "toxicspikes", "stickyweb")
 HAZARD_LAYERS = (1, 3, 2, 1)
 # the active's volatiles that the residual lists (a residual handler or a duration): ``volatile_order``'s axis
 LISTED_VOLATILES = ("flinch", "protect", "stall", "taunt", "encore", "throatchop", "healblock", "roost", "leechseed",
-                    "yawn", "lockedmove")
+                    "yawn", "lockedmove", "mustrecharge")
 
 
 @struct.dataclass
@@ -121,6 +121,9 @@ class BattleState:
     locked_turns: jnp.ndarray   # int32 its ``trueDuration`` (drawn 2-3 when it starts, one less at each residual): the
                                 # lock ends in confusion when it runs out (``onEnd``: 1 or less); read while ``locked`` > 0
     locked_slot: jnp.ndarray    # int32 the move slot of the locked move (``effectState.move``), read while ``locked`` > 0
+    recharge: jnp.ndarray       # bool: the active holds Showdown's ``mustrecharge`` volatile (Giga Impact's hit: its next
+                                # move action is the recharge, offered alone; its ``BeforeMove`` ends it). Cleared on
+                                # switching out and on fainting
     seeded: jnp.ndarray         # bool: the active holds Showdown's ``leechseed`` volatile (its source the foe's slot);
                                 # switching out, fainting and its own Rapid Spin remove it
     yawn: jnp.ndarray           # int32 the duration left of the active's ``yawn`` volatile (2 when set, 1 after a residual;
@@ -128,7 +131,7 @@ class BattleState:
     raised: jnp.ndarray         # bool: a ``boost`` moved one of the active's stages up this turn (Showdown's
                                 # ``statsRaisedThisTurn``; Alluring Voice reads it); cleared at ``nextTurn`` and on switching
     lowered: jnp.ndarray        # bool: one moved down (``statsLoweredThisTurn``; Lash Out reads it); cleared the same way
-    volatile_order: jnp.ndarray  # int32 [.., 11] the place of each of the active's volatiles listed by the residual
+    volatile_order: jnp.ndarray  # int32 [.., 12] the place of each of the active's volatiles listed by the residual
                                 # (``turn.LISTED_VOLATILES``) in the order they were added (Showdown's ``volatiles``
                                 # keys: the residual's handlers are collected in it): larger is later, compared among
                                 # those it holds; 0: not held
@@ -248,6 +251,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         locked=jnp.zeros(teams.shape, jnp.int32),
         locked_turns=jnp.zeros(teams.shape, jnp.int32),
         locked_slot=jnp.zeros(teams.shape, jnp.int32),
+        recharge=jnp.zeros(teams.shape, bool),
         seeded=jnp.zeros(teams.shape, bool),
         yawn=jnp.zeros(teams.shape, jnp.int32),
         raised=jnp.zeros(teams.shape, bool),

@@ -1473,6 +1473,24 @@ def _sleep_columns() -> dict:
 
 # Damaging moves whose ``self`` adds the ``lockedmove`` volatile: Outrage, Petal Dance.
 LOCKED_MOVES = ("outrage", "petaldance")
+# Damaging moves whose ``self`` adds the ``mustrecharge`` volatile: Giga Impact.
+RECHARGE_MOVES = ("gigaimpact",)
+
+
+def recharge_moves() -> list[str]:
+    """The moves after which their user must recharge that ``step`` runs whole: a damaging move of the damage kernel
+    with the ``recharge`` flag whose only effect is ``self: {volatileStatus: 'mustrecharge'}``. A hit (the target,
+    fainted by it or not, or its substitute; selfDrops) adds the volatile (duration 2: a handler of no order in that
+    turn's residual). The next request offers the recharge alone (``move 1``: no switch, no Terastallization), a move
+    action of priority 0 that no Sucker Punch reads as an attack; its ``BeforeMove`` (priority 11, before every other
+    handler: sleep, freeze, flinch, confusion and paralysis neither count nor draw) removes the volatile and stops the
+    action before its PP and ``moveUsed``."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in RECHARGE_MOVES and m["id"] in placed
+                  and m["category"] != "Status" and m["target"] == "normal" and not m.get("callbacks")
+                  and m["flags"].get("recharge") and m.get("self") == {"volatileStatus": "mustrecharge"}
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "self"))
 
 
 def locked_moves() -> list[str]:
@@ -1512,7 +1530,7 @@ def restricted_moves() -> list[str]:
     (``drag_moves()``), Heal Bell and Aurora Veil (``ally_side_moves()``), Tri Attack and Dire Claw
     (``sampled_status_moves()``), First Impression (``first_turn_moves()``), Clear Smog (``clear_boost_moves()``),
     Ceaseless Edge and Stone Axe (``after_hit_hazard_moves()``), Clanging Scales (``self_boost_moves()``), Outrage and
-    Petal Dance (``locked_moves()``) and, with
+    Petal Dance (``locked_moves()``), Giga Impact (``recharge_moves()``) and, with
     no items to swap, Trick and
     Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
@@ -1536,7 +1554,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
                         | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())
-                        | set(locked_moves())))
+                        | set(locked_moves()) | set(recharge_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1792,7 +1810,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "can_tera",
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
-             "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot",
+             "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot", "recharge",
              "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order")
 
 
@@ -1980,7 +1998,7 @@ def _entry_hazards(st: BattleState, side, when):
 def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
     """Fainting's ``clearVolatile`` on ``side``'s active (team slot ``k``) where ``down``: no longer Terastallized, its
     stages, last move and volatiles gone (confusion, stall, substitute, taunt, encore, throatchop, healblock,
-    protect, lockedmove; the leechseed and yawn volatiles at the step's end, ``_step``)."""
+    protect, lockedmove, mustrecharge; the leechseed and yawn volatiles at the step's end, ``_step``)."""
     return st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                       boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
                       confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
@@ -1988,7 +2006,7 @@ def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
                       last_move=_set_side(st.last_move, side, -1, down), encore=_set_side(st.encore, side, 0, down),
                       throat_chop=_set_side(st.throat_chop, side, 0, down),
                       heal_block=_set_side(st.heal_block, side, 0, down), protect=_set_side(st.protect, side, False, down),
-                      locked=_set_side(st.locked, side, 0, down))
+                      locked=_set_side(st.locked, side, 0, down), recharge=_set_side(st.recharge, side, False, down))
 
 
 def _entry_faints(st: BattleState, side, when):
@@ -2035,7 +2053,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     sub_hp=_set_side(st.sub_hp, side, 0, on), taunt=_set_side(st.taunt, side, 0, on),
                     last_move=_set_side(st.last_move, side, -1, on), encore=_set_side(st.encore, side, 0, on),
                     throat_chop=_set_side(st.throat_chop, side, 0, on), heal_block=_set_side(st.heal_block, side, 0, on),
-                    locked=_set_side(st.locked, side, 0, on),
+                    locked=_set_side(st.locked, side, 0, on), recharge=_set_side(st.recharge, side, False, on),
                     seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on),
                     raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on),
                     # (set only on a Pokémon that acted this turn: one dragged out after its move)
@@ -2080,8 +2098,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
 
 def _struggling(st: BattleState):
     """bool[B, 2]: the active has no move it may choose, with PP left and not disabled (``masks.usable``):
-    its move action is Struggle (not while locked into a move: ``masks.legal_mask``)."""
-    return ~masks.usable(st).any(-1) & (st.locked == 0)
+    its move action is Struggle (not while locked into a move or recharging: ``masks.legal_mask``)."""
+    return ~masks.usable(st).any(-1) & (st.locked == 0) & ~st.recharge
 
 
 def _left(st: BattleState, side):
@@ -2343,6 +2361,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # after a first one
     was_moved = _side(st.moved, side)
     st = st.replace(moved=_set_side(st.moved, side, True, on))
+    # mustrecharge's BeforeMove (priority 11, the first): the recharge, its volatile removed, no other BeforeMove
+    # handler runs (nothing counted or drawn)
+    recharges = on & _side(st.recharge, side)
+    st = st.replace(recharge=_set_side(st.recharge, side, False, recharges))
+    on = on & ~recharges
 
     # BeforeMove (before the PP), its handlers by priority: slp and frz (10), flinch (8), confusion (3),
     # par (1), the first one returning false ending it. Sleep counts its turns down and wakes at 0; a
@@ -2391,7 +2414,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = _clear_volatiles(st, side, me, ko)
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], ko),
                     winner=jnp.where(lost, foe, st.winner), request=jnp.where(lost, REQUEST_ENDED, st.request))
-    acting = on & ~lost
+    acting = (on & ~lost) | recharges                         # the action's Update follows (a recharge's too)
     on = on & ~cant
     ran = on                                                   # runMove goes on to AfterMove
     st, on, acting = _keep((st, on, acting))
@@ -2652,9 +2675,12 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng, true_turns = prng.random_range(rng, 2, 4, when=starts)
     restarts = locking & ~starts & (_side(st.locked_turns, side) >= 2)
     move_slot = jnp.argmax(moves == move[..., None], axis=-1).astype(jnp.int32)
+    # Giga Impact's ``self``: the mustrecharge volatile (no draw)
+    must = struck & _one_of(move, [t.move_index[k] for k in recharge_moves()])
     st = st.replace(rng=rng, locked=_set_side(st.locked, side, 2, starts | restarts),
                     locked_turns=_set_side(st.locked_turns, side, true_turns, starts),
-                    locked_slot=_set_side(st.locked_slot, side, move_slot, starts))
+                    locked_slot=_set_side(st.locked_slot, side, move_slot, starts),
+                    recharge=_set_side(st.recharge, side, True, must))
     before = _side(st.boosts, side)
     mine, _ = _boost(before, selfb, struck & has_self & (self_roll < b.self_chance))
     st = _mark_boost(st, side, before, mine)
@@ -2823,15 +2849,15 @@ def _residual_damage(st: BattleState, side, when):
 # The active's volatiles that ``fieldEvent('Residual')`` lists (a residual handler or a ``duration``), in
 # ``BattleState.volatile_order``'s order, and their handlers' ``onResidualOrder`` (None: no order, sorted last).
 LISTED_VOLATILES = S.LISTED_VOLATILES
-LISTED_ORDERS = (None, None, None, 15, 16, 22, 20, 25, 8, 23, None)
+LISTED_ORDERS = (None, None, None, 15, 16, 22, 20, 25, 8, 23, None, None)
 
 
 def _volatiles_present(st: _Turn):
-    """bool[B, 2, 11]: the ``LISTED_VOLATILES`` each active holds; none on a fainted one (fainting's
+    """bool[B, 2, 12]: the ``LISTED_VOLATILES`` each active holds; none on a fainted one (fainting's
     ``clearVolatile``; some fields keep their value there until the step's end)."""
     up = st.active_of(st.hp) > 0
     present = jnp.stack([st.flinch, st.protect, st.stall > 0, st.taunt > 0, st.encore > 0, st.throat_chop > 0,
-                         st.heal_block > 0, st.roosted, st.seeded, st.yawn > 0, st.locked > 0], axis=-1)
+                         st.heal_block > 0, st.roosted, st.seeded, st.yawn > 0, st.locked > 0, st.recharge], axis=-1)
     return present & up[..., None]
 
 
@@ -2910,7 +2936,7 @@ def _residual(st: BattleState, on):
     this turn still has its status, its handler is sorted by its speed stat, what fainting's
     ``clearVolatile`` left in ``Pokemon.speed``, and then skipped), a tie drawn once; then the ``roost``
     volatiles' handlers (order 25: a tie of two drawn once, nothing else); each status's damage and
-    faints before the next (a battle that ends stops there)."""
+    faints before the next (a battle that ends stops there); last the ``lockedmove`` handlers (no order)."""
     order_of = tables.small_lookup(_RESIDUAL_ORDER, st.active_of(st.status))                # [B, 2]
     up = st.active_of(st.hp) > 0
     sorted_ = on[..., None] & (order_of > 0)
@@ -2953,10 +2979,10 @@ def _residual(st: BattleState, on):
     # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
     roosts = on & (st.roosted & up).all(-1)
     st = _skip_draw(st, roosts & (speed[..., 0] == speed[..., 1]))
-    # the handlers of no order (the volatiles' durations: flinch, protect, stall, lockedmove) after those: a
-    # Pokémon's own tie with each other, and with the other active's where they tie on speed; a group of k draws
-    # k - 1 times (the shuffle)
-    count = jnp.where(up, st.flinch.astype(jnp.int32) + st.protect + (st.stall > 0) + (st.locked > 0), 0)
+    # the handlers of no order (the volatiles' durations: flinch, protect, stall, lockedmove, mustrecharge) after
+    # those: a Pokémon's own tie with each other, and with the other active's where they tie on speed; a group of k
+    # draws k - 1 times (the shuffle)
+    count = jnp.where(up, st.flinch.astype(jnp.int32) + st.protect + (st.stall > 0) + (st.locked > 0) + st.recharge, 0)
     tied = jnp.maximum(count.sum(-1) - 1, 0)
     apart = jnp.maximum(count - 1, 0).sum(-1)
     draws = jnp.where(speed[..., 0] == speed[..., 1], tied, apart)
@@ -3047,7 +3073,10 @@ def _turn(st: BattleState, actions, on, resume):
     struggling = _keep(_struggling(st))                                         # as chosen, at the decision
     move = jnp.where(struggling, tables.load().move_index["struggle"], move)
     row = tables.move_table().at(move)                                          # both moves' rows, one gather
-    priority, attacks = row.priority, row.category != tables.STATUS
+    # the recharge (mustrecharge's locked move, in no slot): priority 0, no attack for Sucker Punch to read
+    recharging = st.recharge
+    priority = jnp.where(recharging, 0, row.priority)
+    attacks = (row.category != tables.STATUS) & ~recharging
     speed = _speeds(st)
     same_speed = speed[..., 0] == speed[..., 1]
     move_tie = moving.all(-1) & (priority[..., 0] == priority[..., 1]) & same_speed

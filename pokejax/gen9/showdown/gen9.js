@@ -46,7 +46,7 @@
 //             taunt volatile's duration, 0: none), lastMove (the slot of the active's lastMove, 4: in no
 //             slot, -1: none), encore (the encore volatile's duration, 0: none), encoreSlot (the slot of its
 //             move, -1: none), locked (the lockedmove volatile's [duration, trueDuration, slot of its move], [0, 0,
-//             -1]: none), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
+//             -1]: none), recharge (the mustrecharge volatile), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
 //             the active's volatiles in LISTED, in the order of its volatiles' keys: the order they were added), legal (the move actions 0-3 the side's request offers:
 //             requestMoves), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
@@ -289,7 +289,7 @@ function playChoice(side, action) {
 const HAZARDS = ['stealthrock', 'spikes', 'toxicspikes', 'stickyweb'];
 // the volatiles the residual lists that a decision's state can hold (roost's ends within its turn)
 const LISTED = ['flinch', 'protect', 'stall', 'taunt', 'encore', 'throatchop', 'healblock', 'leechseed', 'yawn',
-  'lockedmove'];
+  'lockedmove', 'mustrecharge'];
 
 // The move slot (0-3) of a move of the Pokemon, 4 for one in no slot (Struggle).
 function slotOf(pokemon, id) {
@@ -340,6 +340,7 @@ function snapPlay(battle) {
         encoreSlot: active && active.volatiles['encore'] ? slotOf(active, active.volatiles['encore'].move) : -1,
         locked: active && active.volatiles['lockedmove'] ? [active.volatiles['lockedmove'].duration,
           active.volatiles['lockedmove'].trueDuration, slotOf(active, active.volatiles['lockedmove'].move)] : [0, 0, -1],
+        recharge: !!(active && active.volatiles['mustrecharge']),
         legal: requestMoves(battle, side),
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
         wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,

@@ -1,12 +1,16 @@
-"""L3 of the moves that lock their user in (``turn.locked_moves()``: Outrage, Petal Dance): Gen 9 battles of
-``turn.step`` against Showdown, state and PRNG after every decision (the comparison of ``test_l3_restricted.py``,
-whose records hold the ``lockedmove`` volatile's duration, ``trueDuration`` and move, and the move actions the
-request offers).
+"""L3 of the moves that lock their user in (``turn.locked_moves()``: Outrage, Petal Dance) or make it recharge
+(``turn.recharge_moves()``: Giga Impact): Gen 9 battles of ``turn.step`` against Showdown, state and PRNG after
+every decision (the comparison of ``test_l3_restricted.py``, whose records hold the ``lockedmove`` volatile's
+duration, ``trueDuration`` and move, the ``mustrecharge`` volatile, and the move actions the request offers).
 
 A hit starts the lock (``trueDuration`` drawn 2-3); while locked the request offers the locked move alone (no
 switch, no Terastallization) and the move spends no PP; the lock ends after its last turn in confusion, or early
 (a miss, a Protect, a Fairy-type target, sleep, full paralysis) with or without it (``onEnd`` reads
 ``trueDuration``). Restricted pool teams holding one of the moves against teams with status moves and Protect.
+
+A Giga Impact that hits (a substitute too, the target fainted or not) adds ``mustrecharge``; the next request offers
+the recharge alone, a move action of priority 0 (Sucker Punch fails against it) whose ``BeforeMove`` ends the
+volatile before sleep, freeze, flinch, confusion and paralysis count or draw.
 """
 
 from __future__ import annotations
@@ -101,3 +105,48 @@ def test_l2_sleep_takes_the_lock_without_confusion(showdown9):
                 slept += int(a.locked[i, 0] > 0 and b.locked[i, 0] == 0 and b.status[i, 0, k] == S.SLP
                              and b.confusion[i, 0] == 0)
     assert slept >= 3, slept
+
+
+RECHARGING = move_mask(turn.recharge_moves())
+# the foes' leads' moves: blocking the hit (Protect, Substitute), reading the recharge (Sucker Punch), statuses
+# whose BeforeMove handlers the recharge comes before (Spore, Thunder Wave), Yawn's sleep, U-turn's mid-turn switch
+FOE_MOVES = ("protect", "substitute", "suckerpunch", "spore", "thunderwave", "yawn", "uturn")
+
+
+def _recharges(states) -> dict:
+    """Counts over consecutive move requests of p1: Giga Impact hits that left ``recharge``, recharges done (the
+    volatile gone, the holder still in), and recharges of a sleeping or paralysed holder."""
+    seen = dict(hits=0, recharged=0, recharged_with_status=0)
+    for a, b in zip(states, states[1:]):
+        for i in range(len(a.turn)):
+            k = int(a.active[i, 0])
+            if a.request[i] != S.REQUEST_MOVE or b.active[i, 0] != k or b.hp[i, 0, k] == 0:
+                continue
+            seen["hits"] += int(not a.recharge[i, 0] and b.recharge[i, 0])
+            if a.recharge[i, 0] and not b.recharge[i, 0]:
+                seen["recharged"] += 1
+                seen["recharged_with_status"] += int(a.status[i, 0, k] in (S.SLP, S.PAR))
+    return seen
+
+
+def test_recharge_battles_match_showdown(showdown9):
+    """Every team holding Giga Impact leads with its holder, which uses it whenever it may, against leads using one
+    of ``FOE_MOVES`` every turn (each move in turn); then 24 random battles of those teams choosing it half the time."""
+    rng = np.random.default_rng(83)
+    users = teams_holding(RECHARGING)
+    assert len(users) >= 20, len(users)
+    leads = holders_leading(turn.recharge_moves(), users) * 2
+    holders = {m: holders_leading((m,), teams_holding(move_mask((m,)))) for m in FOE_MOVES}
+    foes = [holders[m][int(rng.integers(len(holders[m])))] for m in np.resize(FOE_MOVES, len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, j]] * 8 for (_, k), (_, j) in zip(leads, foes)]
+    states, actions, sets = play([t for t, _ in leads], [t for t, _ in foes], seeds, rng, scripted,
+                                 max_decisions=10)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = _recharges(states)
+    p1, p2, seeds = draw_battles(rng, users, 24)
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=RECHARGING)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    for key, n in _recharges(states).items():
+        seen[key] += n
+    assert seen["hits"] >= 20 and seen["recharged"] >= 15 and seen["recharged_with_status"] >= 2, seen
