@@ -20,7 +20,8 @@ Chop's, the sound moves; Heal Block's, the ``heal`` ones) is illegal like one ou
 move left Struggle is offered (``getMoves`` returns none). An active locked into a move (``locked``: Outrage,
 Petal Dance) has that move's slot as its only legal action, PP or not (Showdown's request offers the
 locked move alone and ``trapped``: no switch, no Terastallization; the choice ``move 1`` names it); one that
-must recharge (``recharge``: Giga Impact hit last turn) has action 0 alone, the recharge (``move 1``). Other
+must recharge (``recharge``: Giga Impact hit last turn) has action 0 alone, the recharge (``move 1``); one charging a
+two-turn move (``charge``: Meteor Beam, Solar Beam) has that move's slot alone. Other
 disabling effects (Disable, Choice items, Assault Vest), other trapping and Revival Blessing's choice of a
 fainted Pokémon come with the stages that add them.
 """
@@ -94,8 +95,10 @@ def legal_mask(state: BattleState) -> jax.Array:
     struggle = ~jnp.any(ok, axis=-1, keepdims=True)
     move_actions = jnp.where(struggle, jnp.arange(4) == 0, ok)
     recharge = jnp.asarray(state.recharge)[..., None]                         # [B, 2, 1]
-    locked = (jnp.asarray(state.locked) > 0)[..., None] | recharge
-    slot = jnp.where(recharge[..., 0], 0, jnp.asarray(state.locked_slot))
+    charging = jnp.asarray(state.charge) > 0                                   # [B, 2]
+    locked = (jnp.asarray(state.locked) > 0)[..., None] | recharge | charging[..., None]
+    slot = jnp.where(recharge[..., 0], 0, jnp.where(charging, jnp.asarray(state.charge_slot),
+                                                    jnp.asarray(state.locked_slot)))
     move_actions = jnp.where(locked, jnp.arange(4) == slot[..., None], move_actions)
     tera_ok = state.can_tera & ~state.active_of(state.terastallized) & ~locked[..., 0]   # [B, 2]
     tera_actions = ok & tera_ok[..., None]

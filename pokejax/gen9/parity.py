@@ -7,7 +7,8 @@ A record, after the start and after every decision: every Pokémon's HP, status,
 mask, hits taken (``timesAttacked``), place in ``side.pokemon`` (``position``) and species, each side's
 active slot, stages, switch flag and Tera right, the turn, the request (and whether a switch request is a
 self-switch's in the middle of the turn, with each side's move action still queued), each active's volatiles (protect, stall, substitute HP, taunt, encore and its move, throatchop,
-healblock, leechseed, yawn, lockedmove with its two durations and move, mustrecharge, their order) and whether its stages rose or fell this turn, the wish, the move
+healblock, leechseed, yawn, lockedmove with its two durations and move, mustrecharge, twoturnmove with its duration, the charging move's
+volatile and the move, their order) and whether its stages rose or fell this turn, the wish, the move
 actions the request offers, the winner and the PRNG seed.
 """
 
@@ -107,7 +108,7 @@ def volatile_order(st, i: int, side: int) -> list[str]:
     k = int(st.active[i, side])
     fields = {"flinch": st.flinch, "protect": st.protect, "stall": st.stall, "taunt": st.taunt, "encore": st.encore,
               "throatchop": st.throat_chop, "healblock": st.heal_block, "leechseed": st.seeded, "yawn": st.yawn,
-              "lockedmove": st.locked, "mustrecharge": st.recharge}
+              "lockedmove": st.locked, "mustrecharge": st.recharge, "twoturnmove": st.charge}
     if st.hp[i, side, k] == 0:
         return []
     places = {name: int(st.volatile_order[i, side, S.LISTED_VOLATILES.index(name)])
@@ -135,6 +136,8 @@ def ours_record(st, i: int, legal: np.ndarray) -> dict:
             "locked": ([int(st.locked[i, side]), int(st.locked_turns[i, side]), int(st.locked_slot[i, side])]
                        if st.locked[i, side] > 0 else [0, 0, -1]),
             "recharge": bool(st.recharge[i, side]),
+            "charge": [int(st.charge[i, side]), bool(st.charged[i, side]),
+                       int(st.charge_slot[i, side]) if st.charge[i, side] > 0 or st.charged[i, side] else -1],
             "throatChop": int(st.throat_chop[i, side]), "healBlock": int(st.heal_block[i, side]), "legal": [bool(x) for x in legal[i, side, :4]],
             "seeded": bool(st.seeded[i, side]), "yawn": int(st.yawn[i, side]),
             "raised": bool(st.raised[i, side]), "lowered": bool(st.lowered[i, side]),
@@ -163,7 +166,7 @@ def showdown_record(snap: dict) -> dict:
             "flinch": s["flinch"], "confusion": s["confusion"], "moved": s["moved"],
             "hazards": s["hazards"], "hazardOrder": s["hazardOrder"], "queued": s["queued"],
             "protect": s["protect"], "stall": s["stall"], "sub": s["sub"], "taunt": s["taunt"], "lastMove": s["lastMove"],
-            "encore": s["encore"], "encoreSlot": s["encoreSlot"], "locked": s["locked"], "recharge": s["recharge"], "throatChop": s["throatChop"],
+            "encore": s["encore"], "encoreSlot": s["encoreSlot"], "locked": s["locked"], "recharge": s["recharge"], "charge": s["charge"], "throatChop": s["throatChop"],
             "healBlock": s["healBlock"], "legal": s["legal"],
             "seeded": s["seeded"], "yawn": s["yawn"], "raised": s["raised"], "lowered": s["lowered"],
             "volatileOrder": s["volatileOrder"], "wishHp": s["wishHp"], "wishTurn": s["wishTurn"],

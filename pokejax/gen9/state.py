@@ -44,7 +44,7 @@ HAZARDS = ("stealthrock", "spikes", "toxicspikes", "stickyweb")
 HAZARD_LAYERS = (1, 3, 2, 1)
 # the active's volatiles that the residual lists (a residual handler or a duration): ``volatile_order``'s axis
 LISTED_VOLATILES = ("flinch", "protect", "stall", "taunt", "encore", "throatchop", "healblock", "roost", "leechseed",
-                    "yawn", "lockedmove", "mustrecharge")
+                    "yawn", "lockedmove", "mustrecharge", "twoturnmove")
 
 
 @struct.dataclass
@@ -124,6 +124,13 @@ class BattleState:
     recharge: jnp.ndarray       # bool: the active holds Showdown's ``mustrecharge`` volatile (Giga Impact's hit: its next
                                 # move action is the recharge, offered alone; its ``BeforeMove`` ends it). Cleared on
                                 # switching out and on fainting
+    charge: jnp.ndarray         # int32 the duration left of the active's ``twoturnmove`` volatile (Meteor Beam, Solar
+                                # Beam: 2 when it charges, 1 after a residual, which ends it at 0; 0: none). While held
+                                # the request offers the charging move alone and it spends no PP
+    charged: jnp.ndarray        # bool: the active holds the charging move's own volatile (its next use hits: its
+                                # ``onTryMove`` removes it); ``twoturnmove`` then stays until the residual
+    charge_slot: jnp.ndarray    # int32 the move slot of the charging move (``twoturnmove``'s ``effectState.move``),
+                                # read while ``charge`` > 0
     seeded: jnp.ndarray         # bool: the active holds Showdown's ``leechseed`` volatile (its source the foe's slot);
                                 # switching out, fainting and its own Rapid Spin remove it
     yawn: jnp.ndarray           # int32 the duration left of the active's ``yawn`` volatile (2 when set, 1 after a residual;
@@ -131,7 +138,7 @@ class BattleState:
     raised: jnp.ndarray         # bool: a ``boost`` moved one of the active's stages up this turn (Showdown's
                                 # ``statsRaisedThisTurn``; Alluring Voice reads it); cleared at ``nextTurn`` and on switching
     lowered: jnp.ndarray        # bool: one moved down (``statsLoweredThisTurn``; Lash Out reads it); cleared the same way
-    volatile_order: jnp.ndarray  # int32 [.., 12] the place of each of the active's volatiles listed by the residual
+    volatile_order: jnp.ndarray  # int32 [.., 13] the place of each of the active's volatiles listed by the residual
                                 # (``turn.LISTED_VOLATILES``) in the order they were added (Showdown's ``volatiles``
                                 # keys: the residual's handlers are collected in it): larger is later, compared among
                                 # those it holds; 0: not held
@@ -252,6 +259,9 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         locked_turns=jnp.zeros(teams.shape, jnp.int32),
         locked_slot=jnp.zeros(teams.shape, jnp.int32),
         recharge=jnp.zeros(teams.shape, bool),
+        charge=jnp.zeros(teams.shape, jnp.int32),
+        charged=jnp.zeros(teams.shape, bool),
+        charge_slot=jnp.zeros(teams.shape, jnp.int32),
         seeded=jnp.zeros(teams.shape, bool),
         yawn=jnp.zeros(teams.shape, jnp.int32),
         raised=jnp.zeros(teams.shape, bool),

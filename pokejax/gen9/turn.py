@@ -1475,6 +1475,29 @@ def _sleep_columns() -> dict:
 LOCKED_MOVES = ("outrage", "petaldance")
 # Damaging moves whose ``self`` adds the ``mustrecharge`` volatile: Giga Impact.
 RECHARGE_MOVES = ("gigaimpact",)
+# Two-turn moves (the ``charge`` flag) whose ``onTryMove`` charges on the first turn, with the stages it raises then
+# (Meteor Beam: +1 Sp. Atk); Solar Beam's charge is skipped in sun and its power halved in rain, sand and snow,
+# neither of which a battle without weather has.
+CHARGE_MOVES = {"meteorbeam": {"spa": 1}, "solarbeam": {}}
+CHARGE_CALLBACKS = {"meteorbeam": ["onTryMove"], "solarbeam": ["onBasePower", "onTryMove"]}
+
+
+def charge_moves() -> list[str]:
+    """The two-turn moves that ``step`` runs whole (with no weather): a damaging move placed by the accuracy and order
+    kernels (its damage plain: Solar Beam's ``onBasePower`` reads only weather) whose only effect is its
+    ``onTryMove``. The first use charges: ``onTryMove`` (after the PP and ``moveUsed``, before the target check, so
+    also with the foe fainted; before Protect, the accuracy and the hit loop, none of which runs, nor their
+    ``Update`` events) raises Meteor Beam's user's Sp. Atk by 1 and adds the ``twoturnmove`` volatile (duration 2: a
+    handler of no order at the residual, ended at 0) and the move's own volatile. The next request offers that move
+    alone (``getLockedMove``: no switch, no Terastallization) and it spends no PP; its ``onTryMove`` removes the
+    move's volatile and the move runs (``twoturnmove`` stays until that turn's residual). A move action stopped in
+    ``BeforeMove`` (sleep, freeze, flinch, confusion, full paralysis) runs ``MoveAborted``: both volatiles go."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in CHARGE_MOVES and m["id"] in placed
+                  and m["category"] != "Status" and m["target"] == "normal" and m["flags"].get("charge")
+                  and sorted(m.get("callbacks") or []) == CHARGE_CALLBACKS[m["id"]]
+                  and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
 def recharge_moves() -> list[str]:
@@ -1530,7 +1553,8 @@ def restricted_moves() -> list[str]:
     (``drag_moves()``), Heal Bell and Aurora Veil (``ally_side_moves()``), Tri Attack and Dire Claw
     (``sampled_status_moves()``), First Impression (``first_turn_moves()``), Clear Smog (``clear_boost_moves()``),
     Ceaseless Edge and Stone Axe (``after_hit_hazard_moves()``), Clanging Scales (``self_boost_moves()``), Outrage and
-    Petal Dance (``locked_moves()``), Giga Impact (``recharge_moves()``) and, with
+    Petal Dance (``locked_moves()``), Giga Impact (``recharge_moves()``), Meteor Beam and Solar Beam
+    (``charge_moves()``) and, with
     no items to swap, Trick and
     Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
@@ -1554,7 +1578,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
                         | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())
-                        | set(locked_moves()) | set(recharge_moves())))
+                        | set(locked_moves()) | set(recharge_moves()) | set(charge_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1811,6 +1835,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot", "recharge",
+             "charge", "charged", "charge_slot",
              "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order")
 
 
@@ -1998,7 +2023,8 @@ def _entry_hazards(st: BattleState, side, when):
 def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
     """Fainting's ``clearVolatile`` on ``side``'s active (team slot ``k``) where ``down``: no longer Terastallized, its
     stages, last move and volatiles gone (confusion, stall, substitute, taunt, encore, throatchop, healblock,
-    protect, lockedmove, mustrecharge; the leechseed and yawn volatiles at the step's end, ``_step``)."""
+    protect, lockedmove, mustrecharge, twoturnmove and the charging move's; the leechseed and yawn volatiles at the
+    step's end, ``_step``)."""
     return st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                       boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
                       confusion=_set_side(st.confusion, side, 0, down), stall=_set_side(st.stall, side, 0, down),
@@ -2006,7 +2032,8 @@ def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
                       last_move=_set_side(st.last_move, side, -1, down), encore=_set_side(st.encore, side, 0, down),
                       throat_chop=_set_side(st.throat_chop, side, 0, down),
                       heal_block=_set_side(st.heal_block, side, 0, down), protect=_set_side(st.protect, side, False, down),
-                      locked=_set_side(st.locked, side, 0, down), recharge=_set_side(st.recharge, side, False, down))
+                      locked=_set_side(st.locked, side, 0, down), recharge=_set_side(st.recharge, side, False, down),
+                      charge=_set_side(st.charge, side, 0, down), charged=_set_side(st.charged, side, False, down))
 
 
 def _entry_faints(st: BattleState, side, when):
@@ -2054,6 +2081,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     last_move=_set_side(st.last_move, side, -1, on), encore=_set_side(st.encore, side, 0, on),
                     throat_chop=_set_side(st.throat_chop, side, 0, on), heal_block=_set_side(st.heal_block, side, 0, on),
                     locked=_set_side(st.locked, side, 0, on), recharge=_set_side(st.recharge, side, False, on),
+                    charge=_set_side(st.charge, side, 0, on), charged=_set_side(st.charged, side, False, on),
                     seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on),
                     raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on),
                     # (set only on a Pokémon that acted this turn: one dragged out after its move)
@@ -2098,8 +2126,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
 
 def _struggling(st: BattleState):
     """bool[B, 2]: the active has no move it may choose, with PP left and not disabled (``masks.usable``):
-    its move action is Struggle (not while locked into a move or recharging: ``masks.legal_mask``)."""
-    return ~masks.usable(st).any(-1) & (st.locked == 0) & ~st.recharge
+    its move action is Struggle (not while locked into a move, recharging or charging: ``masks.legal_mask``)."""
+    return ~masks.usable(st).any(-1) & (st.locked == 0) & ~st.recharge & (st.charge == 0)
 
 
 def _left(st: BattleState, side):
@@ -2349,6 +2377,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # a lockedmove holder's choice is its locked move (``chooseMove``), which spends no PP
     locked = _side(st.locked, side) > 0
     slot = jnp.where(locked, _side(st.locked_slot, side), slot)
+    # a twoturnmove holder's too (its onLockMove: the charging move), which spends no PP either
+    charging = _side(st.charge, side) > 0
+    slot = jnp.where(charging, _side(st.charge_slot, side), slot)
     moves = _mon(st.moves, side, me)
     chosen = S.select(moves, slot)
     chosen = jnp.where(struggle, t.move_index["struggle"], chosen)
@@ -2415,12 +2446,15 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(faint_speed=_set_side(st.faint_speed, side, stats[..., 4], ko),
                     winner=jnp.where(lost, foe, st.winner), request=jnp.where(lost, REQUEST_ENDED, st.request))
     acting = (on & ~lost) | recharges                         # the action's Update follows (a recharge's too)
+    # MoveAborted: twoturnmove's handler removes it (its onEnd the charging move's volatile)
+    aborted = on & cant
+    st = st.replace(charge=_set_side(st.charge, side, 0, aborted), charged=_set_side(st.charged, side, False, aborted))
     on = on & ~cant
     ran = on                                                   # runMove goes on to AfterMove
     st, on, acting = _keep((st, on, acting))
 
     pp = _mon(st.pp, side, me)
-    pay = on & ~struggle & ~locked                             # Struggle and a locked move cost no PP
+    pay = on & ~struggle & ~locked & ~charging                 # Struggle and a locked move cost no PP
     pp = jnp.where((jnp.arange(4) == slot[..., None]) & pay[..., None], pp - 1, pp)
     st = st.replace(pp=_set_mon(st.pp, side, me, pp, pay),
                     last_move=_set_side(st.last_move, side, jnp.where(struggle, 4, slot), on))   # moveUsed
@@ -2458,6 +2492,23 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Talk's own Updates still run)
     st = _skip_draw(st, calls & chop & block)
     on = on & ~(calls & ((chop & x.sound) | (block & x.heal)))
+    # a two-turn move's onTryMove (before the target checks: a fainted foe too): its volatile there, removed, the
+    # move runs; else the charge (Meteor Beam's +1 Sp. Atk, twoturnmove and the move's volatile) and nothing more
+    two_turn = on & _one_of(move, [t.move_index[k] for k in charge_moves()])
+    fires = two_turn & _side(st.charged, side)
+    charges = two_turn & ~fires
+    before = _side(st.boosts, side)
+    delta = sum(jnp.where((move == t.move_index[k])[..., None],
+                          jnp.asarray([CHARGE_MOVES[k].get(b, 0) for b in tables.BOOSTS], jnp.int32), 0)
+                for k in charge_moves() if CHARGE_MOVES[k])
+    raised, _ = _boost(before, delta, charges)
+    st = _mark_boost(st, side, before, raised)
+    st = st.replace(boosts=_set_side(st.boosts, side, raised, charges),
+                    charge=_set_side(st.charge, side, 2, charges),
+                    charged=_set_side(st.charged, side, charges, two_turn),
+                    charge_slot=_set_side(st.charge_slot, side, jnp.argmax(moves == move[..., None], axis=-1)
+                                          .astype(jnp.int32), charges))
+    on = on & ~charges
     # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
     # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
     # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
@@ -2849,15 +2900,16 @@ def _residual_damage(st: BattleState, side, when):
 # The active's volatiles that ``fieldEvent('Residual')`` lists (a residual handler or a ``duration``), in
 # ``BattleState.volatile_order``'s order, and their handlers' ``onResidualOrder`` (None: no order, sorted last).
 LISTED_VOLATILES = S.LISTED_VOLATILES
-LISTED_ORDERS = (None, None, None, 15, 16, 22, 20, 25, 8, 23, None, None)
+LISTED_ORDERS = (None, None, None, 15, 16, 22, 20, 25, 8, 23, None, None, None)
 
 
 def _volatiles_present(st: _Turn):
-    """bool[B, 2, 12]: the ``LISTED_VOLATILES`` each active holds; none on a fainted one (fainting's
+    """bool[B, 2, 13]: the ``LISTED_VOLATILES`` each active holds; none on a fainted one (fainting's
     ``clearVolatile``; some fields keep their value there until the step's end)."""
     up = st.active_of(st.hp) > 0
     present = jnp.stack([st.flinch, st.protect, st.stall > 0, st.taunt > 0, st.encore > 0, st.throat_chop > 0,
-                         st.heal_block > 0, st.roosted, st.seeded, st.yawn > 0, st.locked > 0, st.recharge], axis=-1)
+                         st.heal_block > 0, st.roosted, st.seeded, st.yawn > 0, st.locked > 0, st.recharge,
+                         st.charge > 0], axis=-1)
     return present & up[..., None]
 
 
@@ -2979,10 +3031,11 @@ def _residual(st: BattleState, on):
     # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
     roosts = on & (st.roosted & up).all(-1)
     st = _skip_draw(st, roosts & (speed[..., 0] == speed[..., 1]))
-    # the handlers of no order (the volatiles' durations: flinch, protect, stall, lockedmove, mustrecharge) after
-    # those: a Pokémon's own tie with each other, and with the other active's where they tie on speed; a group of k
-    # draws k - 1 times (the shuffle)
-    count = jnp.where(up, st.flinch.astype(jnp.int32) + st.protect + (st.stall > 0) + (st.locked > 0) + st.recharge, 0)
+    # the handlers of no order (the volatiles' durations: flinch, protect, stall, lockedmove, mustrecharge,
+    # twoturnmove) after those: a Pokémon's own tie with each other, and with the other active's where they tie on
+    # speed; a group of k draws k - 1 times (the shuffle)
+    count = jnp.where(up, st.flinch.astype(jnp.int32) + st.protect + (st.stall > 0) + (st.locked > 0) + st.recharge
+                      + (st.charge > 0), 0)
     tied = jnp.maximum(count.sum(-1) - 1, 0)
     apart = jnp.maximum(count - 1, 0).sum(-1)
     draws = jnp.where(speed[..., 0] == speed[..., 1], tied, apart)
@@ -3025,6 +3078,10 @@ def _residual(st: BattleState, on):
     rng, first = prng.random_range(st.rng, 2, 6, when=S.select(confuses, faster))
     rng, second = prng.random_range(rng, 2, 6, when=S.select(confuses, 1 - faster))
     turns = jnp.where(jnp.arange(2) == faster[..., None], first[..., None], second[..., None])
+    # the twoturnmove volatiles' durations (no order, no draw): counted down, at 0 ended with the charging move's
+    go_charge = (on & (st.request != REQUEST_ENDED))[..., None] & (st.charge > 0) & (st.active_of(st.hp) > 0)
+    ends = go_charge & (st.charge == 1)
+    st = st.replace(charge=jnp.where(go_charge, st.charge - 1, st.charge), charged=st.charged & ~ends)
     return st.replace(rng=rng, confusion=jnp.where(confuses, turns, st.confusion),
                       locked=jnp.where(go, jnp.where((left == 0) | asleep, 0, left), st.locked),
                       locked_turns=jnp.where(go & (left > 0) & ~asleep, st.locked_turns - 1, st.locked_turns))

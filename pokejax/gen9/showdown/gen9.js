@@ -46,7 +46,8 @@
 //             taunt volatile's duration, 0: none), lastMove (the slot of the active's lastMove, 4: in no
 //             slot, -1: none), encore (the encore volatile's duration, 0: none), encoreSlot (the slot of its
 //             move, -1: none), locked (the lockedmove volatile's [duration, trueDuration, slot of its move], [0, 0,
-//             -1]: none), recharge (the mustrecharge volatile), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
+//             -1]: none), recharge (the mustrecharge volatile), charge (the twoturnmove volatile's [duration, whether
+//             the charging move's own volatile is held, slot of that move], [0, false, -1]: none), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
 //             the active's volatiles in LISTED, in the order of its volatiles' keys: the order they were added), legal (the move actions 0-3 the side's request offers:
 //             requestMoves), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
@@ -289,7 +290,17 @@ function playChoice(side, action) {
 const HAZARDS = ['stealthrock', 'spikes', 'toxicspikes', 'stickyweb'];
 // the volatiles the residual lists that a decision's state can hold (roost's ends within its turn)
 const LISTED = ['flinch', 'protect', 'stall', 'taunt', 'encore', 'throatchop', 'healblock', 'leechseed', 'yawn',
-  'lockedmove', 'mustrecharge'];
+  'lockedmove', 'mustrecharge', 'twoturnmove'];
+// the two-turn moves pokejax runs (their own volatile marks a charged move)
+const CHARGE = ['meteorbeam', 'solarbeam'];
+
+// The active's twoturnmove volatile: [its duration, whether a charging move's own volatile is held, that move's slot].
+function chargeOf(active) {
+  const two = active && active.volatiles['twoturnmove'];
+  const charged = active ? CHARGE.find(id => active.volatiles[id]) : undefined;
+  const move = two ? two.move : charged;
+  return [two ? two.duration : 0, !!charged, move ? slotOf(active, move) : -1];
+}
 
 // The move slot (0-3) of a move of the Pokemon, 4 for one in no slot (Struggle).
 function slotOf(pokemon, id) {
@@ -341,6 +352,7 @@ function snapPlay(battle) {
         locked: active && active.volatiles['lockedmove'] ? [active.volatiles['lockedmove'].duration,
           active.volatiles['lockedmove'].trueDuration, slotOf(active, active.volatiles['lockedmove'].move)] : [0, 0, -1],
         recharge: !!(active && active.volatiles['mustrecharge']),
+        charge: chargeOf(active),
         legal: requestMoves(battle, side),
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
         wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,

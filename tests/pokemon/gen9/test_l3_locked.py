@@ -1,7 +1,9 @@
-"""L3 of the moves that lock their user in (``turn.locked_moves()``: Outrage, Petal Dance) or make it recharge
-(``turn.recharge_moves()``: Giga Impact): Gen 9 battles of ``turn.step`` against Showdown, state and PRNG after
+"""L3 of the moves that lock their user in (``turn.locked_moves()``: Outrage, Petal Dance), make it recharge
+(``turn.recharge_moves()``: Giga Impact) or charge first (``turn.charge_moves()``: Meteor Beam, Solar Beam): Gen 9
+battles of ``turn.step`` against Showdown, state and PRNG after
 every decision (the comparison of ``test_l3_restricted.py``, whose records hold the ``lockedmove`` volatile's
-duration, ``trueDuration`` and move, the ``mustrecharge`` volatile, and the move actions the request offers).
+duration, ``trueDuration`` and move, the ``mustrecharge`` volatile, the ``twoturnmove`` volatile's duration with the
+charging move and its own volatile, and the move actions the request offers).
 
 A hit starts the lock (``trueDuration`` drawn 2-3); while locked the request offers the locked move alone (no
 switch, no Terastallization) and the move spends no PP; the lock ends after its last turn in confusion, or early
@@ -11,6 +13,10 @@ switch, no Terastallization) and the move spends no PP; the lock ends after its 
 A Giga Impact that hits (a substitute too, the target fainted or not) adds ``mustrecharge``; the next request offers
 the recharge alone, a move action of priority 0 (Sucker Punch fails against it) whose ``BeforeMove`` ends the
 volatile before sleep, freeze, flinch, confusion and paralysis count or draw.
+
+A two-turn move charges on its first use (Meteor Beam: +1 Sp. Atk; no accuracy draw, Protect not read), the next
+request offers it alone and it hits with no PP spent; a move action stopped in ``BeforeMove`` (sleep, full
+paralysis, flinch, confusion) loses the charge.
 """
 
 from __future__ import annotations
@@ -150,3 +156,53 @@ def test_recharge_battles_match_showdown(showdown9):
     for key, n in _recharges(states).items():
         seen[key] += n
     assert seen["hits"] >= 20 and seen["recharged"] >= 15 and seen["recharged_with_status"] >= 2, seen
+
+
+CHARGING = move_mask(turn.charge_moves())
+
+
+def _charges(states) -> dict:
+    """Counts over consecutive move requests of p1: charges started, charged moves fired (no PP spent), charges lost
+    in ``BeforeMove``."""
+    seen = dict(charged=0, fired=0, fired_pp_spent=0, lost=0)
+    for a, b in zip(states, states[1:]):
+        for i in range(len(a.turn)):
+            k = int(a.active[i, 0])
+            if a.request[i] != S.REQUEST_MOVE or b.active[i, 0] != k or b.hp[i, 0, k] == 0:
+                continue
+            seen["charged"] += int(not a.charged[i, 0] and b.charged[i, 0])
+            if a.charged[i, 0] and not b.charged[i, 0]:
+                slot = int(a.charge_slot[i, 0])
+                spent = int(b.pp[i, 0, k, slot] < a.pp[i, 0, k, slot])
+                # fired: the move's own volatile removed with the twoturnmove left to its residual (gone now); lost: both
+                # removed by MoveAborted, nothing used
+                hit = int(b.last_move[i, 0] == slot and b.times_attacked[i, 1].sum() > a.times_attacked[i, 1].sum())
+                seen["fired"] += hit
+                seen["fired_pp_spent"] += hit * spent
+                seen["lost"] += int(not hit and b.status[i, 0, k] in (S.SLP, S.PAR))
+    return seen
+
+
+def test_charge_battles_match_showdown(showdown9):
+    """Every team holding Meteor Beam or Solar Beam leads with its holder, which uses it whenever it may, against leads
+    using one of ``FOE_MOVES`` every turn (each move in turn); then 24 random battles of those teams choosing it half
+    the time."""
+    rng = np.random.default_rng(84)
+    users = teams_holding(CHARGING)
+    assert len(users) >= 30, len(users)
+    leads = holders_leading(turn.charge_moves(), users)
+    holders = {m: holders_leading((m,), teams_holding(move_mask((m,)))) for m in FOE_MOVES}
+    foes = [holders[m][int(rng.integers(len(holders[m])))] for m in np.resize(FOE_MOVES, len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, j]] * 8 for (_, k), (_, j) in zip(leads, foes)]
+    states, actions, sets = play([t for t, _ in leads], [t for t, _ in foes], seeds, rng, scripted,
+                                 max_decisions=10)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = _charges(states)
+    p1, p2, seeds = draw_battles(rng, users, 24)
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=CHARGING)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    for key, n in _charges(states).items():
+        seen[key] += n
+    assert seen["charged"] >= 30 and seen["fired"] >= 15 and seen["lost"] >= 2, seen
+    assert seen["fired_pp_spent"] == 0, seen

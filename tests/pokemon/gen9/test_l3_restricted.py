@@ -403,7 +403,11 @@ def test_l2_tera_stab_ko_and_forced_switch(showdown9):
     assert any(-1 in a for battle in actions for a in battle)
 
 
+@pytest.mark.slow
 def test_step_under_vmap_is_the_batched_step():
+    """``turn.step`` under ``vmap`` (one battle per row) gives the batched step's states. Slow (it compiles the
+    vmapped turn, ~75 s cold): the default suite checks the same through the env, whose ``step`` runs the turn under
+    ``vmap`` (``test_env.py::test_step_batch_equals_vmapped_step``)."""
     p1, p2, seeds, rng = _battles(6, 5)
     team_pool, _ = restricted(p1 + p2)
     st = S.from_pool(team_pool, jnp.arange(6, dtype=jnp.int32), jnp.arange(6, 12, dtype=jnp.int32),
