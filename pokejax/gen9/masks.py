@@ -21,7 +21,9 @@ move left Struggle is offered (``getMoves`` returns none). An active locked into
 Petal Dance) has that move's slot as its only legal action, PP or not (Showdown's request offers the
 locked move alone and ``trapped``: no switch, no Terastallization; the choice ``move 1`` names it); one that
 must recharge (``recharge``: Giga Impact hit last turn) has action 0 alone, the recharge (``move 1``); one charging a
-two-turn move (``charge``: Meteor Beam, Solar Beam) has that move's slot alone. Other
+two-turn move (``charge``: Meteor Beam, Solar Beam) has that move's slot alone. One holding the ``noretreat``
+volatile (``no_retreat``: No Retreat) may not switch unless it is a Ghost by its current types (``tryTrap``'s
+immunity; a Tera type counts, a Stellar one keeps the original types). Other
 disabling effects (Disable, Choice items, Assault Vest), other trapping and Revival Blessing's choice of a
 fainted Pokémon come with the stages that add them.
 """
@@ -34,6 +36,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pokejax.gen9 import damage
 from pokejax.gen9.data import tables
 from pokejax.gen9.state import (
     REQUEST_MOVE,
@@ -88,6 +91,14 @@ def benched(state: BattleState) -> jax.Array:
     return (slots < state.team_size[..., None]) & (state.hp > 0) & (slots != jnp.asarray(state.active)[..., None])
 
 
+def _trapped(state: BattleState) -> jax.Array:
+    """bool[B, 2]: the active is trapped by its ``noretreat`` volatile (not a Ghost by its current types)."""
+    tera = jnp.where(state.active_of(state.terastallized), state.active_of(state.tera_type), tables.TYPE_NONE)
+    ghost = tables.load().type_index["Ghost"]
+    first, second = damage.current_types(state.active_of(state.types), tera)
+    return jnp.asarray(state.no_retreat) & (first != ghost) & (second != ghost)
+
+
 def legal_mask(state: BattleState) -> jax.Array:
     """bool[B, 2, NUM_ACTIONS]: each side's legal actions (see the module docstring); all False for a
     side that does not act."""
@@ -102,7 +113,7 @@ def legal_mask(state: BattleState) -> jax.Array:
     move_actions = jnp.where(locked, jnp.arange(4) == slot[..., None], move_actions)
     tera_ok = state.can_tera & ~state.active_of(state.terastallized) & ~locked[..., 0]   # [B, 2]
     tera_actions = ok & tera_ok[..., None]
-    bench = benched(state) & ~locked
+    bench = benched(state) & ~locked & ~_trapped(state)[..., None]
 
     request = jnp.asarray(state.request)[..., None, None]
     move_request = request == REQUEST_MOVE

@@ -8,8 +8,8 @@ mask, hits taken (``timesAttacked``), place in ``side.pokemon`` (``position``) a
 active slot, stages, switch flag and Tera right, the turn, the request (and whether a switch request is a
 self-switch's in the middle of the turn, with each side's move action still queued), each active's volatiles (protect, stall, substitute HP, taunt, encore and its move, throatchop,
 healblock, leechseed, yawn, lockedmove with its two durations and move, mustrecharge, twoturnmove with its duration, the charging move's
-volatile and the move, their order) and whether its stages rose or fell this turn, the wish, the move
-actions the request offers, the winner and the PRNG seed.
+volatile and the move, noretreat, their order) and whether its stages rose or fell this turn, the wish, the move
+actions and the switches (team slots) the request offers, the winner and the PRNG seed.
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ BOOST_MOVES[[TABLES.move_index[m] for m in turn.boost_moves()]] = True
 def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: np.random.Generator,
          scripted: list[list[list[int]]] | None = None, max_moves: int = 4, attack: float = 0.0,
          boost: float = 0.0, prefer: np.ndarray | None = None, max_decisions: int = MAX_DECISIONS):
-    """Plays ``[B]`` battles with random legal actions (or ``scripted`` ones while they last; with
+    """Plays ``[B]`` battles with random legal actions (or ``scripted`` ones while they last, where legal; -1: a
+    random one; with
     probability ``attack`` the first move slot, or Struggle, where legal; with probability ``boost`` a
     legal slot of a move of ``turn.boost_moves()``, or of the moves ``prefer`` marks, bool ``[M]``), for
     at most ``max_decisions`` decisions.
@@ -91,7 +92,8 @@ def play(p1_rows: list[list], p2_rows: list[list], seeds: list[list[int]], rng: 
                     boosting = [k for k in range(4) if mask[i, side, k] and preferred[moves[k]]]
                     if boost and boosting and rng.random() < boost:
                         pick = int(rng.choice(boosting))
-                    if scripted and n < len(scripted[i]) and mask[i, side, scripted[i][n][side]]:
+                    if (scripted and n < len(scripted[i]) and scripted[i][n][side] >= 0
+                            and mask[i, side, scripted[i][n][side]]):
                         pick = scripted[i][n][side]
                     chosen[i, side] = pick
         for i in range(b):
@@ -139,6 +141,7 @@ def ours_record(st, i: int, legal: np.ndarray) -> dict:
             "charge": [int(st.charge[i, side]), bool(st.charged[i, side]),
                        int(st.charge_slot[i, side]) if st.charge[i, side] > 0 or st.charged[i, side] else -1],
             "throatChop": int(st.throat_chop[i, side]), "healBlock": int(st.heal_block[i, side]), "legal": [bool(x) for x in legal[i, side, :4]],
+            "switches": [bool(x) for x in legal[i, side, 8:]], "noRetreat": bool(st.no_retreat[i, side]),
             "seeded": bool(st.seeded[i, side]), "yawn": int(st.yawn[i, side]),
             "raised": bool(st.raised[i, side]), "lowered": bool(st.lowered[i, side]),
             "volatileOrder": volatile_order(st, i, side),
@@ -167,7 +170,7 @@ def showdown_record(snap: dict) -> dict:
             "hazards": s["hazards"], "hazardOrder": s["hazardOrder"], "queued": s["queued"],
             "protect": s["protect"], "stall": s["stall"], "sub": s["sub"], "taunt": s["taunt"], "lastMove": s["lastMove"],
             "encore": s["encore"], "encoreSlot": s["encoreSlot"], "locked": s["locked"], "recharge": s["recharge"], "charge": s["charge"], "throatChop": s["throatChop"],
-            "healBlock": s["healBlock"], "legal": s["legal"],
+            "healBlock": s["healBlock"], "legal": s["legal"], "switches": s["switches"], "noRetreat": s["noRetreat"],
             "seeded": s["seeded"], "yawn": s["yawn"], "raised": s["raised"], "lowered": s["lowered"],
             "volatileOrder": s["volatileOrder"], "wishHp": s["wishHp"], "wishTurn": s["wishTurn"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),

@@ -129,6 +129,8 @@ class BattleState:
                                 # the request offers the charging move alone and it spends no PP
     charged: jnp.ndarray        # bool: the active holds the charging move's own volatile (its next use hits: its
                                 # ``onTryMove`` removes it); ``twoturnmove`` then stays until the residual
+    no_retreat: jnp.ndarray     # bool: the active holds Showdown's ``noretreat`` volatile (No Retreat): trapped (no
+                                # switch chosen) unless a Ghost; cleared on switching out and on fainting
     charge_slot: jnp.ndarray    # int32 the move slot of the charging move (``twoturnmove``'s ``effectState.move``),
                                 # read while ``charge`` > 0
     seeded: jnp.ndarray         # bool: the active holds Showdown's ``leechseed`` volatile (its source the foe's slot);
@@ -262,6 +264,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         charge=jnp.zeros(teams.shape, jnp.int32),
         charged=jnp.zeros(teams.shape, bool),
         charge_slot=jnp.zeros(teams.shape, jnp.int32),
+        no_retreat=jnp.zeros(teams.shape, bool),
         seeded=jnp.zeros(teams.shape, bool),
         yawn=jnp.zeros(teams.shape, jnp.int32),
         raised=jnp.zeros(teams.shape, bool),

@@ -336,6 +336,16 @@ def _boost_effect(m: dict):
         return None, CURSE_SELF_BOOSTS, 100, None, None, 0
     if m["id"] in TIDY_MOVES:
         return TIDY_BOOSTS, None, 0, None, None, 0
+    if m["id"] in SOUL_MOVES:
+        keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
+        plain = (m["category"] == "Status" and m["target"] == "self" and keys == {"boosts"}
+                 and sorted(m.get("callbacks") or []) == ["onHit", "onTry", "onTryHit"])
+        return (m["boosts"], None, 0, None, None, 0) if plain else None
+    if m["id"] in NO_RETREAT_MOVES:
+        keys = {k for k, v in m.items() if v} - _PLAIN_FIELDS
+        plain = (m["category"] == "Status" and m["target"] == "self" and keys == {"boosts", "volatileStatus"}
+                 and m["volatileStatus"] == m["id"] and sorted(m.get("callbacks") or []) == _NO_RETREAT_CALLBACKS)
+        return (m["boosts"], None, 0, None, None, 0) if plain else None
     if m["id"] in ON_HIT_BOOSTS:
         plain = (m["category"] == "Status" and m["target"] == "self" and m.get("callbacks") == ["onHit"]
                  and not any(m.get(f) for f in _EFFECT_FIELDS) and not m.get("boosts"))
@@ -388,6 +398,16 @@ TIDY_BOOSTS = {"atk": 1, "spe": 1}
 # ``floor(maxhp / 2)`` HP (``directDamage``: no draw, it cannot faint) and then takes +12 Attack; Take Heart raises
 # Special Attack and Special Defense, then cures its user's status (``cureStatus``), failing only when neither happened.
 ON_HIT_BOOSTS = {"bellydrum": {"atk": 12}, "takeheart": {"spa": 1, "spd": 1}}
+# Status moves on their user with ``boosts`` and a trapping volatile of their own: No Retreat (+1 to Attack, Defense,
+# Special Attack, Special Defense and Speed; its ``onTry`` fails on a user holding the ``noretreat`` volatile, else
+# the stages move where they can and the volatile is added, so the move succeeds even with every stage at +6; the
+# volatile's ``onTrapPokemon`` traps its holder, ``tryTrap``: not a Ghost by its current types).
+NO_RETREAT_MOVES = ("noretreat",)
+# Status moves on their user with ``boosts`` and a cost: Clangorous Soul (+1 to Attack, Defense, Special Attack, Special
+# Defense and Speed; its ``onTry`` fails at ``maxhp * 33 / 100`` HP or less or with 1 max HP, its ``onTryHit`` runs the
+# boosts and fails when no stage moves, its ``onHit`` then costs ``floor(maxhp * 33 / 100)`` HP: ``directDamage``).
+SOUL_MOVES = ("clangoroussoul",)
+_NO_RETREAT_CALLBACKS = ["condition.onStart", "condition.onTrapPokemon", "onTry"]
 
 
 # Damaging moves whose one callback is an ``onHit`` clearing the target's stages (``clearBoosts``; after the damage,
@@ -406,15 +426,17 @@ def clear_boost_moves() -> list[str]:
 
 
 def _on_hit_boost_columns() -> dict:
-    """Per move index: ``drum`` and ``take_heart`` [M] (Belly Drum, Take Heart of ``boost_moves()``), ``clear_smog``
-    [M] (``clear_boost_moves()``)."""
+    """Per move index: ``drum``, ``take_heart``, ``no_retreat`` and ``soul`` [M] (Belly Drum, Take Heart, No Retreat,
+    Clangorous Soul of ``boost_moves()``), ``clear_smog`` [M] (``clear_boost_moves()``)."""
     t = tables.load()
     n = len(t.move_ids)
-    cols = {"drum": np.zeros(n, bool), "take_heart": np.zeros(n, bool), "clear_smog": np.zeros(n, bool)}
+    cols = {"drum": np.zeros(n, bool), "take_heart": np.zeros(n, bool), "clear_smog": np.zeros(n, bool),
+            "no_retreat": np.zeros(n, bool), "soul": np.zeros(n, bool)}
     for m in clear_boost_moves():
         cols["clear_smog"][t.move_index[m]] = True
     boosting = set(boost_moves())
-    for m, col in (("bellydrum", "drum"), ("takeheart", "take_heart")):
+    for m, col in ((("bellydrum", "drum"), ("takeheart", "take_heart")) + tuple((m, "no_retreat") for m in NO_RETREAT_MOVES)
+                   + tuple((m, "soul") for m in SOUL_MOVES)):
         if m in boosting:
             cols[col][t.move_index[m]] = True
     return cols
@@ -464,8 +486,9 @@ def boost_moves() -> list[str]:
     ``boosts`` on their user (Swords Dance, Shell Smash...), damaging moves whose only other effect is
     ``self: {boosts}`` (Close Combat, Draco Meteor...) or one secondary with ``boosts`` on the target or
     ``self: {boosts}``, with its chance (Flame Charge, Moonblast...), a non-Ghost's Curse (``CURSE_MOVES``),
-    Tidy Up (``TIDY_MOVES``: its removal of substitutes and hazards too) and Belly Drum and Take Heart
-    (``ON_HIT_BOOSTS``: their conditions, HP cost and cure too).
+    Tidy Up (``TIDY_MOVES``: its removal of substitutes and hazards too), Belly Drum and Take Heart
+    (``ON_HIT_BOOSTS``: their conditions, HP cost and cure too), No Retreat (``NO_RETREAT_MOVES``: its failure and
+    trapping volatile) and Clangorous Soul (``SOUL_MOVES``: its condition and HP cost).
     The format's sets hold no status move lowering the target's stages alone."""
     t = tables.load()
     covered, kernel = _kernel_covered()
@@ -914,7 +937,7 @@ POWER_HEX = 3         # doubled against a target with a status
 POWER_STORED = 4      # Stored Power: 20 + 20 per positive stage of its user
 POWER_WEIGHT = 5      # Grass Knot, Low Kick: by the target's weight (Showdown's bands, in hectograms)
 POWER_HEAVY = 6       # Heavy Slam, Heat Crash: by the ratio of the user's weight to the target's
-POWER_HALF_HP = 7     # Super Fang: damageCallback, half the target's HP (at least 1), no crit or roll
+POWER_HALF_HP = 7     # Super Fang, Ruination: damageCallback, half the target's HP (at least 1), no crit or roll
 POWER_USER_HP = 8     # Eruption, Water Spout: 150 * hp / maxhp, floored, at least 1
 POWER_FAIL = 9        # Poltergeist: its onTry fails, the target holding no item
 POWER_SUCKER = 10     # Sucker Punch, Thunderclap: their onTry fails unless the target's queued action is a damaging
@@ -941,7 +964,7 @@ POWER_RULES = {
     "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE, "lashout": POWER_LASH_OUT, "ragefist": POWER_RAGE_FIST,
     "revelationdance": POWER_REVELATION, "brickbreak": POWER_PLAIN, "bugbite": POWER_PLAIN,
     "thunderclap": POWER_SUCKER, "endeavor": POWER_ENDEAVOR, "electrodrift": POWER_SUPER_BOOST,
-    "collisioncourse": POWER_SUPER_BOOST,
+    "collisioncourse": POWER_SUPER_BOOST, "ruination": POWER_HALF_HP,
 }
 
 
@@ -1835,7 +1858,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot", "recharge",
-             "charge", "charged", "charge_slot",
+             "charge", "charged", "charge_slot", "no_retreat",
              "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order")
 
 
@@ -2023,7 +2046,7 @@ def _entry_hazards(st: BattleState, side, when):
 def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
     """Fainting's ``clearVolatile`` on ``side``'s active (team slot ``k``) where ``down``: no longer Terastallized, its
     stages, last move and volatiles gone (confusion, stall, substitute, taunt, encore, throatchop, healblock,
-    protect, lockedmove, mustrecharge, twoturnmove and the charging move's; the leechseed and yawn volatiles at the
+    protect, lockedmove, mustrecharge, twoturnmove and the charging move's, noretreat; the leechseed and yawn volatiles at the
     step's end, ``_step``)."""
     return st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                       boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
@@ -2033,7 +2056,8 @@ def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
                       throat_chop=_set_side(st.throat_chop, side, 0, down),
                       heal_block=_set_side(st.heal_block, side, 0, down), protect=_set_side(st.protect, side, False, down),
                       locked=_set_side(st.locked, side, 0, down), recharge=_set_side(st.recharge, side, False, down),
-                      charge=_set_side(st.charge, side, 0, down), charged=_set_side(st.charged, side, False, down))
+                      charge=_set_side(st.charge, side, 0, down), charged=_set_side(st.charged, side, False, down),
+                      no_retreat=_set_side(st.no_retreat, side, False, down))
 
 
 def _entry_faints(st: BattleState, side, when):
@@ -2082,6 +2106,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     throat_chop=_set_side(st.throat_chop, side, 0, on), heal_block=_set_side(st.heal_block, side, 0, on),
                     locked=_set_side(st.locked, side, 0, on), recharge=_set_side(st.recharge, side, False, on),
                     charge=_set_side(st.charge, side, 0, on), charged=_set_side(st.charged, side, False, on),
+                    no_retreat=_set_side(st.no_retreat, side, False, on),
                     seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on),
                     raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on),
                     # (set only on a Pokémon that acted this turn: one dragged out after its move)
@@ -2644,9 +2669,18 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     user_now = _mon(st.hp, side, me)
     drums = lands & x.drum & (user_now * 2 > max_hp) & (_side(st.boosts, side)[..., 0] < 6) & (max_hp != 1)
     st = st.replace(hp=_set_mon(st.hp, side, me, user_now - max_hp // 2, drums))
-    mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1) & (~x.drum | drums))
+    # No Retreat's onTry: it fails on a user holding its volatile (no stage, no Update); else the stages and the
+    # volatile, which makes it succeed
+    retreats = lands & x.no_retreat & ~_side(st.no_retreat, side)
+    # Clangorous Soul's onTry (its user above 33 % of its max HP, the product exact in integers), its boosts, then
+    # its onHit's HP cost where a stage moved
+    souls = lands & x.soul & (100 * user_now > 33 * max_hp) & (max_hp != 1)
+    mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1) & (~x.drum | drums)
+                          & (~x.no_retreat | retreats) & (~x.soul | souls))
     st = _mark_boost(st, side, _side(st.boosts, side), mine)
-    st = st.replace(boosts=_set_side(st.boosts, side, mine, raised))
+    st = st.replace(boosts=_set_side(st.boosts, side, mine, raised),
+                    no_retreat=_set_side(st.no_retreat, side, True, retreats),
+                    hp=_set_mon(st.hp, side, me, user_now - 33 * max_hp // 100, raised & x.soul))
     # Take Heart's cureStatus after its stages: it succeeds where either happened
     hearted = lands & x.take_heart & (_mon(st.status, side, me) != 0)
     st = st.replace(status=_set_mon(st.status, side, me, 0, hearted))
@@ -2703,7 +2737,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # a forced switch's didSomething: ``canSwitch`` of the target's side (the switch itself comes after the move)
     forcing = lands & x.force_switch & (_left(st, foe) > 1)
     succeeded = (raised | hearted | cursing | inflicted | (lowered & fog) | cleared | tidied | healed | parting | guarded | made | stopped_by_sub
-                 | taunts | encores | rests | wishes | seeds | yawns | (forcing & (m.category == tables.STATUS)))
+                 | taunts | encores | rests | wishes | seeds | yawns | retreats | (forcing & (m.category == tables.STATUS)))
     # Haze's onHitField (tryMoveHit: no Update): every active's stages cleared (a fainted one's are already)
     st = st.replace(boosts=jnp.where((lands & x.haze)[..., None, None], 0, st.boosts))
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a

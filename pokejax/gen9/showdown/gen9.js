@@ -49,7 +49,8 @@
 //             -1]: none), recharge (the mustrecharge volatile), charge (the twoturnmove volatile's [duration, whether
 //             the charging move's own volatile is held, slot of that move], [0, false, -1]: none), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
 //             the active's volatiles in LISTED, in the order of its volatiles' keys: the order they were added), legal (the move actions 0-3 the side's request offers:
-//             requestMoves), boosts,
+//             requestMoves), switches (the team slots it offers to switch to: requestSwitches), noRetreat (the
+//             noretreat volatile), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
 //             slp's time, else 0), selfSleep (asleep by its own move, Rest: the Sleep Clause Mod
 //             lets it through), terastallized, stellar, timesAttacked, position, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
@@ -324,6 +325,19 @@ function requestMoves(battle, side) {
   return none.map((_, i) => i < moves.length && !moves[i].disabled);
 }
 
+// The switches (team slots 0-5) the side's request offers: none while it waits or is trapped (a locked move, the
+// noretreat volatile), else its Pokemon not fainted and not active.
+function requestSwitches(battle, side) {
+  const req = side.activeRequest;
+  const none = [false, false, false, false, false, false];
+  if (battle.ended || !req || req.wait) return none;
+  if (req.forceSwitch ? !req.forceSwitch[0] : (!req.active || req.active[0].trapped)) return none;
+  return none.map((_, k) => {
+    const p = side.pokemon.find(q => q.m.slot === k);
+    return !!p && !p.fainted && !p.isActive;
+  });
+}
+
 function snapPlay(battle) {
   const winner = !battle.ended ? null : battle.winner === 'P1' ? 0 : battle.winner === 'P2' ? 1 : 2;
   return {seed: battle.prng.getSeed(), turn: battle.turn, request: battle.ended ? 'ended' : battle.requestState,
@@ -353,7 +367,8 @@ function snapPlay(battle) {
           active.volatiles['lockedmove'].trueDuration, slotOf(active, active.volatiles['lockedmove'].move)] : [0, 0, -1],
         recharge: !!(active && active.volatiles['mustrecharge']),
         charge: chargeOf(active),
-        legal: requestMoves(battle, side),
+        legal: requestMoves(battle, side), switches: requestSwitches(battle, side),
+        noRetreat: !!(active && active.volatiles['noretreat']),
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
         wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from pokejax.gen9 import state as S
 from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_restricted import (
     DOCUMENT,
     TABLES,
+    _usable_teams,
     assert_identical,
     draw_battles,
     holders_leading,
@@ -129,3 +131,81 @@ def test_diamond_storm_battles_match_showdown(showdown9):
             raised += int(b.boosts[i, s, 1] > a.boosts[i, s, 1])
             kept += int(b.boosts[i, s, 1] == a.boosts[i, s, 1])
     assert raised >= 6 and kept >= 6, (raised, kept)
+
+
+# the foes' moves: Roar and Whirlwind drag a trapped Pokémon out all the same; U-turn's switch; Spore and Thunder Wave
+NO_RETREAT_FOES = ("roar", "whirlwind", "uturn", "spore", "thunderwave")
+
+
+def test_no_retreat_battles_match_showdown(showdown9):
+    """No Retreat (``turn.NO_RETREAT_MOVES``): every team holding it leads with its holder, which uses it on the first
+    three turns (the second and third fail: its ``onTry``), then plays randomly, against leads using one of
+    ``NO_RETREAT_FOES`` every turn (three battles a team); then 24 random battles of those teams choosing it half the
+    time. The records hold the switches each request offers, so a trapped holder's request (none while it holds the
+    volatile) is compared too. (No Ghost holds it in the pool: the Ghost's exemption from trapping is not exercised.)"""
+    rng = np.random.default_rng(59)
+    users = teams_holding(move_mask(turn.NO_RETREAT_MOVES))
+    assert len(users) >= 10, len(users)
+    leads = holders_leading(turn.NO_RETREAT_MOVES, users) * 3
+    holders = {m: holders_leading((m,), teams_holding(move_mask((m,)))) for m in NO_RETREAT_FOES}
+    foes = [holders[m][int(rng.integers(len(holders[m])))] for m in np.resize(NO_RETREAT_FOES, len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, j]] * 3 + [[-1, j]] * 5 for (_, k), (_, j) in zip(leads, foes)]
+    states, actions, sets = play([t for t, _ in leads], [t for t, _ in foes], seeds, rng, scripted, max_decisions=10)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    all_states = [states]
+    p1, p2, seeds = draw_battles(rng, users, 24)
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(turn.NO_RETREAT_MOVES))
+    assert_identical(showdown9, states, actions, sets, seeds)
+    all_states.append(states)
+    seen = dict(started=0, failed=0, trapped_requests=0, dragged=0)
+    for states in all_states:
+        for a, b in zip(states, states[1:]):
+            for i in range(len(a.turn)):
+                k = int(a.active[i, 0])
+                seen["started"] += int(not a.no_retreat[i, 0] and b.no_retreat[i, 0] and b.active[i, 0] == k)
+                # the move used again: PP spent, the volatile kept, no stage moved
+                seen["failed"] += int(a.no_retreat[i, 0] and b.active[i, 0] == k and b.hp[i, 0, k] > 0
+                                      and (b.pp[i, 0, k] < a.pp[i, 0, k]).any() and (b.boosts[i, 0] == a.boosts[i, 0]).all()
+                                      and b.last_move[i, 0] >= 0
+                                      and a.moves[i, 0, k, int(b.last_move[i, 0]) % 4] == TABLES.move_index["noretreat"])
+                bench = (np.arange(6) < a.team_size[i, 0]) & (a.hp[i, 0] > 0) & (np.arange(6) != k)
+                seen["trapped_requests"] += int(a.no_retreat[i, 0] and a.request[i] == S.REQUEST_MOVE and bench.any())
+                seen["dragged"] += int(a.no_retreat[i, 0] and b.active[i, 0] != k and a.hp[i, 0, k] > 0)
+    assert seen["started"] >= 20 and seen["failed"] >= 10 and seen["trapped_requests"] >= 30, seen
+    assert seen["dragged"] >= 1, seen
+
+
+def test_clangorous_soul_battles_match_showdown(showdown9):
+    """Clangorous Soul (``turn.SOUL_MOVES``): every team holding it leads with its holder, which uses it on four turns
+    running (after three uses its HP is at most a third of its max: the fourth fails) against random teams (three
+    battles a team); then 24 random battles of those teams choosing it half the time."""
+    rng = np.random.default_rng(60)
+    users = teams_holding(move_mask(turn.SOUL_MOVES))
+    assert len(users) >= 8, len(users)
+    leads = holders_leading(turn.SOUL_MOVES, users) * 3
+    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
+    scripted = [[[k, -1]] * 4 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=8)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = _souls(states, actions)
+    p1, p2, seeds = draw_battles(rng, users, 24)
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(turn.SOUL_MOVES))
+    assert_identical(showdown9, states, actions, sets, seeds)
+    for key, n in _souls(states, actions).items():
+        seen[key] += n
+    assert seen["paid"] >= 30 and seen["failed"] >= 5, seen
+
+
+def _souls(states, actions) -> dict:
+    """Clangorous Soul's uses: ``paid`` (its cost taken before any other change of the turn could be told apart: the
+    HP fell by at least the cost and every stage that could rose), ``failed`` (PP spent, no stage moved)."""
+    seen = dict(paid=0, failed=0)
+    for a, b, i, s, k, _, act, move in move_decisions(states, actions):
+        if move != "clangoroussoul" or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or b.active[i, s] != k:
+            continue
+        cost = 33 * int(a.max_hp[i, s, k]) // 100
+        rose = (b.boosts[i, s, :5] > a.boosts[i, s, :5]) | (a.boosts[i, s, :5] == 6)
+        seen["paid"] += int(rose.all() and a.hp[i, s, k] - b.hp[i, s, k] >= cost)
+        seen["failed"] += int((b.boosts[i, s] == a.boosts[i, s]).all())
+    return seen

@@ -6,7 +6,8 @@ Teams are restricted pool teams (``turn.restricted_team``) holding a move of ``t
 the players pick one of them half the time: Knock Off with no item, Sucker Punch succeeding and failing
 (``onTry``: no draw), Poltergeist failing, Tera Blast's type and category once Terastallized, Facade
 under a status (and no burn halving), Hex against a status, Stored Power with raised stages, the weight
-moves, Super Fang, Eruption and Water Spout by their user's HP, Payback and Avalanche.
+moves, Super Fang, Eruption and Water Spout by their user's HP, Payback and Avalanche; Ruination leads using it
+every turn (half the target's HP).
 
 L2 scenarios: Sucker Punch leads against a status move, an attack and a switch (failing, hitting,
 failing); Tera Blast leads Terastallizing on turn 1 (the Tera type, Physical for users whose Atk beats
@@ -102,6 +103,24 @@ def test_revelation_dance_battles_match_showdown(showdown9):
             types.add(int(a.types[i, s, k, 0]))
             tera += int(act >= 4 or a.terastallized[i, s, k])
     assert len(types) >= 3 and tera >= 3, (types, tera)
+
+
+def test_ruination_battles_match_showdown(showdown9):
+    """Every team holding Ruination leads with its holder, which uses it whenever it may, against any usable teams
+    (two battles a team): half the target's HP, floored, at least 1, with no crit or roll draw (its
+    ``damageCallback``), Dark's type chart (Tera types too), a miss's accuracy draw."""
+    rng = np.random.default_rng(64)
+    leads = holders_leading(["ruination"]) * 2
+    assert len(leads) >= 12, len(leads)
+    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
+    scripted = [[[k, -1]] * 6 for _, k in leads]
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=10)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    halved = 0
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        if move == "ruination" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]:
+            halved += int(b.hp[i, 1 - s, f] == a.hp[i, 1 - s, f] - max(a.hp[i, 1 - s, f] // 2, 1))
+    assert halved >= 20, halved
 
 
 def _leads_with(move: str, count: int, where=lambda lead: True) -> list[tuple[int, int]]:
