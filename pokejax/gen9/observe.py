@@ -17,7 +17,7 @@ Per team slot, both sides (own first), then each side's active Pokémon, then th
   can count them), whether it is locked into Outrage or Petal Dance (the hit that locks it is seen; its
   turns left are drawn unseen), whether it must recharge (Giga Impact; announced) and whether it is charging a
   two-turn move (Meteor Beam, Solar Beam; announced) and whether it holds No Retreat's trapping volatile
-  (announced); each side's entry hazards; the request (move or switch), who must act, whether
+  (announced) and whether Salt Cure's volatile hurts it (announced); each side's entry hazards; the request (move or switch), who must act, whether
   each side may still Terastallize, the turn.
 
 ``seen`` is not part of the engine's state (``pokejax.gen9.state``): the env keeps it beside the
@@ -57,7 +57,7 @@ MOVE_FIELDS = (("known", 1), ("move", 1), ("type", NUM_TYPES), ("category", 3), 
                ("pp_fraction", 1), ("priority", 1))
 ACTIVE_FIELDS = (("boosts", NUM_BOOSTS), ("confused", 1), ("moved", 1), ("substitute", 1), ("protected_last", 1),
                  ("taunt", 1), ("encore", 1), ("throat_chop", 1), ("heal_block", 1), ("locked", 1), ("recharging", 1),
-                 ("charging", 1), ("no_retreat", 1))
+                 ("charging", 1), ("no_retreat", 1), ("salt_cure", 1))
 _VOLATILE_TURNS = (4.0, 4.0, 2.0, 2.0)   # the most turns of taunt, encore, throatchop, healblock (scales to [0, 1])
 SIDE_FIELDS = (("hazards", len(HAZARDS)),)   # each hazard's layers on the side over its most (HAZARD_LAYERS)
 GLOBAL_FIELDS = (("move_request", 1), ("switch_request", 1), ("must_act", 1), ("opponent_must_act", 1),
@@ -181,7 +181,8 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
                                            select(state.sub_hp, side) > 0, select(state.stall, side) > 0]),
                                 turns / jnp.asarray(_VOLATILE_TURNS, jnp.float32),
                                 jnp.stack([select(state.locked, side) > 0, select(state.recharge, side),
-                                           select(state.charge, side) > 0, select(state.no_retreat, side)]),
+                                           select(state.charge, side) > 0, select(state.no_retreat, side),
+                                           select(state.salt_cure, side)]),
                                 select(state.hazards, side) / jnp.asarray(HAZARD_LAYERS, jnp.float32)])
     request = jnp.asarray(state.request)
     parts = [

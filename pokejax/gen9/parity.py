@@ -8,7 +8,7 @@ mask, hits taken (``timesAttacked``), place in ``side.pokemon`` (``position``) a
 active slot, stages, switch flag and Tera right, the turn, the request (and whether a switch request is a
 self-switch's in the middle of the turn, with each side's move action still queued), each active's volatiles (protect, stall, substitute HP, taunt, encore and its move, throatchop,
 healblock, leechseed, yawn, lockedmove with its two durations and move, mustrecharge, twoturnmove with its duration, the charging move's
-volatile and the move, noretreat, their order) and whether its stages rose or fell this turn, the wish, the move
+volatile and the move, noretreat, saltcure, their order) and whether its stages rose or fell this turn, the wish, the move
 actions and the switches (team slots) the request offers, the winner and the PRNG seed.
 """
 
@@ -110,7 +110,8 @@ def volatile_order(st, i: int, side: int) -> list[str]:
     k = int(st.active[i, side])
     fields = {"flinch": st.flinch, "protect": st.protect, "stall": st.stall, "taunt": st.taunt, "encore": st.encore,
               "throatchop": st.throat_chop, "healblock": st.heal_block, "leechseed": st.seeded, "yawn": st.yawn,
-              "lockedmove": st.locked, "mustrecharge": st.recharge, "twoturnmove": st.charge}
+              "lockedmove": st.locked, "mustrecharge": st.recharge, "twoturnmove": st.charge,
+              "saltcure": st.salt_cure}
     if st.hp[i, side, k] == 0:
         return []
     places = {name: int(st.volatile_order[i, side, S.LISTED_VOLATILES.index(name)])
@@ -142,6 +143,7 @@ def ours_record(st, i: int, legal: np.ndarray) -> dict:
                        int(st.charge_slot[i, side]) if st.charge[i, side] > 0 or st.charged[i, side] else -1],
             "throatChop": int(st.throat_chop[i, side]), "healBlock": int(st.heal_block[i, side]), "legal": [bool(x) for x in legal[i, side, :4]],
             "switches": [bool(x) for x in legal[i, side, 8:]], "noRetreat": bool(st.no_retreat[i, side]),
+            "saltCure": bool(st.salt_cure[i, side]),
             "seeded": bool(st.seeded[i, side]), "yawn": int(st.yawn[i, side]),
             "raised": bool(st.raised[i, side]), "lowered": bool(st.lowered[i, side]),
             "volatileOrder": volatile_order(st, i, side),
@@ -171,6 +173,7 @@ def showdown_record(snap: dict) -> dict:
             "protect": s["protect"], "stall": s["stall"], "sub": s["sub"], "taunt": s["taunt"], "lastMove": s["lastMove"],
             "encore": s["encore"], "encoreSlot": s["encoreSlot"], "locked": s["locked"], "recharge": s["recharge"], "charge": s["charge"], "throatChop": s["throatChop"],
             "healBlock": s["healBlock"], "legal": s["legal"], "switches": s["switches"], "noRetreat": s["noRetreat"],
+            "saltCure": s["saltCure"],
             "seeded": s["seeded"], "yawn": s["yawn"], "raised": s["raised"], "lowered": s["lowered"],
             "volatileOrder": s["volatileOrder"], "wishHp": s["wishHp"], "wishTurn": s["wishTurn"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),

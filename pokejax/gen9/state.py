@@ -44,7 +44,7 @@ HAZARDS = ("stealthrock", "spikes", "toxicspikes", "stickyweb")
 HAZARD_LAYERS = (1, 3, 2, 1)
 # the active's volatiles that the residual lists (a residual handler or a duration): ``volatile_order``'s axis
 LISTED_VOLATILES = ("flinch", "protect", "stall", "taunt", "encore", "throatchop", "healblock", "roost", "leechseed",
-                    "yawn", "lockedmove", "mustrecharge", "twoturnmove")
+                    "yawn", "lockedmove", "mustrecharge", "twoturnmove", "saltcure")
 
 
 @struct.dataclass
@@ -131,6 +131,8 @@ class BattleState:
                                 # ``onTryMove`` removes it); ``twoturnmove`` then stays until the residual
     no_retreat: jnp.ndarray     # bool: the active holds Showdown's ``noretreat`` volatile (No Retreat): trapped (no
                                 # switch chosen) unless a Ghost; cleared on switching out and on fainting
+    salt_cure: jnp.ndarray      # bool: the active holds Showdown's ``saltcure`` volatile (Salt Cure: 1/8 of its max HP,
+                                # 1/4 for a Water or Steel type, at each residual); cleared on switching out and fainting
     charge_slot: jnp.ndarray    # int32 the move slot of the charging move (``twoturnmove``'s ``effectState.move``),
                                 # read while ``charge`` > 0
     seeded: jnp.ndarray         # bool: the active holds Showdown's ``leechseed`` volatile (its source the foe's slot);
@@ -140,7 +142,7 @@ class BattleState:
     raised: jnp.ndarray         # bool: a ``boost`` moved one of the active's stages up this turn (Showdown's
                                 # ``statsRaisedThisTurn``; Alluring Voice reads it); cleared at ``nextTurn`` and on switching
     lowered: jnp.ndarray        # bool: one moved down (``statsLoweredThisTurn``; Lash Out reads it); cleared the same way
-    volatile_order: jnp.ndarray  # int32 [.., 13] the place of each of the active's volatiles listed by the residual
+    volatile_order: jnp.ndarray  # int32 [.., 14] the place of each of the active's volatiles listed by the residual
                                 # (``turn.LISTED_VOLATILES``) in the order they were added (Showdown's ``volatiles``
                                 # keys: the residual's handlers are collected in it): larger is later, compared among
                                 # those it holds; 0: not held
@@ -265,6 +267,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         charged=jnp.zeros(teams.shape, bool),
         charge_slot=jnp.zeros(teams.shape, jnp.int32),
         no_retreat=jnp.zeros(teams.shape, bool),
+        salt_cure=jnp.zeros(teams.shape, bool),
         seeded=jnp.zeros(teams.shape, bool),
         yawn=jnp.zeros(teams.shape, jnp.int32),
         raised=jnp.zeros(teams.shape, bool),

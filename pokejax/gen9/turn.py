@@ -466,6 +466,34 @@ def ally_side_moves() -> list[str]:
     return sorted(m for m in HEAL_BELL_MOVES + NO_WEATHER_FAIL_MOVES if m in covered)
 
 
+# Damaging moves whose one secondary (chance 100) adds a residual-damage volatile of their own: Salt Cure (``saltcure``:
+# at each residual, order 13, ``floor(maxhp / 8)`` of its holder's HP, ``floor(maxhp / 4)`` for a Water or Steel type
+# by its current types, at least 1; the secondary's ``addVolatile`` fails on a target holding it, fainted or behind
+# a substitute; switching out and fainting end it). Its damage is the formula's (the callbacks are the volatile's).
+SALT_CURE_MOVES = ("saltcure",)
+_SALT_CURE_CALLBACKS = ["condition.onEnd", "condition.onResidual", "condition.onStart"]
+
+
+def salt_cure_moves() -> list[str]:
+    """The moves of ``SALT_CURE_MOVES`` that ``step`` runs whole (see there)."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in SALT_CURE_MOVES and m["id"] in placed
+                  and m["category"] != "Status" and m["target"] == "normal"
+                  and sorted(m.get("callbacks") or []) == _SALT_CURE_CALLBACKS
+                  and (m.get("condition") or {}).get("onResidualOrder") == 13
+                  and _volatile_secondary({**m, "callbacks": None}, m["id"]) == 100)
+
+
+def _salt_columns() -> dict:
+    """Per move index: ``salting`` [M] (``salt_cure_moves()``)."""
+    t = tables.load()
+    salting = np.zeros(len(t.move_ids), bool)
+    for m in salt_cure_moves():
+        salting[t.move_index[m]] = True
+    return {"salting": salting}
+
+
 def _ally_side_columns() -> dict:
     """Per move index: ``heal_bell`` and ``fails_without_weather`` [M] (``ally_side_moves()``)."""
     t = tables.load()
@@ -1577,7 +1605,7 @@ def restricted_moves() -> list[str]:
     (``sampled_status_moves()``), First Impression (``first_turn_moves()``), Clear Smog (``clear_boost_moves()``),
     Ceaseless Edge and Stone Axe (``after_hit_hazard_moves()``), Clanging Scales (``self_boost_moves()``), Outrage and
     Petal Dance (``locked_moves()``), Giga Impact (``recharge_moves()``), Meteor Beam and Solar Beam
-    (``charge_moves()``) and, with
+    (``charge_moves()``), Salt Cure (``salt_cure_moves()``) and, with
     no items to swap, Trick and
     Switcheroo (``item_swap_moves()``) (Thunder,
     Hurricane, Blizzard and Freeze-Dry are among the status and confusion moves: ``WEATHER_ACCURACY_MOVES``,
@@ -1601,7 +1629,8 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(leech_moves()) | set(yawn_moves()) | set(item_swap_moves()) | set(drag_moves())
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
                         | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())
-                        | set(locked_moves()) | set(recharge_moves()) | set(charge_moves())))
+                        | set(locked_moves()) | set(recharge_moves()) | set(charge_moves())
+                        | set(salt_cure_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1714,7 +1743,7 @@ def _status_table() -> tables.MoveTable:
                              **_switch_columns(), **_multihit_columns(), **_protect_columns(),
                              **_substitute_columns(), **_tidy_columns(), **_on_hit_boost_columns(), **_ally_side_columns(),
                              **_lock_columns(), **_sleep_columns(), **_sampled_status_columns(),
-                             **_after_hit_hazard_columns()})
+                             **_after_hit_hazard_columns(), **_salt_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -1858,7 +1887,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot", "recharge",
-             "charge", "charged", "charge_slot", "no_retreat",
+             "charge", "charged", "charge_slot", "no_retreat", "salt_cure",
              "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order")
 
 
@@ -2046,7 +2075,7 @@ def _entry_hazards(st: BattleState, side, when):
 def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
     """Fainting's ``clearVolatile`` on ``side``'s active (team slot ``k``) where ``down``: no longer Terastallized, its
     stages, last move and volatiles gone (confusion, stall, substitute, taunt, encore, throatchop, healblock,
-    protect, lockedmove, mustrecharge, twoturnmove and the charging move's, noretreat; the leechseed and yawn volatiles at the
+    protect, lockedmove, mustrecharge, twoturnmove and the charging move's, noretreat, saltcure; the leechseed and yawn volatiles at the
     step's end, ``_step``)."""
     return st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                       boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
@@ -2057,7 +2086,8 @@ def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
                       heal_block=_set_side(st.heal_block, side, 0, down), protect=_set_side(st.protect, side, False, down),
                       locked=_set_side(st.locked, side, 0, down), recharge=_set_side(st.recharge, side, False, down),
                       charge=_set_side(st.charge, side, 0, down), charged=_set_side(st.charged, side, False, down),
-                      no_retreat=_set_side(st.no_retreat, side, False, down))
+                      no_retreat=_set_side(st.no_retreat, side, False, down),
+                      salt_cure=_set_side(st.salt_cure, side, False, down))
 
 
 def _entry_faints(st: BattleState, side, when):
@@ -2106,7 +2136,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     throat_chop=_set_side(st.throat_chop, side, 0, on), heal_block=_set_side(st.heal_block, side, 0, on),
                     locked=_set_side(st.locked, side, 0, on), recharge=_set_side(st.recharge, side, False, on),
                     charge=_set_side(st.charge, side, 0, on), charged=_set_side(st.charged, side, False, on),
-                    no_retreat=_set_side(st.no_retreat, side, False, on),
+                    no_retreat=_set_side(st.no_retreat, side, False, on), salt_cure=_set_side(st.salt_cure, side, False, on),
                     seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on),
                     raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on),
                     # (set only on a Pokémon that acted this turn: one dragged out after its move)
@@ -2772,6 +2802,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     has_status_sec, has_flinch = (sec_status != 0) | x.sec_sample, flinch_chance > 0
     rng, roll = _keep(prng.random_int(st.rng, 100, when=struck & (has_sec | has_status_sec | has_flinch
                                                                    | (confuse_chance > 0) | x.chopping | x.blocking
+                                                                   | x.salting
                                                                    | x.empty_secondary)))
     lucky = struck & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & dealt & (_mon(st.hp, foe, them) > 0))
@@ -2808,6 +2839,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     chops = target_up & x.chopping & (_side(st.throat_chop, foe) == 0)
     blocks = target_up & x.blocking & (_side(st.heal_block, foe) == 0)
     st = st.replace(throat_chop=_set_side(st.throat_chop, foe, 2, chops), heal_block=_set_side(st.heal_block, foe, 2, blocks))
+    # Salt Cure's (chance 100): the saltcure volatile on a target up without it
+    salts = target_up & x.salting & ~_side(st.salt_cure, foe)
+    st = st.replace(salt_cure=_set_side(st.salt_cure, foe, True, salts))
     # Rapid Spin's onAfterHit (after the secondaries and DamagingHit: nothing between reads the
     # hazards), its user up: its own side's hazards removed
     spun = struck & x.spin & (_mon(st.hp, side, me) > 0)
@@ -2931,19 +2965,48 @@ def _residual_damage(st: BattleState, side, when):
     return _keep(st.replace(winner=jnp.where(out, 1 - side, st.winner), request=jnp.where(out, REQUEST_ENDED, st.request)))
 
 
+def _salt_damage(st: BattleState, go, first):
+    """The saltcure volatiles' residual handlers where ``go`` bool[B, 2], ``first``'s side first: ``floor(maxhp / 4)``
+    HP for a Water or Steel type by its current types, else ``floor(maxhp / 8)``, at least 1; each followed by
+    faintMessages (its side out ends the battle, and the other handler does not run). Both sides at once: a handler
+    touches only its holder."""
+    t = tables.load()
+    tera = jnp.where(st.active_of(st.terastallized), st.active_of(st.tera_type), tables.TYPE_NONE)
+    types = damage.current_types(st.active_of(st.types), tera)
+    hardy = sum((x == t.type_index[name]).astype(jnp.int32) for x in types for name in ("Water", "Steel")) > 0
+    max_hp, hp = st.active_of(st.max_hp), st.active_of(st.hp)
+    left = hp - jnp.maximum(jnp.where(hardy, max_hp // 4, max_hp // 8), 1)
+    new_hp = jnp.maximum(left, 0)
+    alive = ((jnp.arange(TEAM_SIZE) < st.team_size[..., None]) & (st.hp > 0)).sum(-1)       # [B, 2]
+    out = go & (new_hp == 0) & (alive == 1)
+    leads = jnp.arange(2) == first[..., None]
+    runs = go & (leads | ~(out & leads).any(-1, keepdims=True))         # the first's side out: the second's skipped
+    down = runs & (new_hp == 0)
+    runs, down, new_hp, out = _keep((runs, down, new_hp, out))     # read by every field's select below
+    active = jnp.arange(TEAM_SIZE) == st.active[..., None]
+    st = st.replace(hp=jnp.where(runs[..., None] & active, new_hp[..., None], st.hp),
+                    faint_speed=jnp.where(down, st.active_of(st.stats)[..., 4], st.faint_speed))
+    for side in range(2):
+        st = _clear_volatiles(st, jnp.full(first.shape, side, jnp.int32), st.active[..., side], down[..., side])
+    ended = (runs & out).any(-1)
+    loser = jnp.where((runs & out & leads).any(-1), first, 1 - first)
+    return _keep(st.replace(winner=jnp.where(ended, 1 - loser, st.winner),
+                            request=jnp.where(ended, REQUEST_ENDED, st.request)))
+
+
 # The active's volatiles that ``fieldEvent('Residual')`` lists (a residual handler or a ``duration``), in
 # ``BattleState.volatile_order``'s order, and their handlers' ``onResidualOrder`` (None: no order, sorted last).
 LISTED_VOLATILES = S.LISTED_VOLATILES
-LISTED_ORDERS = (None, None, None, 15, 16, 22, 20, 25, 8, 23, None, None, None)
+LISTED_ORDERS = (None, None, None, 15, 16, 22, 20, 25, 8, 23, None, None, None, 13)
 
 
 def _volatiles_present(st: _Turn):
-    """bool[B, 2, 13]: the ``LISTED_VOLATILES`` each active holds; none on a fainted one (fainting's
+    """bool[B, 2, 14]: the ``LISTED_VOLATILES`` each active holds; none on a fainted one (fainting's
     ``clearVolatile``; some fields keep their value there until the step's end)."""
     up = st.active_of(st.hp) > 0
     present = jnp.stack([st.flinch, st.protect, st.stall > 0, st.taunt > 0, st.encore > 0, st.throat_chop > 0,
                          st.heal_block > 0, st.roosted, st.seeded, st.yawn > 0, st.locked > 0, st.recharge,
-                         st.charge > 0], axis=-1)
+                         st.charge > 0, st.salt_cure], axis=-1)
     return present & up[..., None]
 
 
@@ -2963,12 +3026,12 @@ def _stamp_volatiles(st: _Turn, before) -> _Turn:
 # The residual handlers whose positions decide the ties the engine reads, by ``speedSort``'s passes (their orders
 # rising): the slot's wish (4), LISTED_VOLATILES' leechseed (8), the status (psn, tox 9; brn 10), taunt 15, encore 16,
 # healblock 20, throatchop 22, yawn 23 (roost's 25 and the volatiles of no order come after the last tie read).
-_TRACKED = ("wish", "leechseed", "status", "taunt", "encore", "healblock", "throatchop", "yawn")
+_TRACKED = ("wish", "leechseed", "status", "saltcure", "taunt", "encore", "healblock", "throatchop", "yawn")
 
 
 def _later_first(status_order, present, volatile_order, wishing):
-    """bool[B, 3]: where both sides' handlers of a kind tie (the same order and speed), whether p2's stands before
-    p1's when ``speedSort``'s pass for them comes, for the leechseed, status and yawn handlers. ``status_order``
+    """bool[B, 4]: where both sides' handlers of a kind tie (the same order and speed), whether p2's stands before
+    p1's when ``speedSort``'s pass for them comes, for the leechseed, status, yawn and saltcure handlers. ``status_order``
     int32[B, 2] (0: no status handler), ``present``/``volatile_order`` [B, 2, 10] (``_volatiles_present``,
     ``BattleState.volatile_order``), ``wishing`` bool[B, 2].
 
@@ -3013,7 +3076,7 @@ def _later_first(status_order, present, volatile_order, wishing):
             now = position[..., side * size + h][..., None]
             position = jnp.where(go & column, target, jnp.where(go & (position == target), now, position))
         position, head = _keep((position, head + holds.sum(-1, dtype=jnp.int32)))
-    return jnp.stack([read["leechseed"], read["status"], read["yawn"]], axis=-1)
+    return jnp.stack([read["leechseed"], read["status"], read["yawn"], read["saltcure"]], axis=-1)
 
 
 def _residual(st: BattleState, on):
@@ -3022,7 +3085,8 @@ def _residual(st: BattleState, on):
     this turn still has its status, its handler is sorted by its speed stat, what fainting's
     ``clearVolatile`` left in ``Pokemon.speed``, and then skipped), a tie drawn once; then the ``roost``
     volatiles' handlers (order 25: a tie of two drawn once, nothing else); each status's damage and
-    faints before the next (a battle that ends stops there); last the ``lockedmove`` handlers (no order)."""
+    faints before the next (a battle that ends stops there); then the ``saltcure`` handlers (order 13); last the
+    ``lockedmove`` handlers (no order)."""
     order_of = tables.small_lookup(_RESIDUAL_ORDER, st.active_of(st.status))                # [B, 2]
     up = st.active_of(st.hp) > 0
     sorted_ = on[..., None] & (order_of > 0)
@@ -3050,6 +3114,10 @@ def _residual(st: BattleState, on):
     st = _drawing(st)
     rng, leech_swap = prng.random_range(st.rng, 0, 2, when=leech_tie)
     rng, swap = prng.random_range(rng, 0, 2, when=tie)
+    # the saltcure volatiles' handlers (order 13: after the statuses'), as the leechseed ones
+    salting = on[..., None] & st.salt_cure & up
+    salt_tie = salting.all(-1) & (speed[..., 0] == speed[..., 1])
+    rng, salt_swap = prng.random_range(rng, 0, 2, when=salt_tie)
     st = st.replace(rng=rng)
     # the taunt (onResidualOrder 15), encore (16), healblock (20) and throatchop (22) volatiles' handlers: both
     # actives holding one (up) and tied on speed, a draw of the same sort, its value unread
@@ -3089,6 +3157,10 @@ def _residual(st: BattleState, on):
         s = first if k == 0 else 1 - first
         up_now = _mon(st.hp, s, _side(st.active, s)) > 0            # not fainted by a leech handler
         st = _residual_damage(st, s, _side(has, s) & up_now & (st.request != REQUEST_ENDED))
+    salt_first = jnp.where(salt_tie, salt_swap ^ read[..., 3], (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
+    salt_first = jnp.where(salting.all(-1), salt_first, jnp.where(salting[..., 0], 0, 1)).astype(jnp.int32)
+    up_now = st.active_of(st.hp) > 0                                   # not fainted by its status
+    st = _salt_damage(st, salting & up_now & (st.request != REQUEST_ENDED)[..., None], salt_first)
     yawn_first = jnp.where(yawn_tie, yawn_swap ^ read[..., 2], (speed[..., 1] > speed[..., 0]).astype(jnp.int32))
     yawn_first = jnp.where(yawning.all(-1), yawn_first, jnp.where(yawning[..., 0], 0, 1)).astype(jnp.int32)
     st, yawn_first = _keep((st, yawn_first))

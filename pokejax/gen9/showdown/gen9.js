@@ -49,8 +49,8 @@
 //             -1]: none), recharge (the mustrecharge volatile), charge (the twoturnmove volatile's [duration, whether
 //             the charging move's own volatile is held, slot of that move], [0, false, -1]: none), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
 //             the active's volatiles in LISTED, in the order of its volatiles' keys: the order they were added), legal (the move actions 0-3 the side's request offers:
-//             requestMoves), switches (the team slots it offers to switch to: requestSwitches), noRetreat (the
-//             noretreat volatile), boosts,
+//             requestMoves), switches (the team slots it offers to switch to: requestSwitches), noRetreat, saltCure (the
+//             noretreat and saltcure volatiles), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
 //             slp's time, else 0), selfSleep (asleep by its own move, Rest: the Sleep Clause Mod
 //             lets it through), terastallized, stellar, timesAttacked, position, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
@@ -291,7 +291,7 @@ function playChoice(side, action) {
 const HAZARDS = ['stealthrock', 'spikes', 'toxicspikes', 'stickyweb'];
 // the volatiles the residual lists that a decision's state can hold (roost's ends within its turn)
 const LISTED = ['flinch', 'protect', 'stall', 'taunt', 'encore', 'throatchop', 'healblock', 'leechseed', 'yawn',
-  'lockedmove', 'mustrecharge', 'twoturnmove'];
+  'lockedmove', 'mustrecharge', 'twoturnmove', 'saltcure'];
 // the two-turn moves pokejax runs (their own volatile marks a charged move)
 const CHARGE = ['meteorbeam', 'solarbeam'];
 
@@ -369,6 +369,7 @@ function snapPlay(battle) {
         charge: chargeOf(active),
         legal: requestMoves(battle, side), switches: requestSwitches(battle, side),
         noRetreat: !!(active && active.volatiles['noretreat']),
+        saltCure: !!(active && active.volatiles['saltcure']),
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
         wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,

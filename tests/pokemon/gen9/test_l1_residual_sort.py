@@ -4,7 +4,7 @@
 volatiles in the order they were added, then its slot's wish, and sorts them with ``speedSort``: a selection
 sort that swaps each pass's handlers into place, then shuffles a tie. The swaps of the earlier passes move the
 later handlers around, so which side a tie's draw puts first (the leechseed volatiles', the statuses', the yawn
-volatiles') depends on where every handler stood. Here Showdown sorts handler records laid out that way (random
+and saltcure volatiles') depends on where every handler stood. Here Showdown sorts handler records laid out that way (random
 statuses, random volatiles in a random order, none or either or both wishes, the same speed on both sides) and the
 side each tie puts first is compared with ``turn._later_first``'s reading of the same draw."""
 
@@ -17,7 +17,7 @@ from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 
 SPEED = 100
-READ = ("leechseed", "status", "yawn")          # _later_first's columns
+READ = ("leechseed", "status", "yawn", "saltcure")          # _later_first's columns
 
 
 def _handlers(side: str, status_order: int, volatiles: list[int], wish: bool) -> list[dict]:
@@ -42,7 +42,8 @@ def _layouts(rng: np.random.Generator, count: int):
         chosen = []
         for _ in range(2):
             mask = rng.random(n) < 0.45
-            mask[[turn.LISTED_VOLATILES.index("leechseed"), turn.LISTED_VOLATILES.index("yawn")]] |= rng.random(2) < 0.5
+            read = [turn.LISTED_VOLATILES.index(k) for k in ("leechseed", "yawn", "saltcure")]
+            mask[read] |= rng.random(len(read)) < 0.5
             chosen.append([int(k) for k in rng.permutation(np.flatnonzero(mask))])
         yield orders, chosen, [bool(x) for x in rng.random(2) < 0.5]
 
@@ -94,4 +95,4 @@ def test_the_listed_orders_are_the_datas():
         if name in moves:
             assert (moves[name].get("condition") or {}).get("onResidualOrder") == order, name
             checked += 1
-    assert checked == 7, checked
+    assert checked == 8, checked

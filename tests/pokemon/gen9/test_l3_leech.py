@@ -127,3 +127,47 @@ def test_l2_no_heal_for_a_seeder_under_heal_block(showdown9):
             assert b.hp[i, 1, 0] < a.hp[i, 1, 0], i          # hit by the Psychic Noise, none of the drain healed
             blocked += 1
     assert blocked >= 8, blocked
+
+
+SALT = TABLES.move_index["saltcure"]
+
+
+def _salted(states) -> dict:
+    """Over consecutive move decisions: Salt Cures that added the volatile, turns ending with a salted active still in
+    (its residual's damage), with both actives salted, salted Pokémon fainting."""
+    seen = dict(salted=0, hurt=0, both=0, fainted=0)
+    for a, b, i in move_requests(states):
+        seen["both"] += int(b.salt_cure[i].all())
+        for s in range(2):
+            k = int(a.active[i, s])
+            seen["salted"] += int(not a.salt_cure[i, s] and b.salt_cure[i, s])
+            if a.salt_cure[i, s] and b.active[i, s] == k and b.hp[i, s, k] < a.hp[i, s, k]:
+                seen["hurt"] += 1
+                seen["fainted"] += int(b.hp[i, s, k] == 0)
+    return seen
+
+
+def test_salt_cure_battles_match_showdown(showdown9):
+    """Salt Cure (``turn.salt_cure_moves()``): 32 battles of teams holding it on every Pokémon, chosen half the time,
+    then 24 whose every Pokémon holds one of Salt Cure, Leech Seed and Toxic (the residual's leechseed, status and
+    saltcure handlers in their orders 8, 9-10 and 13)."""
+    assert turn.salt_cure_moves() == ["saltcure"] and "saltcure" in turn.restricted_moves()
+    states, actions, sets, seeds = _battles(["saltcure"], 32, 151)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = _salted(states)
+    states, actions, sets, seeds = _battles(["saltcure", "leechseed", "toxic"], 24, 152)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    for key, n in _salted(states).items():
+        seen[key] += n
+    assert seen["salted"] >= 60 and seen["hurt"] >= 100 and seen["both"] >= 10 and seen["fainted"] >= 5, seen
+
+
+def test_l2_both_salted_in_a_mirror_match(showdown9):
+    """Mirror matches of leads (Water and Steel types among them: a quarter of their max HP) using Salt Cure on turn 1:
+    both salted, the two saltcure handlers tie on speed at each residual (a draw ordering them)."""
+    count = 24
+    users = [_row(s, ["saltcure", "protect"]) for s in ("garganacl", "corviknight", "toxapex", "blissey", "kingambit")]
+    states, actions, sets, seeds = _led(users, None, count, 153, [[0, 0]])
+    assert_identical(showdown9, states, actions, sets, seeds)
+    both = sum(int(states[n].salt_cure[i].all()) for n in (1, 2) for i in range(count))
+    assert both >= 20, both
