@@ -135,26 +135,34 @@ def _recharges(states) -> dict:
     return seen
 
 
-def test_recharge_battles_match_showdown(showdown9):
-    """Every team holding Giga Impact leads with its holder, which uses it whenever it may, against leads using one
-    of ``FOE_MOVES`` every turn (each move in turn); then 24 random battles of those teams choosing it half the time."""
-    rng = np.random.default_rng(83)
-    users = teams_holding(RECHARGING)
-    assert len(users) >= 20, len(users)
-    leads = holders_leading(turn.recharge_moves(), users) * 2
+def _holders_against_foe_moves(bridge, moves, users, rng, copies: int, counts) -> dict:
+    """Each team of ``users`` (``copies`` battles a team) leads with its holder of one of ``moves``, which uses it
+    whenever it may, against leads using one of ``FOE_MOVES`` every turn (each move in turn); then 24 random battles of
+    ``users`` choosing one of ``moves`` half the time. Both compared with Showdown; returns ``counts(states)`` summed."""
+    leads = holders_leading(moves, users) * copies
     holders = {m: holders_leading((m,), teams_holding(move_mask((m,)))) for m in FOE_MOVES}
     foes = [holders[m][int(rng.integers(len(holders[m])))] for m in np.resize(FOE_MOVES, len(leads))]
     seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
     scripted = [[[k, j]] * 8 for (_, k), (_, j) in zip(leads, foes)]
     states, actions, sets = play([t for t, _ in leads], [t for t, _ in foes], seeds, rng, scripted,
                                  max_decisions=10)
-    assert_identical(showdown9, states, actions, sets, seeds)
-    seen = _recharges(states)
+    assert_identical(bridge, states, actions, sets, seeds)
+    seen = counts(states)
     p1, p2, seeds = draw_battles(rng, users, 24)
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=RECHARGING)
-    assert_identical(showdown9, states, actions, sets, seeds)
-    for key, n in _recharges(states).items():
+    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(moves))
+    assert_identical(bridge, states, actions, sets, seeds)
+    for key, n in counts(states).items():
         seen[key] += n
+    return seen
+
+
+def test_recharge_battles_match_showdown(showdown9):
+    """Every team holding Giga Impact leads with its holder against each of ``FOE_MOVES`` in turn (two battles a
+    team), then 24 random battles (``_holders_against_foe_moves``)."""
+    rng = np.random.default_rng(83)
+    users = teams_holding(RECHARGING)
+    assert len(users) >= 20, len(users)
+    seen = _holders_against_foe_moves(showdown9, turn.recharge_moves(), users, rng, 2, _recharges)
     assert seen["hits"] >= 20 and seen["recharged"] >= 15 and seen["recharged_with_status"] >= 2, seen
 
 
@@ -184,25 +192,11 @@ def _charges(states) -> dict:
 
 
 def test_charge_battles_match_showdown(showdown9):
-    """Every team holding Meteor Beam or Solar Beam leads with its holder, which uses it whenever it may, against leads
-    using one of ``FOE_MOVES`` every turn (each move in turn); then 24 random battles of those teams choosing it half
-    the time."""
+    """Every team holding Meteor Beam or Solar Beam leads with its holder against each of ``FOE_MOVES`` in turn, then
+    24 random battles (``_holders_against_foe_moves``)."""
     rng = np.random.default_rng(84)
     users = teams_holding(CHARGING)
     assert len(users) >= 30, len(users)
-    leads = holders_leading(turn.charge_moves(), users)
-    holders = {m: holders_leading((m,), teams_holding(move_mask((m,)))) for m in FOE_MOVES}
-    foes = [holders[m][int(rng.integers(len(holders[m])))] for m in np.resize(FOE_MOVES, len(leads))]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
-    scripted = [[[k, j]] * 8 for (_, k), (_, j) in zip(leads, foes)]
-    states, actions, sets = play([t for t, _ in leads], [t for t, _ in foes], seeds, rng, scripted,
-                                 max_decisions=10)
-    assert_identical(showdown9, states, actions, sets, seeds)
-    seen = _charges(states)
-    p1, p2, seeds = draw_battles(rng, users, 24)
-    states, actions, sets = play(p1, p2, seeds, rng, boost=0.5, prefer=CHARGING)
-    assert_identical(showdown9, states, actions, sets, seeds)
-    for key, n in _charges(states).items():
-        seen[key] += n
+    seen = _holders_against_foe_moves(showdown9, turn.charge_moves(), users, rng, 1, _charges)
     assert seen["charged"] >= 30 and seen["fired"] >= 15 and seen["lost"] >= 2, seen
     assert seen["fired_pp_spent"] == 0, seen
