@@ -91,11 +91,17 @@ def benched(state: BattleState) -> jax.Array:
     return (slots < state.team_size[..., None]) & (state.hp > 0) & (slots != jnp.asarray(state.active)[..., None])
 
 
+def active_types(state: BattleState) -> tuple[jax.Array, jax.Array]:
+    """Each active's current types ``(first, second)`` int32[B, 2] (``damage.current_types``: its Tera type alone once
+    Terastallized, a Stellar one keeping the original types)."""
+    tera = jnp.where(state.active_of(state.terastallized), state.active_of(state.tera_type), tables.TYPE_NONE)
+    return damage.current_types(state.active_of(state.types), tera)
+
+
 def _trapped(state: BattleState) -> jax.Array:
     """bool[B, 2]: the active is trapped by its ``noretreat`` volatile (not a Ghost by its current types)."""
-    tera = jnp.where(state.active_of(state.terastallized), state.active_of(state.tera_type), tables.TYPE_NONE)
     ghost = tables.load().type_index["Ghost"]
-    first, second = damage.current_types(state.active_of(state.types), tera)
+    first, second = active_types(state)
     return jnp.asarray(state.no_retreat) & (first != ghost) & (second != ghost)
 
 

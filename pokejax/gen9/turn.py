@@ -2538,6 +2538,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     flinch_second, first_turn, confuse_chance = x.flinch_second, x.first_turn, x.confuse_chance
     self_move = m.self_status
     rule = x.power_rule
+    move_slot = jnp.argmax(moves == move[..., None], axis=-1).astype(jnp.int32)   # the running move's slot (locks)
     too_late = on & first_turn & was_moved
     lay = x.lay
     # an entry hazard: the foe's side; Haze: the field; Heal Bell, Aurora Veil: the user's side
@@ -2561,8 +2562,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(boosts=_set_side(st.boosts, side, raised, charges),
                     charge=_set_side(st.charge, side, 2, charges),
                     charged=_set_side(st.charged, side, charges, two_turn),
-                    charge_slot=_set_side(st.charge_slot, side, jnp.argmax(moves == move[..., None], axis=-1)
-                                          .astype(jnp.int32), charges))
+                    charge_slot=_set_side(st.charge_slot, side, move_slot, charges))
     on = on & ~charges
     # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
     # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
@@ -2789,7 +2789,6 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     starts = locking & (_side(st.locked, side) == 0)
     rng, true_turns = prng.random_range(rng, 2, 4, when=starts)
     restarts = locking & ~starts & (_side(st.locked_turns, side) >= 2)
-    move_slot = jnp.argmax(moves == move[..., None], axis=-1).astype(jnp.int32)
     # Giga Impact's ``self``: the mustrecharge volatile (no draw)
     must = struck & _one_of(move, [t.move_index[k] for k in recharge_moves()])
     st = st.replace(rng=rng, locked=_set_side(st.locked, side, 2, starts | restarts),
@@ -2971,9 +2970,8 @@ def _salt_damage(st: BattleState, go, first):
     faintMessages (its side out ends the battle, and the other handler does not run). Both sides at once: a handler
     touches only its holder."""
     t = tables.load()
-    tera = jnp.where(st.active_of(st.terastallized), st.active_of(st.tera_type), tables.TYPE_NONE)
-    types = damage.current_types(st.active_of(st.types), tera)
-    hardy = sum((x == t.type_index[name]).astype(jnp.int32) for x in types for name in ("Water", "Steel")) > 0
+    hardy = sum((x == t.type_index[name]).astype(jnp.int32) for x in masks.active_types(st)
+                for name in ("Water", "Steel")) > 0
     max_hp, hp = st.active_of(st.max_hp), st.active_of(st.hp)
     left = hp - jnp.maximum(jnp.where(hardy, max_hp // 4, max_hp // 8), 1)
     new_hp = jnp.maximum(left, 0)
