@@ -144,6 +144,8 @@ def ours_record(st, i: int, legal: np.ndarray) -> dict:
             "throatChop": int(st.throat_chop[i, side]), "healBlock": int(st.heal_block[i, side]), "legal": [bool(x) for x in legal[i, side, :4]],
             "switches": [bool(x) for x in legal[i, side, 8:]], "noRetreat": bool(st.no_retreat[i, side]),
             "saltCure": bool(st.salt_cure[i, side]),
+            "failed": ([bool(st.move_failed_last[i, side]), bool(st.move_failed[i, side])]
+                       if st.hp[i, side, active] > 0 else [False, False]),
             "seeded": bool(st.seeded[i, side]), "yawn": int(st.yawn[i, side]),
             "raised": bool(st.raised[i, side]), "lowered": bool(st.lowered[i, side]),
             "volatileOrder": volatile_order(st, i, side),
@@ -174,6 +176,7 @@ def showdown_record(snap: dict) -> dict:
             "encore": s["encore"], "encoreSlot": s["encoreSlot"], "locked": s["locked"], "recharge": s["recharge"], "charge": s["charge"], "throatChop": s["throatChop"],
             "healBlock": s["healBlock"], "legal": s["legal"], "switches": s["switches"], "noRetreat": s["noRetreat"],
             "saltCure": s["saltCure"],
+            "failed": s["failed"],
             "seeded": s["seeded"], "yawn": s["yawn"], "raised": s["raised"], "lowered": s["lowered"],
             "volatileOrder": s["volatileOrder"], "wishHp": s["wishHp"], "wishTurn": s["wishTurn"],
             "pokemon": [{"hp": p["hp"], "status": 0 if p["status"] in ("", "fnt") else S.STATUSES.index(p["status"]),

@@ -133,6 +133,11 @@ class BattleState:
                                 # switch chosen) unless a Ghost; cleared on switching out and on fainting
     salt_cure: jnp.ndarray      # bool: the active holds Showdown's ``saltcure`` volatile (Salt Cure: 1/8 of its max HP,
                                 # 1/4 for a Water or Steel type, at each residual); cleared on switching out and fainting
+    move_failed: jnp.ndarray    # bool: the active's move action this turn failed (Showdown's ``moveThisTurnResult ===
+                                # false``: a BeforeMove that stopped it, a miss, an immunity, an ``onTry`` or a status
+                                # effect that failed; not a Protect that blocked it, a recharge or a charge: ``null``)
+    move_failed_last: jnp.ndarray   # bool: and last turn's (``moveLastTurnResult === false``: Stomping Tantrum's and
+                                # Temper Flare's doubling); both cleared on switching in
     charge_slot: jnp.ndarray    # int32 the move slot of the charging move (``twoturnmove``'s ``effectState.move``),
                                 # read while ``charge`` > 0
     seeded: jnp.ndarray         # bool: the active holds Showdown's ``leechseed`` volatile (its source the foe's slot);
@@ -267,6 +272,8 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         charged=jnp.zeros(teams.shape, bool),
         charge_slot=jnp.zeros(teams.shape, jnp.int32),
         no_retreat=jnp.zeros(teams.shape, bool),
+        move_failed=jnp.zeros(teams.shape, bool),
+        move_failed_last=jnp.zeros(teams.shape, bool),
         salt_cure=jnp.zeros(teams.shape, bool),
         seeded=jnp.zeros(teams.shape, bool),
         yawn=jnp.zeros(teams.shape, jnp.int32),

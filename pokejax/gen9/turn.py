@@ -403,10 +403,11 @@ ON_HIT_BOOSTS = {"bellydrum": {"atk": 12}, "takeheart": {"spa": 1, "spd": 1}}
 # the stages move where they can and the volatile is added, so the move succeeds even with every stage at +6; the
 # volatile's ``onTrapPokemon`` traps its holder, ``tryTrap``: not a Ghost by its current types).
 NO_RETREAT_MOVES = ("noretreat",)
-# Status moves on their user with ``boosts`` and a cost: Clangorous Soul (+1 to Attack, Defense, Special Attack, Special
-# Defense and Speed; its ``onTry`` fails at ``maxhp * 33 / 100`` HP or less or with 1 max HP, its ``onTryHit`` runs the
-# boosts and fails when no stage moves, its ``onHit`` then costs ``floor(maxhp * 33 / 100)`` HP: ``directDamage``).
-SOUL_MOVES = ("clangoroussoul",)
+# Status moves on their user with ``boosts`` and a cost of a percentage of its max HP: Clangorous Soul (+1 to Attack,
+# Defense, Special Attack, Special Defense and Speed; 33 %), Fillet Away (+2 to Attack, Special Attack and Speed; 50 %).
+# Their ``onTry`` fails at ``maxhp * percent / 100`` HP or less or with 1 max HP, their ``onTryHit`` runs the boosts and
+# fails when no stage moves, their ``onHit`` then costs ``floor(maxhp * percent / 100)`` HP (``directDamage``).
+SOUL_MOVES = {"clangoroussoul": 33, "filletaway": 50}
 _NO_RETREAT_CALLBACKS = ["condition.onStart", "condition.onTrapPokemon", "onTry"]
 
 
@@ -427,11 +428,12 @@ def clear_boost_moves() -> list[str]:
 
 def _on_hit_boost_columns() -> dict:
     """Per move index: ``drum``, ``take_heart``, ``no_retreat`` and ``soul`` [M] (Belly Drum, Take Heart, No Retreat,
-    Clangorous Soul of ``boost_moves()``), ``clear_smog`` [M] (``clear_boost_moves()``)."""
+    ``SOUL_MOVES`` of ``boost_moves()``), ``soul_percent`` [M] (the latter's cost), ``clear_smog`` [M]
+    (``clear_boost_moves()``)."""
     t = tables.load()
     n = len(t.move_ids)
     cols = {"drum": np.zeros(n, bool), "take_heart": np.zeros(n, bool), "clear_smog": np.zeros(n, bool),
-            "no_retreat": np.zeros(n, bool), "soul": np.zeros(n, bool)}
+            "no_retreat": np.zeros(n, bool), "soul": np.zeros(n, bool), "soul_percent": np.zeros(n, np.int32)}
     for m in clear_boost_moves():
         cols["clear_smog"][t.move_index[m]] = True
     boosting = set(boost_moves())
@@ -439,6 +441,7 @@ def _on_hit_boost_columns() -> dict:
                    + tuple((m, "soul") for m in SOUL_MOVES)):
         if m in boosting:
             cols[col][t.move_index[m]] = True
+            cols["soul_percent"][t.move_index[m]] = SOUL_MOVES.get(m, 0)
     return cols
 
 
@@ -516,7 +519,7 @@ def boost_moves() -> list[str]:
     ``self: {boosts}``, with its chance (Flame Charge, Moonblast...), a non-Ghost's Curse (``CURSE_MOVES``),
     Tidy Up (``TIDY_MOVES``: its removal of substitutes and hazards too), Belly Drum and Take Heart
     (``ON_HIT_BOOSTS``: their conditions, HP cost and cure too), No Retreat (``NO_RETREAT_MOVES``: its failure and
-    trapping volatile) and Clangorous Soul (``SOUL_MOVES``: its condition and HP cost).
+    trapping volatile), Clangorous Soul and Fillet Away (``SOUL_MOVES``: their condition and HP cost).
     The format's sets hold no status move lowering the target's stages alone."""
     t = tables.load()
     covered, kernel = _kernel_covered()
@@ -962,11 +965,11 @@ POWER_PLAIN = 0       # code that finds nothing to act on: Knock Off (no item to
 POWER_NO_ITEM = 1     # Acrobatics: doubled, its user holding no item
 POWER_FACADE = 2      # doubled (``BasePower``'s chainModify(2)) under a status other than sleep; no burn halving
 POWER_HEX = 3         # doubled against a target with a status
-POWER_STORED = 4      # Stored Power: 20 + 20 per positive stage of its user
+POWER_STORED = 4      # Stored Power, Power Trip: 20 + 20 per positive stage of its user
 POWER_WEIGHT = 5      # Grass Knot, Low Kick: by the target's weight (Showdown's bands, in hectograms)
 POWER_HEAVY = 6       # Heavy Slam, Heat Crash: by the ratio of the user's weight to the target's
 POWER_HALF_HP = 7     # Super Fang, Ruination: damageCallback, half the target's HP (at least 1), no crit or roll
-POWER_USER_HP = 8     # Eruption, Water Spout: 150 * hp / maxhp, floored, at least 1
+POWER_USER_HP = 8     # Eruption, Water Spout, Dragon Energy: 150 * hp / maxhp, floored, at least 1
 POWER_FAIL = 9        # Poltergeist: its onTry fails, the target holding no item
 POWER_SUCKER = 10     # Sucker Punch, Thunderclap: their onTry fails unless the target's queued action is a damaging
                       # move
@@ -980,6 +983,8 @@ POWER_ENDEAVOR = 17  # Endeavor: its onTryImmunity (after Protect's TryHit, befo
                       # its user has less HP than the target; damageCallback: the target's HP less the user's
 POWER_SUPER_BOOST = 18 # Electro Drift, Collision Course: their onBasePower's chainModify([5461, 4096]) against a
                       # target their type is super effective on (``runEffectiveness`` > 0, its current types)
+POWER_TANTRUM = 19    # Stomping Tantrum, Temper Flare: doubled when their user's move failed last turn
+                      # (``moveLastTurnResult === false``: ``BattleState.move_failed_last``)
 POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
                       # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
                       # Stellar Tera type)
@@ -992,7 +997,8 @@ POWER_RULES = {
     "payback": POWER_PAYBACK, "avalanche": POWER_AVALANCHE, "lashout": POWER_LASH_OUT, "ragefist": POWER_RAGE_FIST,
     "revelationdance": POWER_REVELATION, "brickbreak": POWER_PLAIN, "bugbite": POWER_PLAIN,
     "thunderclap": POWER_SUCKER, "endeavor": POWER_ENDEAVOR, "electrodrift": POWER_SUPER_BOOST,
-    "collisioncourse": POWER_SUPER_BOOST, "ruination": POWER_HALF_HP,
+    "collisioncourse": POWER_SUPER_BOOST, "ruination": POWER_HALF_HP, "powertrip": POWER_STORED,
+    "dragonenergy": POWER_USER_HP, "stompingtantrum": POWER_TANTRUM, "temperflare": POWER_TANTRUM,
 }
 
 
@@ -1887,7 +1893,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot", "recharge",
-             "charge", "charged", "charge_slot", "no_retreat", "salt_cure",
+             "charge", "charged", "charge_slot", "no_retreat", "salt_cure", "move_failed", "move_failed_last",
              "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order")
 
 
@@ -2137,6 +2143,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     locked=_set_side(st.locked, side, 0, on), recharge=_set_side(st.recharge, side, False, on),
                     charge=_set_side(st.charge, side, 0, on), charged=_set_side(st.charged, side, False, on),
                     no_retreat=_set_side(st.no_retreat, side, False, on), salt_cure=_set_side(st.salt_cure, side, False, on),
+                    move_failed=_set_side(st.move_failed, side, False, on),
+                    move_failed_last=_set_side(st.move_failed_last, side, False, on),
                     seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on),
                     raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on),
                     # (set only on a Pokémon that acted this turn: one dragged out after its move)
@@ -2284,7 +2292,8 @@ def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hi
     ratio = sum((w_me >= k * w_them).astype(jnp.int32) for k in (2, 3, 4, 5))
     doubled = ((rule == POWER_NO_ITEM) | ((rule == POWER_FACADE) & (user_status != 0) & (user_status != SLP))
                | ((rule == POWER_HEX) & (foe_status != 0)) | ((rule == POWER_PAYBACK) & foe_moved)
-               | ((rule == POWER_AVALANCHE) & hit_by_foe) | ((rule == POWER_LASH_OUT) & _side(st.lowered, side)))
+               | ((rule == POWER_AVALANCHE) & hit_by_foe) | ((rule == POWER_LASH_OUT) & _side(st.lowered, side))
+               | ((rule == POWER_TANTRUM) & _side(st.move_failed_last, side)))
     power = jnp.where(doubled, 2 * base, base)
     power = jnp.where(rule == POWER_STORED, base + 20 * jnp.maximum(stages, 0).sum(-1), power)
     power = jnp.where(rule == POWER_WEIGHT, 20 + 20 * bands, power)
@@ -2504,6 +2513,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # MoveAborted: twoturnmove's handler removes it (its onEnd the charging move's volatile)
     aborted = on & cant
     st = st.replace(charge=_set_side(st.charge, side, 0, aborted), charged=_set_side(st.charged, side, False, aborted))
+    # the move's result (``moveThisTurnResult``) afresh where the action runs: false where BeforeMove stopped it (a
+    # recharge's BeforeMove gives null); set below where a later step fails it
+    st = st.replace(move_failed=_set_side(st.move_failed, side, aborted, on | recharges))
     on = on & ~cant
     ran = on                                                   # runMove goes on to AfterMove
     st, on, acting = _keep((st, on, acting))
@@ -2527,6 +2539,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rank = jnp.cumsum(callable_.astype(jnp.int32), axis=-1) - 1
     called = jnp.sum(jnp.where(callable_ & (rank == pick[..., None]), moves, 0), axis=-1)
     move = jnp.where(calls, called, chosen)
+    st = st.replace(move_failed=_set_side(st.move_failed, side, True, talk & ~calls))   # Sleep Talk's onTry, onHit
     on = on & (~talk | calls)
     st, move, on, calls = _keep((st.replace(rng=rng), move, on, calls))
     # the move's rows of the tables, one gather each
@@ -2547,7 +2560,10 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Throat Chop and Heal Block handlers stop a sound move, a move with the heal flag (nothing drawn; Sleep
     # Talk's own Updates still run)
     st = _skip_draw(st, calls & chop & block)
-    on = on & ~(calls & ((chop & x.sound) | (block & x.heal)))
+    # (Sleep Talk's result is the called move's: useMove's, which sets it last)
+    stopped = calls & ((chop & x.sound) | (block & x.heal))
+    st = st.replace(move_failed=_set_side(st.move_failed, side, True, stopped))
+    on = on & ~stopped
     # a two-turn move's onTryMove (before the target checks: a fainted foe too): its volatile there, removed, the
     # move runs; else the charge (Meteor Beam's +1 Sp. Atk, twoturnmove and the move's volatile) and nothing more
     two_turn = on & _one_of(move, [t.move_index[k] for k in charge_moves()])
@@ -2572,7 +2588,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # faintMessages that follow (the hit loop's, or runMove's where no hit loop runs)
     explodes = on & ~tried & x.explode
     st = st.replace(hp=_set_mon(st.hp, side, me, 0, explodes))
+    aimed = on
     on = on & ((_mon(st.hp, foe, them) > 0) | self_move | side_move) & ~tried
+    st = st.replace(move_failed=_set_side(st.move_failed, side, True, aimed & ~on))   # an onTry, no target: false
     # Protect's onPrepareHit (after the PP, before the hit steps): it fails unless an action is still
     # queued (``queue.willAct``), else runs StallMove: with the stall volatile up, ``randomChance(1,
     # counter)``, a failure deleting the volatile. A success adds the protect volatile and the stall one
@@ -2594,6 +2612,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     my_sub, foe_sub = _side(st.sub_hp, side), _side(st.sub_hp, foe)
     user_max = _mon(st.max_hp, side, me)
     weak = (my_sub > 0) | (4 * _mon(st.hp, side, me) <= user_max) | (user_max == 1)
+    # a failed Protect (its onPrepareHit) fails the move, as does Substitute's failure (its own onTryHit's NOT_FAIL, read by
+    # spreadMoveHit's TryHit as a failure); the foe's Protect blocking it (the TryHit step's NOT_FAIL) gives null
+    st = st.replace(move_failed=_set_side(st.move_failed, side, True, (stalling & ~guarded) | (on & x.makes_sub & weak)))
     on = on & ~(stalling & ~guarded) & ~blocked & ~(x.makes_sub & weak)
 
     a_types, d_types = _mon(st.types, side, me), _unroosted(_mon(st.types, foe, them), _side(st.roosted, foe))
@@ -2621,13 +2642,15 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
+    st = st.replace(move_failed=_set_side(st.move_failed, side, True, on & ~lands))     # immune or missed: false
     # onMoveFail: missed, immune or protected against (a target there)
     crash = (on | blocked) & x.crash & ~lands
     # the foe's substitute (its onTryPrimaryHit, after the accuracy): a status move aimed at it without
     # ``bypasssub`` fails (getDamage gives nothing; its hit loop still runs its two Updates), a damaging one
     # hits it instead (below)
     behind = (foe_sub > 0) & ~x.bypasssub & ~self_move & ~side_move
-    stopped_by_sub = lands & behind & (m.category == tables.STATUS)
+    # (Yawn's own onTryHit, before the substitute's: it fails on a target with a status, no Update)
+    stopped_by_sub = lands & behind & (m.category == tables.STATUS) & ~(x.yawn & (_mon(st.status, foe, them) != 0))
     lands = lands & ~stopped_by_sub
     # the hit loop's count (hitStepMoveHitLoop, after the accuracy check): a [2, 5] move samples it
     rng, pick = prng.random_int(rng, len(SAMPLED_HITS), when=lands & x.hits_sampled)
@@ -2702,15 +2725,15 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # No Retreat's onTry: it fails on a user holding its volatile (no stage, no Update); else the stages and the
     # volatile, which makes it succeed
     retreats = lands & x.no_retreat & ~_side(st.no_retreat, side)
-    # Clangorous Soul's onTry (its user above 33 % of its max HP, the product exact in integers), its boosts, then
-    # its onHit's HP cost where a stage moved
-    souls = lands & x.soul & (100 * user_now > 33 * max_hp) & (max_hp != 1)
+    # Clangorous Soul's and Fillet Away's onTry (its user above its percentage of its max HP, the product exact in
+    # integers), their boosts, then their onHit's HP cost where a stage moved
+    souls = lands & x.soul & (100 * user_now > x.soul_percent * max_hp) & (max_hp != 1)
     mine, raised = _boost(_side(st.boosts, side), prim, lands & (prim != 0).any(-1) & (~x.drum | drums)
                           & (~x.no_retreat | retreats) & (~x.soul | souls))
     st = _mark_boost(st, side, _side(st.boosts, side), mine)
     st = st.replace(boosts=_set_side(st.boosts, side, mine, raised),
                     no_retreat=_set_side(st.no_retreat, side, True, retreats),
-                    hp=_set_mon(st.hp, side, me, user_now - 33 * max_hp // 100, raised & x.soul))
+                    hp=_set_mon(st.hp, side, me, user_now - x.soul_percent * max_hp // 100, raised & x.soul))
     # Take Heart's cureStatus after its stages: it succeeds where either happened
     hearted = lands & x.take_heart & (_mon(st.status, side, me) != 0)
     st = st.replace(status=_set_mon(st.status, side, me, 0, hearted))
@@ -2751,10 +2774,11 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),   # lowered: only where it moved
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
-    # Heal Bell's onHit: cureStatus of each Pokémon of the user's side not fainted (no draw; its success changes
-    # nothing here: tryMoveHit runs no Update)
+    # Heal Bell's onHit: cureStatus of each Pokémon of the user's side not fainted (no draw; tryMoveHit runs no Update;
+    # its success, a status cured, is the move's result)
     rings = lands & x.heal_bell
     cured = rings[..., None] & (_side(st.hp, side) > 0)
+    bell = (cured & (_side(st.status, side) != 0)).any(-1)   # its onHit's result: a status cured
     st = st.replace(status=_set_side(st.status, side, jnp.where(cured, 0, _side(st.status, side)), rings))
     # Tidy Up's onHit: both actives' substitutes, then both sides' hazards removed (its stages ran above as
     # ``prim``); it succeeds where it removed one or a stage moved
@@ -2773,8 +2797,16 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
+    layered = lands & lay.any(-1) & (layers != _side(st.hazards, foe)).any(-1)
     st = st.replace(hazards=_set_side(st.hazards, foe, layers, lands & side_move),
                     hazard_order=_set_side(st.hazard_order, foe, order_, lands & side_move))
+    # the move's result: a damaging move fails where it dealt nothing (no damage kind); a status move where its effect
+    # failed (Haze never does; an entry hazard where no layer was added; Heal Bell where no status was cured; one the
+    # foe's substitute stopped does not fail)
+    status_move = m.category == tables.STATUS
+    done = succeeded | (lands & x.haze) | layered | bell
+    st = st.replace(move_failed=_set_side(st.move_failed, side, True,
+                                          lands & jnp.where(status_move, ~done, dmg.kind != damage.KIND_DAMAGE)))
     up = _up(st)
     st = _each_event(st, succeeded, cache, up)                 # the Update after the hit
     st = _each_event(st, succeeded, cache, up)                 # the Update after the hit loop
@@ -3194,11 +3226,13 @@ def _residual(st: BattleState, on):
 def _next_turn(st: BattleState, when):
     """``nextTurn`` where ``when``: each active's ``DisableMove`` event, the handlers of its taunt, encore,
     throatchop and healblock volatiles tying (no order or priority, the same speed): k of them draw k - 1
-    times; its stages' marks of the turn cleared."""
+    times; its stages' marks of the turn cleared; its move's result of the turn becomes last turn's."""
     k = sum((v > 0).astype(jnp.int32) for v in (st.taunt, st.encore, st.throat_chop, st.heal_block))
     # and each active's statsRaisedThisTurn and statsLoweredThisTurn cleared
     return st.replace(skipped=st.skipped + jnp.where(when, jnp.maximum(k - 1, 0).sum(-1), 0), bound=st.bound + 6,
-                      raised=st.raised & ~when[..., None], lowered=st.lowered & ~when[..., None])
+                      raised=st.raised & ~when[..., None], lowered=st.lowered & ~when[..., None],
+                      move_failed_last=jnp.where(when[..., None], st.move_failed, st.move_failed_last),
+                      move_failed=st.move_failed & ~when[..., None])
 
 
 def _leech(st: BattleState, side, when):

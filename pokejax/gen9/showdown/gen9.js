@@ -50,7 +50,8 @@
 //             the charging move's own volatile is held, slot of that move], [0, false, -1]: none), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
 //             the active's volatiles in LISTED, in the order of its volatiles' keys: the order they were added), legal (the move actions 0-3 the side's request offers:
 //             requestMoves), switches (the team slots it offers to switch to: requestSwitches), noRetreat, saltCure (the
-//             noretreat and saltcure volatiles), boosts,
+//             noretreat and saltcure volatiles), failed (an active not fainted: [moveLastTurnResult === false,
+//             moveThisTurnResult === false]), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
 //             slp's time, else 0), selfSleep (asleep by its own move, Rest: the Sleep Clause Mod
 //             lets it through), terastallized, stellar, timesAttacked, position, species}]}]}; `error`: a choice Showdown refused (play stops there). With `trace`, every
@@ -370,6 +371,8 @@ function snapPlay(battle) {
         legal: requestMoves(battle, side), switches: requestSwitches(battle, side),
         noRetreat: !!(active && active.volatiles['noretreat']),
         saltCure: !!(active && active.volatiles['saltcure']),
+        failed: active && !active.fainted ? [active.moveLastTurnResult === false, active.moveThisTurnResult === false]
+          : [false, false],
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
         wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,

@@ -77,8 +77,8 @@ def _uses(states, actions) -> dict:
 
 def test_weatherless_battles_match_showdown(showdown9):
     """48 battles of teams holding Thunder, Hurricane, Blizzard or Freeze-Dry (a quarter of p1's Thunder),
-    chosen half the time."""
-    rng = np.random.default_rng(102)
+    chosen half the time (the seed draws battles with at least two paralyses and two confusions)."""
+    rng = np.random.default_rng(103)
     usable = _teams()
     assert len(usable) >= 100, len(usable)
     count = 48

@@ -176,13 +176,14 @@ def test_no_retreat_battles_match_showdown(showdown9):
     assert seen["dragged"] >= 1, seen
 
 
-def test_clangorous_soul_battles_match_showdown(showdown9):
-    """Clangorous Soul (``turn.SOUL_MOVES``): every team holding it leads with its holder, which uses it on four turns
-    running (after three uses its HP is at most a third of its max: the fourth fails) against random teams (three
-    battles a team); then 24 random battles of those teams choosing it half the time."""
+def test_clangorous_soul_and_fillet_away_battles_match_showdown(showdown9):
+    """Clangorous Soul and Fillet Away (``turn.SOUL_MOVES``): every team holding one leads with its holder, which uses
+    it on four turns running (Clangorous Soul's fourth fails, its user at a third of its max HP or less; Fillet
+    Away's second) against random teams (three battles a team); then 24 random battles of those teams choosing it
+    half the time."""
     rng = np.random.default_rng(60)
     users = teams_holding(move_mask(turn.SOUL_MOVES))
-    assert len(users) >= 8, len(users)
+    assert len(users) >= 10, len(users)
     leads = holders_leading(turn.SOUL_MOVES, users) * 3
     p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
     scripted = [[[k, -1]] * 4 for _, k in leads]
@@ -194,18 +195,23 @@ def test_clangorous_soul_battles_match_showdown(showdown9):
     assert_identical(showdown9, states, actions, sets, seeds)
     for key, n in _souls(states, actions).items():
         seen[key] += n
-    assert seen["paid"] >= 30 and seen["failed"] >= 5, seen
+    assert seen["paid"] >= 30 and seen["failed"] >= 5 and seen["paid_half"] >= 5, seen
 
 
 def _souls(states, actions) -> dict:
-    """Clangorous Soul's uses: ``paid`` (its cost taken before any other change of the turn could be told apart: the
-    HP fell by at least the cost and every stage that could rose), ``failed`` (PP spent, no stage moved)."""
-    seen = dict(paid=0, failed=0)
+    """The uses of ``turn.SOUL_MOVES``: ``paid`` (the cost taken before any other change of the turn could be told
+    apart: the HP fell by at least the cost and every stage the move raises rose or was at +6), ``paid_half`` (those
+    of Fillet Away), ``failed`` (PP spent, no stage moved)."""
+    seen = dict(paid=0, paid_half=0, failed=0)
     for a, b, i, s, k, _, act, move in move_decisions(states, actions):
-        if move != "clangoroussoul" or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or b.active[i, s] != k:
+        if move not in turn.SOUL_MOVES or b.pp[i, s, k, act % 4] == a.pp[i, s, k, act % 4] or b.active[i, s] != k:
             continue
-        cost = 33 * int(a.max_hp[i, s, k]) // 100
-        rose = (b.boosts[i, s, :5] > a.boosts[i, s, :5]) | (a.boosts[i, s, :5] == 6)
-        seen["paid"] += int(rose.all() and a.hp[i, s, k] - b.hp[i, s, k] >= cost)
+        cost = turn.SOUL_MOVES[move] * int(a.max_hp[i, s, k]) // 100
+        boosts = next(m for m in TABLES.data["moves"] if m["id"] == move)["boosts"]
+        raises = [tables.BOOSTS.index(stat) for stat in boosts]
+        rose = (b.boosts[i, s, raises] > a.boosts[i, s, raises]) | (a.boosts[i, s, raises] == 6)
+        paid = bool(rose.all() and a.hp[i, s, k] - b.hp[i, s, k] >= cost)
+        seen["paid"] += int(paid)
+        seen["paid_half"] += int(paid and move == "filletaway")
         seen["failed"] += int((b.boosts[i, s] == a.boosts[i, s]).all())
     return seen

@@ -7,7 +7,7 @@ the players pick one of them half the time: Knock Off with no item, Sucker Punch
 (``onTry``: no draw), Poltergeist failing, Tera Blast's type and category once Terastallized, Facade
 under a status (and no burn halving), Hex against a status, Stored Power with raised stages, the weight
 moves, Super Fang, Eruption and Water Spout by their user's HP, Payback and Avalanche; Ruination leads using it
-every turn (half the target's HP).
+every turn (half the target's HP); Power Trip after Shell Smash and Dragon Energy leads.
 
 L2 scenarios: Sucker Punch leads against a status move, an attack and a switch (failing, hitting,
 failing); Tera Blast leads Terastallizing on turn 1 (the Tera type, Physical for users whose Atk beats
@@ -121,6 +121,66 @@ def test_ruination_battles_match_showdown(showdown9):
         if move == "ruination" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]:
             halved += int(b.hp[i, 1 - s, f] == a.hp[i, 1 - s, f] - max(a.hp[i, 1 - s, f] // 2, 1))
     assert halved >= 20, halved
+
+
+def test_power_trip_and_dragon_energy_battles_match_showdown(showdown9):
+    """Power Trip (Stored Power's rule: 20 + 20 per positive stage of its user) and Dragon Energy (Eruption's: 150 *
+    hp / maxhp): every team holding one leads with its holder against any usable teams (three battles a team); Power
+    Trip's holder uses Shell Smash first, then Power Trip whenever it may; Dragon Energy's every turn (its power
+    falling with its user's HP)."""
+    rng = np.random.default_rng(65)
+    leads = holders_leading(["powertrip", "dragonenergy"]) * 3
+    assert len(leads) >= 20, len(leads)
+    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
+    scripted = []
+    for team, k in leads:
+        moves = turn.restricted_team(team)[0][5]
+        smash = [[moves.index("shellsmash"), -1]] if "shellsmash" in moves else []
+        scripted.append(smash + [[k, -1]] * (6 - len(smash)))
+    states, actions, sets = play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=10)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    seen = dict(trip_boosted=0, energy_hurt=0)
+    for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+        lost = b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]
+        seen["trip_boosted"] += int(move == "powertrip" and (a.boosts[i, s] > 0).any() and bool(lost))
+        seen["energy_hurt"] += int(move == "dragonenergy" and a.hp[i, s, k] < a.max_hp[i, s, k] and bool(lost))
+    assert seen["trip_boosted"] >= 5 and seen["energy_hurt"] >= 5, seen
+
+
+# the foes' moves against Stomping Tantrum's and Temper Flare's leads: Protect blocks them (null: no doubling), Spore's
+# sleep and Thunder Wave's full paralysis stop them in BeforeMove (false: doubled next turn)
+TANTRUM_FOES = ("protect", "spore", "thunderwave")
+TANTRUM_MOVES = ("stompingtantrum", "temperflare")
+
+
+def test_stomping_tantrum_battles_match_showdown(showdown9):
+    """Stomping Tantrum and Temper Flare (doubled when their user's move failed last turn: ``moveLastTurnResult ===
+    false``, ``BattleState.move_failed_last``, which every L3 record compares): every team holding one leads with its
+    holder, which uses it whenever it may, against leads using one of ``TANTRUM_FOES`` every turn (two battles a team)
+    and against any usable teams (Ground into a Flying type: immune, false), then 32 random battles of those teams
+    choosing it half the time."""
+    rng = np.random.default_rng(66)
+    users = teams_holding(move_mask(TANTRUM_MOVES))
+    assert len(users) >= 30, len(users)
+    leads = holders_leading(TANTRUM_MOVES, users)
+    holders = {m: holders_leading((m,), teams_holding(move_mask((m,)))) for m in TANTRUM_FOES}
+    foes = [holders[m][int(rng.integers(len(holders[m])))] for m in np.resize(TANTRUM_FOES, 2 * len(leads))]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in foes]
+    scripted = [[[k, j]] * 6 for (_, k), (_, j) in zip(leads * 2, foes)]
+    runs = [play([t for t, _ in leads * 2], [t for t, _ in foes], seeds, rng, scripted, max_decisions=10) + (seeds,)]
+    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
+    runs.append(play([t for t, _ in leads], p2, seeds, rng, [[[k, -1]] * 6 for _, k in leads], max_decisions=10)
+                + (seeds,))
+    p1, p2, seeds = draw_battles(rng, users, 32)
+    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(TANTRUM_MOVES)) + (seeds,))
+    seen = dict(doubled=0, plain=0, failed_last=0)
+    for states, actions, sets, seeds in runs:
+        assert_identical(showdown9, states, actions, sets, seeds)
+        for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+            seen["failed_last"] += int(a.move_failed_last[i, s])
+            if move in TANTRUM_MOVES and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]:
+                seen["doubled" if a.move_failed_last[i, s] else "plain"] += 1
+    assert seen["doubled"] >= 10 and seen["plain"] >= 30, seen
 
 
 def _leads_with(move: str, count: int, where=lambda lead: True) -> list[tuple[int, int]]:
