@@ -54,8 +54,8 @@ def hits(rng, move, atk_accuracy_boost, def_evasion_boost, atk_types, atk_tera):
 
 
 # Moves whose ``onModifyMove`` never touches the accuracy: Tera Blast's sets its category and a Stellar
-# self-drop, Weather Ball's its power in weather, Curse's its target.
-MODIFY_MOVE_KEEPS_ACCURACY = ("terablast", "weatherball", "curse")
+# self-drop, Weather Ball's its power in weather, Curse's its target, Photon Geyser's its category.
+MODIFY_MOVE_KEEPS_ACCURACY = ("terablast", "weatherball", "curse", "photongeyser")
 
 
 def accuracy_moves() -> list[str]:

@@ -203,11 +203,12 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
 
 def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
         def_stats, def_boosts, def_types, def_tera, atk_stellar=0, typeless=False,
-        power=None, move_type=None, physical=None, fixed=None, eff=None):
+        power=None, move_type=None, physical=None, fixed=None, eff=None, fickle=False):
     """``damage`` with Showdown's own draws on its PRNG (``pokejax.prng`` state ``uint32[..., 2]``):
     where the hit reaches the formula (no immunity, base power, not fixed damage), first the critical
     hit, ``randomChance(1, CRIT_DENOMINATOR[crit ratio])`` unless the move always crits (``willCrit``),
-    then the damage roll ``random(16)``; elsewhere no draw. Returns ``(rng, Damage, crit)``. The crit
+    then, where ``fickle`` (Fickle Beam's ``onBasePower``), ``randomChance(3, 10)`` doubling the base power, then the
+    damage roll ``random(16)``; elsewhere no draw. Returns ``(rng, Damage, crit)``. The crit
     ratio is the move's (Focus Energy, Scope Lens and the like come with volatiles and items).
     ``power``, ``move_type``, ``physical``, ``fixed``, ``eff``: as ``damage``'s."""
     from pokejax import prng
@@ -221,6 +222,10 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
     ratio = jnp.clip(m.crit_ratio, 0, 4)
     rng, drawn = prng.random_chance(rng, 1, crit_denominator(ratio), when=reaches & ~will_crit & (ratio > 0))
     crit = reaches & (will_crit | ((ratio > 0) & drawn))
+    # the BasePower event's chainModify(2): exactly double
+    rng, doubled = prng.random_chance(rng, 3, 10, when=reaches & fickle)
+    base = m.power if power is None else jnp.asarray(power)
+    power = jnp.where(reaches & fickle & doubled, 2 * base, base)
     rng, roll = prng.random_int(rng, 16, when=reaches)
     out = damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
                  def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar, typeless,

@@ -16,13 +16,14 @@ flag), so they would be action 0 under another number. In a forced-switch reques
 only the sides with ``switch_flag`` act, with switches only. A side that does not act gets an all-False
 row (``must_act``), as in the Gen 1 engine (``pokejax.game.masks``). A move disabled by a volatile
 (``disabled``: Taunt's ``onDisableMove``, the status moves; Encore's, all but the encored move; Throat
-Chop's, the sound moves; Heal Block's, the ``heal`` ones) is illegal like one out of PP, and with no
-move left Struggle is offered (``getMoves`` returns none). An active locked into a move (``locked``: Outrage,
+Chop's, the sound moves; Heal Block's, the ``heal`` ones; a ``cantusetwice`` move used last) is illegal like one out
+of PP, and with no move left Struggle is offered (``getMoves`` returns none). An active locked into a move (``locked``: Outrage,
 Petal Dance) has that move's slot as its only legal action, PP or not (Showdown's request offers the
 locked move alone and ``trapped``: no switch, no Terastallization; the choice ``move 1`` names it); one that
 must recharge (``recharge``: Giga Impact hit last turn) has action 0 alone, the recharge (``move 1``); one charging a
 two-turn move (``charge``: Meteor Beam, Solar Beam) has that move's slot alone. One holding the ``noretreat``
-volatile (``no_retreat``: No Retreat) may not switch unless it is a Ghost by its current types (``tryTrap``'s
+volatile (``no_retreat``: No Retreat) or the ``trapped`` one (``shackled``: Spirit Shackle) may not switch unless it is
+a Ghost by its current types (``tryTrap``'s
 immunity; a Tera type counts, a Stellar one keeps the original types). Other
 disabling effects (Disable, Choice items, Assault Vest), other trapping and Revival Blessing's choice of a
 fainted Pokémon come with the stages that add them.
@@ -61,21 +62,24 @@ def disabled(state: BattleState) -> jax.Array:
     """bool[B, 2, 4]: the active's move slots its volatiles disable at this decision (Showdown's
     ``DisableMove`` event of the request): under Taunt (``taunt``) its status moves, under Encore
     (``encore``) every move but the encored one, under Throat Chop's volatile (``throat_chop``) its sound
-    moves, under Heal Block's (``heal_block``) its moves with the ``heal`` flag."""
+    moves, under Heal Block's (``heal_block``) its moves with the ``heal`` flag; and a ``cantusetwice`` move
+    (Gigaton Hammer, Blood Moon) that was its last move (``last_move``; ``nextTurn``'s own check)."""
     row = _disable_table().at(state.active_of(state.moves))                    # [B, 2, 4]
     others = jnp.arange(4) != jnp.asarray(state.encore_slot)[..., None]
     under = lambda x: (jnp.asarray(x) > 0)[..., None]
+    again = jnp.arange(4) == jnp.asarray(state.last_move)[..., None]
     return ((row.status & under(state.taunt)) | (others & under(state.encore)) | (row.sound & under(state.throat_chop))
-            | (row.heal & under(state.heal_block)))
+            | (row.heal & under(state.heal_block)) | (row.twice & again))
 
 
 @functools.lru_cache(maxsize=1)
 def _disable_table() -> tables.MoveTable:
     """Per move index, what the disabling volatiles read: ``status`` (a status move: Taunt), the ``sound``
-    (Throat Chop) and ``heal`` (Heal Block) flags."""
+    (Throat Chop) and ``heal`` (Heal Block) flags, and the ``cantusetwice`` flag (``twice``)."""
     t = tables.load()
     flag = lambda name: np.asarray([False] + [bool(m["flags"].get(name)) for m in t.data["moves"]])
-    return tables.MoveTable({"status": t.move_category == tables.STATUS, "sound": flag("sound"), "heal": flag("heal")})
+    return tables.MoveTable({"status": t.move_category == tables.STATUS, "sound": flag("sound"), "heal": flag("heal"),
+                             "twice": flag("cantusetwice")})
 
 
 def usable(state: BattleState) -> jax.Array:
@@ -99,10 +103,10 @@ def active_types(state: BattleState) -> tuple[jax.Array, jax.Array]:
 
 
 def _trapped(state: BattleState) -> jax.Array:
-    """bool[B, 2]: the active is trapped by its ``noretreat`` volatile (not a Ghost by its current types)."""
+    """bool[B, 2]: the active is trapped by its ``noretreat`` or ``trapped`` volatile (not a Ghost by its current types)."""
     ghost = tables.load().type_index["Ghost"]
     first, second = active_types(state)
-    return jnp.asarray(state.no_retreat) & (first != ghost) & (second != ghost)
+    return (jnp.asarray(state.no_retreat) | jnp.asarray(state.shackled)) & (first != ghost) & (second != ghost)
 
 
 def legal_mask(state: BattleState) -> jax.Array:
@@ -119,13 +123,14 @@ def legal_mask(state: BattleState) -> jax.Array:
     move_actions = jnp.where(locked, jnp.arange(4) == slot[..., None], move_actions)
     tera_ok = state.can_tera & ~state.active_of(state.terastallized) & ~locked[..., 0]   # [B, 2]
     tera_actions = ok & tera_ok[..., None]
-    bench = benched(state) & ~locked & ~_trapped(state)[..., None]
+    # a lock or a trap holds the active in a move request; a switch request (a faint, a self-switch) ignores both
+    free = ~locked & ~_trapped(state)[..., None]
 
     request = jnp.asarray(state.request)[..., None, None]
     move_request = request == REQUEST_MOVE
     switch_request = (request == REQUEST_SWITCH) & state.switch_flag[..., None]
     return jnp.concatenate([move_actions & move_request, tera_actions & move_request,
-                            bench & (move_request | switch_request)], axis=-1)
+                            benched(state) & ((move_request & free) | switch_request)], axis=-1)
 
 
 def legal_or_first(state: BattleState, actions, mask: jax.Array | None = None) -> jax.Array:

@@ -57,7 +57,7 @@ MOVE_FIELDS = (("known", 1), ("move", 1), ("type", NUM_TYPES), ("category", 3), 
                ("pp_fraction", 1), ("priority", 1))
 ACTIVE_FIELDS = (("boosts", NUM_BOOSTS), ("confused", 1), ("moved", 1), ("substitute", 1), ("protected_last", 1),
                  ("taunt", 1), ("encore", 1), ("throat_chop", 1), ("heal_block", 1), ("locked", 1), ("recharging", 1),
-                 ("charging", 1), ("no_retreat", 1), ("salt_cure", 1), ("failed_last_turn", 1))
+                 ("charging", 1), ("no_retreat", 1), ("salt_cure", 1), ("failed_last_turn", 1), ("shackled", 1))
 _VOLATILE_TURNS = (4.0, 4.0, 2.0, 2.0)   # the most turns of taunt, encore, throatchop, healblock (scales to [0, 1])
 SIDE_FIELDS = (("hazards", len(HAZARDS)),)   # each hazard's layers on the side over its most (HAZARD_LAYERS)
 GLOBAL_FIELDS = (("move_request", 1), ("switch_request", 1), ("must_act", 1), ("opponent_must_act", 1),
@@ -174,7 +174,8 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
     acting = must_act(state)
     def active(side):   # stages, confused (announced; its turns left are not), a move action since switching in,
         # a substitute up, a Protect in a row, the disabling volatiles' turns left, locked, recharging, charging, No Retreat,
-        # Salt Cure, its move failed last turn (Stomping Tantrum's doubling); then the side's entry hazards
+        # Salt Cure, its move failed last turn (Stomping Tantrum's doubling), trapped by Spirit Shackle; then the side's
+        # entry hazards
         turns = jnp.stack([select(v, side) for v in (state.taunt, state.encore, state.throat_chop, state.heal_block)])
         return jnp.concatenate([select(state.boosts, side) / 6.0,
                                 jnp.stack([select(state.confusion, side) > 0, select(state.moved, side),
@@ -182,7 +183,8 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
                                 turns / jnp.asarray(_VOLATILE_TURNS, jnp.float32),
                                 jnp.stack([select(state.locked, side) > 0, select(state.recharge, side),
                                            select(state.charge, side) > 0, select(state.no_retreat, side),
-                                           select(state.salt_cure, side), select(state.move_failed_last, side)]),
+                                           select(state.salt_cure, side), select(state.move_failed_last, side),
+                                           select(state.shackled, side)]),
                                 select(state.hazards, side) / jnp.asarray(HAZARD_LAYERS, jnp.float32)])
     request = jnp.asarray(state.request)
     parts = [

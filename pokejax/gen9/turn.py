@@ -131,7 +131,7 @@ residual; the queued move may be a self-switch itself, stopping the turn again. 
 self-switch hit switches at the end of the turn (``checkFainted``), after the residual.
 
 Moves whose callbacks read only the terrain or the weather (``FIELD_ONLY_MOVES``: Bleakwind Storm, Psyblade,
-Expanding Force, Grassy Glide) run as their data say. Tri Attack and Dire Claw (``sampled_status_moves()``): after
+Expanding Force, Grassy Glide) or act on an ally only (``ALLY_ONLY_MOVES``: Pollen Puff) run as their data say. Tri Attack and Dire Claw (``sampled_status_moves()``): after
 their secondary's roll passes, its ``onHit`` samples one of three statuses (random(3), drawn on a target the hit
 fainted too) and tries it on the target (``trySetStatus``: a statused or immune target, the Sleep Clause).
 Moves with one callback that changes nothing here or that ``step`` runs: Thunder, Hurricane and Blizzard
@@ -423,7 +423,7 @@ def clear_boost_moves() -> list[str]:
     placed, _ = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in CLEAR_BOOST_MOVES and m["id"] in placed
                   and m["category"] != "Status" and m.get("callbacks") == ["onHit"]
-                  and not any(m.get(f) for f in _EFFECT_FIELDS) and not m["flags"].get("cantusetwice"))
+                  and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
 def _on_hit_boost_columns() -> dict:
@@ -488,13 +488,31 @@ def salt_cure_moves() -> list[str]:
                   and _volatile_secondary({**m, "callbacks": None}, m["id"]) == 100)
 
 
-def _salt_columns() -> dict:
-    """Per move index: ``salting`` [M] (``salt_cure_moves()``)."""
+# Damaging moves whose one secondary (chance 100) traps the target: Spirit Shackle (its ``onHit`` adds the ``trapped``
+# volatile, linked to a ``trapper`` one on its user: either leaving the field, by a switch or a faint, ends both;
+# ``addVolatile`` fails on a target holding it, fainted, behind a substitute or a Ghost by its current types). A trapped
+# Pokémon is offered no switch (``tryTrap``: unless a Ghost by its current types); a self-switch or a drag still moves it.
+SHACKLE_MOVES = ("spiritshackle",)
+
+
+def shackle_moves() -> list[str]:
+    """The moves of ``SHACKLE_MOVES`` that ``step`` runs whole (see there)."""
     t = tables.load()
-    salting = np.zeros(len(t.move_ids), bool)
-    for m in salt_cure_moves():
-        salting[t.move_index[m]] = True
-    return {"salting": salting}
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in SHACKLE_MOVES and m["id"] in placed
+                  and m["category"] != "Status" and m["target"] == "normal"
+                  and m.get("callbacks") == ["secondary.onHit"] and m.get("secondaries") == [{"chance": 100}]
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f not in ("secondary", "secondaries")))
+
+
+def _salt_columns() -> dict:
+    """Per move index: ``salting`` [M] (``salt_cure_moves()``), ``shackling`` [M] (``shackle_moves()``)."""
+    t = tables.load()
+    cols = {"salting": np.zeros(len(t.move_ids), bool), "shackling": np.zeros(len(t.move_ids), bool)}
+    for name, moves in (("salting", salt_cure_moves()), ("shackling", shackle_moves())):
+        for m in moves:
+            cols[name][t.move_index[m]] = True
+    return cols
 
 
 def _ally_side_columns() -> dict:
@@ -525,7 +543,7 @@ def boost_moves() -> list[str]:
     covered, kernel = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"]
                   if m["id"] in covered and (m["category"] == "Status" or m["id"] in kernel or m["id"] in SPIN_MOVES)
-                  and _boost_effect(m) is not None and not m["flags"].get("cantusetwice"))
+                  and _boost_effect(m) is not None)
 
 
 # The statuses whose mechanics ``step`` runs (a stage of its own each; a move inflicting another one is
@@ -546,6 +564,15 @@ WEATHER_ACCURACY_MOVES = ("thunder", "hurricane", "blizzard")
 FIELD_ONLY_MOVES = {"bleakwindstorm": ["onModifyMove"], "psyblade": ["onBasePower"],
                     "expandingforce": ["onBasePower", "onModifyMove"], "grassyglide": ["onModifyPriority"],
                     "gravapple": ["onBasePower"]}
+# Damaging moves whose callbacks act only on their user's ally, which singles never has: Pollen Puff (its ``onTryMove``,
+# ``onTryHit`` and ``onHit`` heal an ally instead of hitting it). Against the foe it is a plain hit.
+ALLY_ONLY_MOVES = {"pollenpuff": ["onHit", "onTryHit", "onTryMove"]}
+# Damaging moves whose one callback, an ``onTry``, fails them (null: no draw, PP spent) unless their user is one species:
+# Hyperspace Fury (Hoopa-Unbound; its ``breaksProtect``: after the accuracy check the target's protect volatile ends,
+# and with it the stall one; no ``protect`` flag, so Protect does not stop it; ``bypasssub``; its ``self`` -1 Defense).
+SPECIES_TRY_MOVES = {"hyperspacefury": "hoopaunbound"}
+# the moves whose callbacks change nothing in these battles or that ``step`` runs (``_weatherless`` drops them)
+_IDLE_CALLBACKS = {**FIELD_ONLY_MOVES, **ALLY_ONLY_MOVES, **{m: ["onTry"] for m in SPECIES_TRY_MOVES}}
 
 
 # Moves whose one callback is an ``onEffectiveness`` ``step`` runs (``_use_move``): Freeze-Dry, super
@@ -565,7 +592,7 @@ def crash_moves() -> list[str]:
     placed, _ = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in CRASH_MOVES and m["id"] in placed
                   and m.get("callbacks") == ["onMoveFail"] and m.get("hasCrashDamage")
-                  and not any(m.get(f) for f in _EFFECT_FIELDS) and not m["flags"].get("cantusetwice"))
+                  and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
 # Damaging moves whose one effect besides the damage is ``selfdestruct: "always"`` (Explosion): useMoveInner faints
@@ -581,14 +608,15 @@ def explode_moves() -> list[str]:
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in EXPLODE_MOVES and m["id"] in placed
                   and m.get("selfdestruct") == "always" and not m.get("callbacks")
                   and not any(m.get(f) for f in _EFFECT_FIELDS if f != "selfdestruct")
-                  and not m["flags"].get("cantusetwice"))
+                 )
 
 
 def _weatherless(m: dict) -> dict:
     """``m`` as it runs here: a move of ``WEATHER_ACCURACY_MOVES`` or ``FIELD_ONLY_MOVES`` with no weather or
-    terrain, or of ``WATER_SUPER_MOVES`` (its callback in the engine), without its callbacks."""
+    terrain, of ``ALLY_ONLY_MOVES`` with no ally, or of ``WATER_SUPER_MOVES`` (its callback in the engine), without its
+    callbacks."""
     if ((m["id"] in WEATHER_ACCURACY_MOVES and m.get("callbacks") == ["onModifyMove"])
-            or (m["id"] in FIELD_ONLY_MOVES and sorted(m.get("callbacks") or []) == FIELD_ONLY_MOVES[m["id"]])
+            or (m["id"] in _IDLE_CALLBACKS and sorted(m.get("callbacks") or []) == _IDLE_CALLBACKS[m["id"]])
             or (m["id"] in WATER_SUPER_MOVES and m.get("callbacks") == ["onEffectiveness"])):
         return {**m, "callbacks": []}
     return m
@@ -634,7 +662,7 @@ def sampled_status_moves() -> list[str]:
     placed, _ = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in placed and _sampled_status_effect(m) is not None
                   and all(x in COVERED_STATUSES for x in SAMPLED_STATUS_MOVES[m["id"]])
-                  and not m["flags"].get("cantusetwice"))
+                 )
 
 
 def status_moves() -> list[str]:
@@ -650,7 +678,7 @@ def status_moves() -> list[str]:
         if m["id"] not in covered or (m["category"] != "Status" and m["id"] not in kernel):
             continue
         effect = _status_effect(m)
-        if effect is not None and effect[0] in COVERED_STATUSES and not m["flags"].get("cantusetwice"):
+        if effect is not None and effect[0] in COVERED_STATUSES:
             out.append(m["id"])
     return sorted(out)
 
@@ -717,12 +745,12 @@ def _arrow_effect(m: dict):
 @functools.lru_cache(maxsize=1)
 def _kernel_covered() -> tuple[frozenset, frozenset]:
     """The moves whose accuracy and priority the kernels cover, and those of them whose damage too (with
-    ``WEATHER_ACCURACY_MOVES`` and ``FIELD_ONLY_MOVES``, whose accuracy, damage and priority only weather or terrain
-    change)."""
+    ``WEATHER_ACCURACY_MOVES``, ``FIELD_ONLY_MOVES`` and ``ALLY_ONLY_MOVES``, whose accuracy, damage and priority only
+    weather, terrain or an ally change)."""
     t = tables.load()
     weather, water = frozenset(WEATHER_ACCURACY_MOVES), frozenset(WATER_SUPER_MOVES)
-    field = frozenset(m["id"] for m in t.data["moves"] if m["id"] in FIELD_ONLY_MOVES
-                      and sorted(m.get("callbacks") or []) == FIELD_ONLY_MOVES[m["id"]])
+    field = frozenset(m["id"] for m in t.data["moves"] if m["id"] in _IDLE_CALLBACKS
+                      and sorted(m.get("callbacks") or []) == _IDLE_CALLBACKS[m["id"]])
     placed = (frozenset(accuracy.accuracy_moves()) | weather | field) & (frozenset(order.order_moves()) | field)
     return placed, placed & (frozenset(damage.kernel_moves()) | weather | water | field)
 
@@ -732,7 +760,7 @@ def _covered(m: dict) -> bool:
     besides)."""
     placed, covered = _kernel_covered()
     plain_try = m["id"] in FIRST_TURN_MOVES and m.get("callbacks") == ["onTry"] and m.get("basePower")
-    return (m["id"] in covered or (plain_try and m["id"] in placed)) and not m["flags"].get("cantusetwice")
+    return (m["id"] in covered or (plain_try and m["id"] in placed))
 
 
 def _first_turn_flinch(m: dict):
@@ -808,7 +836,7 @@ def after_hit_hazard_moves() -> list[str]:
                   and m["category"] != "Status" and sorted(m.get("callbacks") or []) == ["onAfterHit", "onAfterSubDamage"]
                   and m.get("secondaries") == [{}]
                   and not any(m.get(f) for f in _EFFECT_FIELDS if f not in ("secondary", "secondaries"))
-                  and not m["flags"].get("cantusetwice"))
+                 )
 
 
 def _after_hit_hazard_columns() -> dict:
@@ -985,6 +1013,10 @@ POWER_SUPER_BOOST = 18 # Electro Drift, Collision Course: their onBasePower's ch
                       # target their type is super effective on (``runEffectiveness`` > 0, its current types)
 POWER_TANTRUM = 19    # Stomping Tantrum, Temper Flare: doubled when their user's move failed last turn
                       # (``moveLastTurnResult === false``: ``BattleState.move_failed_last``)
+POWER_PHOTON = 20     # Photon Geyser: Physical when its user's Atk with stages beats its SpA (its ``onModifyMove``;
+                      # no ability for its ``ignoreAbility`` to ignore)
+POWER_FICKLE = 21     # Fickle Beam: its onBasePower's randomChance(3, 10) doubles it (drawn between the crit and the
+                      # damage roll: ``damage.hit``'s ``fickle``)
 POWER_TERA_BLAST = 11 # Tera Blast: its user's Tera type once Terastallized, and Physical when its Atk
                       # with stages beats its SpA (not Stellar: ``restricted_team`` keeps it from a
                       # Stellar Tera type)
@@ -999,6 +1031,7 @@ POWER_RULES = {
     "thunderclap": POWER_SUCKER, "endeavor": POWER_ENDEAVOR, "electrodrift": POWER_SUPER_BOOST,
     "collisioncourse": POWER_SUPER_BOOST, "ruination": POWER_HALF_HP, "powertrip": POWER_STORED,
     "dragonenergy": POWER_USER_HP, "stompingtantrum": POWER_TANTRUM, "temperflare": POWER_TANTRUM,
+    "photongeyser": POWER_PHOTON, "ficklebeam": POWER_FICKLE,
 }
 
 
@@ -1009,7 +1042,7 @@ def power_moves() -> list[str]:
     t = tables.load()
     covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in POWER_RULES and m["id"] in covered
-                  and not any(m.get(f) for f in _EFFECT_FIELDS) and not m["flags"].get("cantusetwice"))
+                  and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1150,7 +1183,7 @@ def multihit_moves() -> list[str]:
     out = []
     for m in t.data["moves"]:
         e = _multihit_effect(m)
-        if e is None or m["id"] not in placed or m["flags"].get("cantusetwice"):
+        if e is None or m["id"] not in placed:
             continue
         # the first hit's accuracy check is accuracy.hits'; a multiaccuracy move's later ones are the loop's
         acc_ok = m["id"] in acc or (e[2] and not set(m.get("callbacks") or []) & {"onModifyMove", "onModifyAccuracy",
@@ -1168,7 +1201,7 @@ def self_boost_moves() -> list[str]:
     _, covered = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in covered and m["category"] != "Status"
                   and set(m.get("selfBoost") or {}) == {"boosts"} and not m.get("callbacks")
-                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "selfBoost") and not m["flags"].get("cantusetwice"))
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "selfBoost"))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1220,17 +1253,23 @@ def protect_moves() -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _protect_columns() -> dict:
-    """Per move index: ``stalling`` [M] (a move of ``protect_moves()``) and ``protectable`` [M] (the
-    ``protect`` flag: the ``protect`` volatile stops it)."""
+    """Per move index: ``stalling`` [M] (a move of ``protect_moves()``), ``protectable`` [M] (the
+    ``protect`` flag: the ``protect`` volatile stops it), ``breaks_protect`` [M] (``breaksProtect``: Hyperspace Fury)
+    and ``species_only`` [M] (the one species whose use of it ``SPECIES_TRY_MOVES``'s ``onTry`` lets through; 0:
+    none)."""
     t = tables.load()
     n = len(t.move_ids)
     stalling = np.zeros(n, bool)
     for m in protect_moves():
         stalling[t.move_index[m]] = True
-    protectable = np.zeros(n, bool)
+    protectable, breaks = np.zeros(n, bool), np.zeros(n, bool)
     for i, m in enumerate(t.data["moves"], start=1):
         protectable[i] = bool(m["flags"].get("protect"))
-    return {"stalling": stalling, "protectable": protectable}
+        breaks[i] = bool(m.get("breaksProtect"))
+    only = np.zeros(n, np.int32)
+    for m, species in SPECIES_TRY_MOVES.items():
+        only[t.move_index[m]] = t.species_index.get(species, -1)
+    return {"stalling": stalling, "protectable": protectable, "breaks_protect": breaks, "species_only": only}
 
 
 # Status moves whose whole effect is Showdown's ``substitute`` volatile (its ``onTryHit``, ``onHit`` and
@@ -1596,8 +1635,8 @@ def locked_moves() -> list[str]:
 def restricted_moves() -> list[str]:
     """The moves ``step`` runs completely: damaging moves of ``damage.kernel_moves()`` whose accuracy
     and priority ``accuracy`` and ``order`` cover, with no effect besides the damage (no secondary
-    effect, self effect, recoil, drain, multiple hits, switching, no
-    ``cantusetwice`` (Gigaton Hammer, Blood Moon: a disabling effect)), the stat-stage moves of
+    effect, self effect, recoil, drain, multiple hits or switching; Gigaton Hammer's and Blood Moon's ``cantusetwice``
+    is the request's: ``masks.disabled``), the stat-stage moves of
     ``boost_moves()``, the status moves of ``status_moves()``, the flinch moves of
     ``flinch_moves()``, the confusion moves of ``confusion_moves()``, the entry hazards of ``hazard_moves()``
     and their removal, ``removal_moves()``, the moves moving HP of ``hp_moves()``, the battle-dependent
@@ -1626,7 +1665,7 @@ def _restricted_moves() -> tuple[str, ...]:
     _, covered = _kernel_covered()
     plain = {m["id"] for m in t.data["moves"]       # thawsTarget (Hydro Steam): the hit thaws the target in any move
              if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS if f != "thawsTarget")
-             and not m["flags"].get("cantusetwice")}
+            }
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves()) | set(explode_moves())
@@ -1636,7 +1675,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
                         | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())
                         | set(locked_moves()) | set(recharge_moves()) | set(charge_moves())
-                        | set(salt_cure_moves())))
+                        | set(salt_cure_moves()) | set(shackle_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1893,7 +1932,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot", "recharge",
-             "charge", "charged", "charge_slot", "no_retreat", "salt_cure", "move_failed", "move_failed_last",
+             "charge", "charged", "charge_slot", "no_retreat", "salt_cure", "move_failed", "move_failed_last", "shackled",
              "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order")
 
 
@@ -2081,7 +2120,8 @@ def _entry_hazards(st: BattleState, side, when):
 def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
     """Fainting's ``clearVolatile`` on ``side``'s active (team slot ``k``) where ``down``: no longer Terastallized, its
     stages, last move and volatiles gone (confusion, stall, substitute, taunt, encore, throatchop, healblock,
-    protect, lockedmove, mustrecharge, twoturnmove and the charging move's, noretreat, saltcure; the leechseed and yawn volatiles at the
+    protect, lockedmove, mustrecharge, twoturnmove and the charging move's, noretreat, saltcure, trapped and the foe's trapped
+    linked to it; the leechseed and yawn volatiles at the
     step's end, ``_step``)."""
     return st.replace(terastallized=_set_mon(st.terastallized, side, k, False, down),
                       boosts=_set_side(st.boosts, side, jnp.zeros_like(st.boosts[..., 0, :]), down),
@@ -2093,6 +2133,8 @@ def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
                       locked=_set_side(st.locked, side, 0, down), recharge=_set_side(st.recharge, side, False, down),
                       charge=_set_side(st.charge, side, 0, down), charged=_set_side(st.charged, side, False, down),
                       no_retreat=_set_side(st.no_retreat, side, False, down),
+                      # the trapped volatile, and the one its trapper volatile links on the foe
+                      shackled=_set_side(_set_side(st.shackled, side, False, down), 1 - side, False, down),
                       salt_cure=_set_side(st.salt_cure, side, False, down))
 
 
@@ -2145,6 +2187,8 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     no_retreat=_set_side(st.no_retreat, side, False, on), salt_cure=_set_side(st.salt_cure, side, False, on),
                     move_failed=_set_side(st.move_failed, side, False, on),
                     move_failed_last=_set_side(st.move_failed_last, side, False, on),
+                    # (the Pokémon that left took its volatiles: its trapped one, and its trapper's link on the foe)
+                    shackled=_set_side(_set_side(st.shackled, side, False, on), 1 - side, False, on),
                     seeded=_set_side(st.seeded, side, False, on), yawn=_set_side(st.yawn, side, 0, on),
                     raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on),
                     # (set only on a Pokémon that acted this turn: one dragged out after its move)
@@ -2306,9 +2350,10 @@ def _power(st: _Turn, side, me, foe, them, rule, base, tera_blast, foe_moved, hi
     power = jnp.where((rule == POWER_SUPER_BOOST) & (type_mod > 0), (power * 5461 + 2047) // 4096, power)
     fixed = jnp.where(rule == POWER_HALF_HP, jnp.maximum(_mon(st.hp, foe, them) // 2, 1), 0)
     fixed = jnp.where(rule == POWER_ENDEAVOR, _mon(st.hp, foe, them) - hp, fixed)
-    # Tera Blast's onModifyMove: Physical when getStat('atk') > getStat('spa') with stages, no modifiers
-    physical = tera_blast & (damage.boosted_stat(stats[..., 0], stages[..., 0])
-                             > damage.boosted_stat(stats[..., 2], stages[..., 2]))
+    # Tera Blast's and Photon Geyser's onModifyMove: Physical when getStat('atk') > getStat('spa') with stages, no
+    # modifiers
+    physical = (tera_blast | (rule == POWER_PHOTON)) & (damage.boosted_stat(stats[..., 0], stages[..., 0])
+                                                        > damage.boosted_stat(stats[..., 2], stages[..., 2]))
     return _keep((power, physical, fixed, stats))
 
 
@@ -2583,7 +2628,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # a foe fainted earlier in the turn (by Struggle's recoil, entry hazards): the move fails with no
     # target, no draw (a move targeting its user or the foe's side still runs); Fake Out's,
     # Poltergeist's and Sucker Punch's onTry fail before the hit steps (no draw)
-    tried = too_late | (rule == POWER_FAIL) | ((rule == POWER_SUCKER) & ~foe_attacks)
+    tried = (too_late | (rule == POWER_FAIL) | ((rule == POWER_SUCKER) & ~foe_attacks)
+             | ((x.species_only != 0) & (_mon(st.species, side, me) != x.species_only)))
     # Explosion's faint (after TryMove, before the target checks): its user at 0 HP, still active until the
     # faintMessages that follow (the hit loop's, or runMove's where no hit loop runs)
     explodes = on & ~tried & x.explode
@@ -2643,6 +2689,10 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
     st = st.replace(move_failed=_set_side(st.move_failed, side, True, on & ~lands))     # immune or missed: false
+    # hitStepBreakProtect (after the accuracy): a breaksProtect move ends the target's protect volatile, and with it
+    # the stall one
+    broke = lands & x.breaks_protect & _side(st.protect, foe)
+    st = st.replace(protect=_set_side(st.protect, foe, False, broke), stall=_set_side(st.stall, foe, 0, broke))
     # onMoveFail: missed, immune or protected against (a target there)
     crash = (on | blocked) & x.crash & ~lands
     # the foe's substitute (its onTryPrimaryHit, after the accuracy): a status move aimed at it without
@@ -2664,7 +2714,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), a_stats, a_boosts[..., :5],
                               a_types, a_tera, burned, d_stats,
                               d_boosts[..., :5], d_types, d_tera, stellar, typeless=struggle,
-                              power=power, move_type=move_type, physical=physical, fixed=fixed, eff=eff)
+                              power=power, move_type=move_type, physical=physical, fixed=fixed, eff=eff,
+                              fickle=rule == POWER_FICKLE)
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
@@ -2833,7 +2884,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     has_status_sec, has_flinch = (sec_status != 0) | x.sec_sample, flinch_chance > 0
     rng, roll = _keep(prng.random_int(st.rng, 100, when=struck & (has_sec | has_status_sec | has_flinch
                                                                    | (confuse_chance > 0) | x.chopping | x.blocking
-                                                                   | x.salting
+                                                                   | x.salting | x.shackling
                                                                    | x.empty_secondary)))
     lucky = struck & has_sec & (roll < chance)
     theirs, _ = _boost(_side(st.boosts, foe), sec, lucky & dealt & (_mon(st.hp, foe, them) > 0))
@@ -2873,6 +2924,10 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Salt Cure's (chance 100): the saltcure volatile on a target up without it
     salts = target_up & x.salting & ~_side(st.salt_cure, foe)
     st = st.replace(salt_cure=_set_side(st.salt_cure, foe, True, salts))
+    # Spirit Shackle's (chance 100): the trapped volatile on a target up, without it and not a Ghost (its current types)
+    ghost = jnp.any(jnp.stack([k == t.type_index["Ghost"] for k in damage.current_types(d_types, d_tera)]), axis=0)
+    shackles = target_up & x.shackling & ~_side(st.shackled, foe) & ~ghost
+    st = st.replace(shackled=_set_side(st.shackled, foe, True, shackles))
     # Rapid Spin's onAfterHit (after the secondaries and DamagingHit: nothing between reads the
     # hazards), its user up: its own side's hazards removed
     spun = struck & x.spin & (_mon(st.hp, side, me) > 0)

@@ -49,8 +49,8 @@
 //             -1]: none), recharge (the mustrecharge volatile), charge (the twoturnmove volatile's [duration, whether
 //             the charging move's own volatile is held, slot of that move], [0, false, -1]: none), throatChop, healBlock (those volatiles' durations, 0: none), volatileOrder (the ids of
 //             the active's volatiles in LISTED, in the order of its volatiles' keys: the order they were added), legal (the move actions 0-3 the side's request offers:
-//             requestMoves), switches (the team slots it offers to switch to: requestSwitches), noRetreat, saltCure (the
-//             noretreat and saltcure volatiles), failed (an active not fainted: [moveLastTurnResult === false,
+//             requestMoves), switches (the team slots it offers to switch to: requestSwitches), noRetreat, saltCure, shackled (the
+//             noretreat, saltcure and trapped volatiles), failed (an active not fainted: [moveLastTurnResult === false,
 //             moveThisTurnResult === false]), boosts,
 //             canTerastallize, pokemon (team order): [{hp, status, fainted, pp, statusCount (tox's stage,
 //             slp's time, else 0), selfSleep (asleep by its own move, Rest: the Sleep Clause Mod
@@ -370,7 +370,7 @@ function snapPlay(battle) {
         charge: chargeOf(active),
         legal: requestMoves(battle, side), switches: requestSwitches(battle, side),
         noRetreat: !!(active && active.volatiles['noretreat']),
-        saltCure: !!(active && active.volatiles['saltcure']),
+        saltCure: !!(active && active.volatiles['saltcure']), shackled: !!(active && active.volatiles['trapped']),
         failed: active && !active.fainted ? [active.moveLastTurnResult === false, active.moveThisTurnResult === false]
           : [false, false],
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,

@@ -176,6 +176,36 @@ def test_no_retreat_battles_match_showdown(showdown9):
     assert seen["dragged"] >= 1, seen
 
 
+def test_spirit_shackle_battles_match_showdown(showdown9):
+    """Spirit Shackle (``turn.SHACKLE_MOVES``): every team holding it leads with its holder, which uses it whenever it
+    may, against any usable teams (four battles a team); then 24 random battles of those teams choosing it half the
+    time. Its ``trapped`` volatile (``BattleState.shackled``, in every record) takes the foe's switches from its
+    requests (compared with Showdown's) until the holder or the trapped Pokémon leaves the field."""
+    rng = np.random.default_rng(61)
+    users = teams_holding(move_mask(turn.SHACKLE_MOVES))
+    leads = holders_leading(turn.SHACKLE_MOVES, users) * 4
+    assert len(leads) >= 12, len(leads)
+    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
+    runs = [play([t for t, _ in leads], p2, seeds, rng, [[[k, -1]] * 8 for _, k in leads], max_decisions=12)
+            + (seeds,)]
+    p1, p2, seeds = draw_battles(rng, users, 24)
+    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(turn.SHACKLE_MOVES)) + (seeds,))
+    seen = dict(trapped=0, trapped_requests=0, released=0)
+    for states, actions, sets, seeds in runs:
+        assert_identical(showdown9, states, actions, sets, seeds)
+        for a, b in zip(states, states[1:]):
+            for i in range(len(a.turn)):
+                for s in range(2):
+                    k = int(a.active[i, s])
+                    seen["trapped"] += int(not a.shackled[i, s] and b.shackled[i, s])
+                    bench = (np.arange(6) < a.team_size[i, s]) & (a.hp[i, s] > 0) & (np.arange(6) != k)
+                    seen["trapped_requests"] += int(a.shackled[i, s] and a.request[i] == S.REQUEST_MOVE and bench.any())
+                    # released: the trapper left the field (switched or fainted), the trapped one still in
+                    seen["released"] += int(a.shackled[i, s] and not b.shackled[i, s] and b.active[i, s] == k
+                                            and b.hp[i, s, k] > 0)
+    assert seen["trapped"] >= 20 and seen["trapped_requests"] >= 20 and seen["released"] >= 2, seen
+
+
 def test_clangorous_soul_and_fillet_away_battles_match_showdown(showdown9):
     """Clangorous Soul and Fillet Away (``turn.SOUL_MOVES``): every team holding one leads with its holder, which uses
     it on four turns running (Clangorous Soul's fourth fails, its user at a third of its max HP or less; Fillet

@@ -183,6 +183,90 @@ def test_stomping_tantrum_battles_match_showdown(showdown9):
     assert seen["doubled"] >= 10 and seen["plain"] >= 30, seen
 
 
+def test_photon_geyser_battles_match_showdown(showdown9):
+    """Photon Geyser (Physical when its user's Atk with stages beats its SpA: its ``onModifyMove``): every team holding
+    it leads with its holder, which uses Dragon Dance or Calm Mind (if it holds one) twice, then Photon Geyser
+    whenever it may, against any usable teams (four battles a team); then 24 random battles of those teams choosing it
+    half the time."""
+    rng = np.random.default_rng(67)
+    users = teams_holding(move_mask(["photongeyser"]))
+    leads = holders_leading(["photongeyser"], users) * 4
+    assert len(leads) >= 30, len(leads)
+    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
+    scripted = []
+    for team, k in leads:
+        moves = turn.restricted_team(team)[0][5]
+        setup = [[moves.index(m), -1] for m in moves if m in ("dragondance", "calmmind")][:1]
+        scripted.append(setup * 2 + [[k, -1]] * 5)
+    runs = [play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=10) + (seeds,)]
+    p1, p2, seeds = draw_battles(rng, users, 24)
+    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(["photongeyser"])) + (seeds,))
+    seen = dict(physical=0, special=0)
+    for states, actions, sets, seeds in runs:
+        assert_identical(showdown9, states, actions, sets, seeds)
+        for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+            if move == "photongeyser" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]:
+                atk, spa = (boosted(a.stats[i, s, k, j], a.boosts[i, s, j]) for j in (0, 2))   # Atk, SpA
+                seen["physical" if atk > spa else "special"] += 1
+    assert seen["physical"] >= 10 and seen["special"] >= 10, seen
+
+
+def boosted(stat: int, stage: int) -> int:
+    """A stat with its stage (Showdown's ``getStat`` without modifiers)."""
+    scale = [1, 1.5, 2, 2.5, 3, 3.5, 4][abs(int(stage))]
+    return int(stat * scale) if stage >= 0 else int(stat / scale)
+
+
+def test_cantusetwice_battles_match_showdown(showdown9):
+    """Gigaton Hammer and Blood Moon (``cantusetwice``: the request disables the move its user used last,
+    ``masks.disabled``): every team holding one leads with its holder, which picks it whenever the request offers it,
+    against any usable teams (three battles a team), then 32 random battles of those teams choosing it half the time.
+    Every L3 record compares the request's move list, so each disabled slot is checked against Showdown's."""
+    rng = np.random.default_rng(68)
+    twice = ["gigatonhammer", "bloodmoon"]
+    users = teams_holding(move_mask(twice))
+    leads = holders_leading(twice, users) * 3
+    assert len(leads) >= 30, len(leads)
+    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
+    runs = [play([t for t, _ in leads], p2, seeds, rng, [[[k, -1]] * 8 for _, k in leads], max_decisions=10)
+            + (seeds,)]
+    p1, p2, seeds = draw_battles(rng, users, 32)
+    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(twice)) + (seeds,))
+    held = 0
+    for states, actions, sets, seeds in runs:
+        assert_identical(showdown9, states, actions, sets, seeds)
+        for st in states:
+            for i in range(len(st.turn)):
+                for s in range(2):
+                    slot = int(st.last_move[i, s])
+                    k = int(st.active[i, s])
+                    held += int(st.request[i] == S.REQUEST_MOVE and 0 <= slot < 4 and st.hp[i, s, k] > 0
+                                and TABLES.move_ids[int(st.moves[i, s, k, slot])] in twice)
+    assert held >= 40, held
+
+
+def test_fickle_beam_battles_match_showdown(showdown9):
+    """Fickle Beam (its ``onBasePower``: ``randomChance(3, 10)`` between the crit and the damage roll, doubling its
+    power): every team holding it leads with its holder, which uses it whenever it may, against any usable teams (four
+    battles a team); then 24 random battles of those teams choosing it half the time. The PRNG state after every
+    decision places the draw; the HP the power."""
+    rng = np.random.default_rng(69)
+    users = teams_holding(move_mask(["ficklebeam"]))
+    leads = holders_leading(["ficklebeam"], users) * 4
+    assert len(leads) >= 20, len(leads)
+    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
+    runs = [play([t for t, _ in leads], p2, seeds, rng, [[[k, -1]] * 6 for _, k in leads], max_decisions=10)
+            + (seeds,)]
+    p1, p2, seeds = draw_battles(rng, users, 24)
+    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(["ficklebeam"])) + (seeds,))
+    hits = 0
+    for states, actions, sets, seeds in runs:
+        assert_identical(showdown9, states, actions, sets, seeds)
+        for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+            hits += int(move == "ficklebeam" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+    assert hits >= 40, hits
+
+
 def _leads_with(move: str, count: int, where=lambda lead: True) -> list[tuple[int, int]]:
     """(team, move slot) of usable teams whose restricted lead has ``move``."""
     found = []

@@ -14,12 +14,23 @@ Silk Trap, Burning Bulwark, Obstruct) are not in the format's sets.
 
 from __future__ import annotations
 
+import numpy as np
+
 from pokejax.gen9 import state as S
 from pokejax.gen9 import turn
 from pokejax.gen9.data import tables
 from tests.pokemon.gen9.test_l3_confusion import _battles
 from tests.pokemon.gen9.test_l3_hp import _led, _row
-from tests.pokemon.gen9.test_l3_restricted import assert_identical, compare, move_requests, pp_spent
+from pokejax.gen9.parity import play
+from tests.pokemon.gen9.test_l3_restricted import (
+    assert_identical,
+    compare,
+    holders_leading,
+    move_mask,
+    move_requests,
+    pp_spent,
+    teams_holding,
+)
 
 PROTECT = turn.protect_moves()
 TABLES = tables.load()
@@ -136,3 +147,35 @@ def test_l2_protect_moving_last_or_against_a_switch_fails(showdown9):
     assert_identical(showdown9, states, actions, sets, seeds)
     for i in range(count):
         assert not _guarded(states, i, 0, 0) and states[1].active[i, 1] == 1
+
+
+def test_hyperspace_fury_battles_match_showdown(showdown9):
+    """Hyperspace Fury (``turn.SPECIES_TRY_MOVES``: Hoopa-Unbound's; ``breaksProtect``, ``bypasssub``, -1 Defense to its
+    user): every team holding it leads with its holder, which uses it whenever it may, against leads using Protect
+    every turn and leads using Substitute every turn (two battles a team each): the Protect that succeeded ends and the
+    hit lands (the foe's stall counter gone too), a substitute is hit through."""
+    rng = np.random.default_rng(71)
+    users = teams_holding(move_mask(list(turn.SPECIES_TRY_MOVES)))
+    leads = holders_leading(list(turn.SPECIES_TRY_MOVES), users) * 2
+    assert len(leads) >= 10, len(leads)
+    guards = {m: holders_leading((m,), teams_holding(move_mask((m,)))) for m in ("protect", "substitute")}
+    foes = [guards[m][int(rng.integers(len(guards[m])))] for m in ("protect", "substitute") for _ in leads]
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in foes]
+    scripted = [[[k, j]] * 6 for (_, k), (_, j) in zip(leads * 2, foes)]
+    states, actions, sets = play([t for t, _ in leads * 2], [t for t, _ in foes], seeds, rng, scripted,
+                                 max_decisions=10)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    broken = through_sub = 0
+    for n, (a, b) in enumerate(zip(states, states[1:])):
+        for i in range(len(a.turn)):
+            if a.request[i] != S.REQUEST_MOVE or n >= len(actions[i]):
+                continue
+            k, f = int(a.active[i, 0]), int(a.active[i, 1])
+            fury = actions[i][n][0] in (0, 1, 2, 3, 4, 5, 6, 7) and TABLES.move_ids[
+                int(a.moves[i, 0, k, actions[i][n][0] % 4])] == "hyperspacefury"
+            hurt = b.active[i, 1] == f and b.hp[i, 1, f] < a.hp[i, 1, f]
+            # a first Protect in a row (it moves first: it succeeds), its stall counter gone after the turn
+            protected = pp_spent(a, b, i, 1, PROTECT_INDEX) and a.stall[i, 1] == 0 and b.stall[i, 1] == 0
+            broken += int(fury and hurt and protected)
+            through_sub += int(fury and hurt and a.sub_hp[i, 1] > 0)
+    assert broken >= 5 and through_sub >= 3, (broken, through_sub)
