@@ -634,7 +634,8 @@ def _status_effect(m: dict):
         return (m["status"], 100) if ok else None
     others = [f for f in _EFFECT_FIELDS if m.get(f) and f not in ("secondary", "secondaries", "thawsTarget")]
     secs = m.get("secondaries") or []
-    if others or m.get("callbacks") or len(secs) != 1 or set(secs[0]) != {"chance", "status"}:
+    if (others or (m.get("callbacks") and m["id"] not in SPIN_MOVES) or len(secs) != 1
+            or set(secs[0]) != {"chance", "status"}):
         return None
     return secs[0]["status"], secs[0]["chance"]
 
@@ -675,7 +676,7 @@ def status_moves() -> list[str]:
     covered, kernel = _kernel_covered()
     out = []
     for m in t.data["moves"]:
-        if m["id"] not in covered or (m["category"] != "Status" and m["id"] not in kernel):
+        if m["id"] not in covered or (m["category"] != "Status" and m["id"] not in kernel and m["id"] not in SPIN_MOVES):
             continue
         effect = _status_effect(m)
         if effect is not None and effect[0] in COVERED_STATUSES:
@@ -853,9 +854,10 @@ def _after_hit_hazard_columns() -> dict:
 
 
 # Moves removing entry hazards whose other effects ``step`` runs: Rapid Spin (its damage, its secondary's
-# +1 Speed, then its ``onAfterHit`` clearing its user's side, the user up) and Defog (-1 evasion to the
+# +1 Speed, then its ``onAfterHit`` clearing its user's side, the user up), Mortal Spin (the same ``onAfterHit`` after
+# its secondary's poison: ``status_moves()``; its ``allAdjacentFoes`` target is the one foe) and Defog (-1 evasion to the
 # target and both sides' hazards cleared, failing when neither happens; no screens or terrain here).
-SPIN_MOVES = ("rapidspin",)
+SPIN_MOVES = ("rapidspin", "mortalspin")
 DEFOG_MOVES = ("defog",)
 
 
@@ -2193,9 +2195,6 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     raised=_set_side(st.raised, side, False, on), lowered=_set_side(st.lowered, side, False, on),
                     # (set only on a Pokémon that acted this turn: one dragged out after its move)
                     roosted=_set_side(st.roosted, side, False, on), flinch=_set_side(st.flinch, side, False, on))
-    # tox's onSwitchIn (runSwitch's SwitchIn event): its stage starts again at 0
-    tox = on & (_mon(st.status, side, slot) == TOX)
-    st = st.replace(status_count=_set_mon(st.status_count, side, slot, 0, tox))
     # inserting its runSwitch refreshes the cached speed of the Pokémon switching in
     st = st.replace(webbed=_set_side(st.webbed, side, False, on))
     speed, up = _speeds(st), _up(st)              # the draws below change nothing else
@@ -2215,20 +2214,27 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
         slower = 1 - faster
         # the entry hazards, each Pokémon's followed by faintMessages: a side out ends the battle there
         fast_on, slow_on = jnp.where(faster == side, hazards, also), jnp.where(slower == side, hazards, also)
-        st = _entry_hazards(st, faster, fast_on)
+        st = _entry_hazards(_tox_restart(st, faster, fast_on), faster, fast_on)
         st, out_fast = _entry_faints(st, faster, fast_on)
-        st = _entry_hazards(st, slower, slow_on & ~out_fast)
+        st = _entry_hazards(_tox_restart(st, slower, slow_on & ~out_fast), slower, slow_on & ~out_fast)
         st, out_slow = _entry_faints(st, slower, slow_on & ~out_fast)
         won = jnp.where(out_slow, faster, slower)     # the foe of the side out
         ended = out_fast | out_slow
     else:
         st = _tie_draw(st, draws, speed)
-        st = _entry_hazards(st, side, hazards)
+        st = _entry_hazards(_tox_restart(st, side, hazards), side, hazards)
         st, ended = _entry_faints(st, side, hazards)
         won = 1 - side
     st = st.replace(winner=jnp.where(ended, won, st.winner), request=jnp.where(ended, REQUEST_ENDED, st.request))
     up = up & _up(st)
     return _keep(_each_event(st, updates & ~ended, speed, up))   # the Update after runSwitch
+
+
+def _tox_restart(st: BattleState, side, when) -> BattleState:
+    """tox's onSwitchIn (a SwitchIn handler of runSwitch, beside the entry hazards' of the same Pokémon): the stage of
+    ``side``'s active starts again at 0 where ``when`` (a battle a faster Pokémon's hazards ended runs none)."""
+    k = _side(st.active, side)
+    return st.replace(status_count=_set_mon(st.status_count, side, k, 0, when & (_mon(st.status, side, k) == TOX)))
 
 
 def _struggling(st: BattleState):

@@ -22,9 +22,9 @@ from tests.pokemon.gen9.test_l3_restricted import (
     assert_identical,
     holders_leading,
     move_decisions,
+    holder_runs,
     move_mask,
     play,
-    teams_holding,
 )
 
 MOVES = turn.WEATHER_ACCURACY_MOVES + turn.WATER_SUPER_MOVES + tuple(turn.crash_moves())
@@ -228,23 +228,9 @@ def test_ally_only_battles_match_showdown(showdown9):
     leads with its holder, which uses it whenever it may, against any usable teams (three battles a team); then 24
     random battles of those teams choosing it half the time: a plain 90-power Bug hit."""
     assert set(turn.ALLY_ONLY_MOVES) <= set(turn.restricted_moves())
-    rng = np.random.default_rng(108)
-    users = teams_holding(move_mask(tuple(turn.ALLY_ONLY_MOVES)))
-    leads = holders_leading(tuple(turn.ALLY_ONLY_MOVES), users) * 3
-    assert len(leads) >= 15, len(leads)
-    p1 = [t for t, _ in leads]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), len(leads))]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
-    runs = [play(p1, p2, seeds, rng, [[[k, -1]] * 6 for _, k in leads], max_decisions=10) + (seeds,)]
-    p1 = [DOCUMENT["teams"][int(n)] for n in rng.choice(users, 24)]
-    p2 = [DOCUMENT["teams"][int(n)] for n in rng.choice(_usable_teams(), 24)]
-    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in range(24)]
-    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(tuple(turn.ALLY_ONLY_MOVES))) + (seeds,))
-    hits = 0
-    for states, actions, sets, seeds in runs:
-        assert_identical(showdown9, states, actions, sets, seeds)
-        for a, b, i, s, k, f, act, move in move_decisions(states, actions):
-            hits += int(move == "pollenpuff" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+    runs = holder_runs(showdown9, tuple(turn.ALLY_ONLY_MOVES), np.random.default_rng(108), copies=3, min_leads=15)
+    hits = sum(int(move == "pollenpuff" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+               for states, actions, *_ in runs for a, b, i, s, k, f, act, move in move_decisions(states, actions))
     assert hits >= 20, hits
 
 

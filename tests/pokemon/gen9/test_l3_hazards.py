@@ -30,6 +30,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     _usable_teams,
     assert_identical,
     draw_battles,
+    holders_leading,
     led_by,
     move_decisions,
     move_mask,
@@ -79,8 +80,8 @@ def test_hazard_battles_match_showdown(showdown9):
 
 
 def _removals(states, actions) -> dict:
-    """Decisions where a side's hazards were cleared by its own Rapid Spin or Defog, or the foe's Defog."""
-    seen = {"rapidspin": 0, "defog": 0}
+    """Decisions where a side's hazards were cleared by its own Rapid Spin, Mortal Spin or Defog, or the foe's Defog."""
+    seen = {"rapidspin": 0, "mortalspin": 0, "defog": 0}
     for a, b, i, s, _, _, _, move in move_decisions(states, actions):
         if move in seen and a.hazards[i].any() and not b.hazards[i, s].any():
             seen[move] += int(a.hazards[i, s].any() or move == "defog")
@@ -102,6 +103,29 @@ def test_removal_battles_match_showdown(showdown9):
     assert_identical(showdown9, states, actions, sets, seeds)
     seen = _removals(states, actions)
     assert seen["rapidspin"] >= 3 and seen["defog"] >= 3, seen
+
+
+def test_mortal_spin_battles_match_showdown(showdown9):
+    """Mortal Spin (Rapid Spin's ``onAfterHit`` after a poison secondary, chance 100): every team holding it leads with
+    its holder, which uses it whenever it may, against leads laying a hazard every turn (three battles a team), then 24
+    random battles of its teams against hazard teams, choosing hazards and their removal half the time: the foe
+    poisoned (not a Poison or Steel type, no status), then its user's side cleared."""
+    rng = np.random.default_rng(57)
+    leads = holders_leading(["mortalspin"], teams_holding(move_mask(["mortalspin"]))) * 3
+    assert len(leads) >= 15, len(leads)
+    layers = led_by(turn.hazard_moves(), len(leads), rng)
+    seeds = [[int(x) for x in rng.integers(0, 65536, 4)] for _ in leads]
+    scripted = [[[k, j]] * 6 for (_, k), (_, j) in zip(leads, layers)]
+    runs = [play([t for t, _ in leads], [t for t, _ in layers], seeds, rng, scripted, max_decisions=10) + (seeds,)]
+    p1, p2, seeds = draw_battles(rng, teams_holding(move_mask(["mortalspin"])), 24, _hazard_teams())
+    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=HAZARD_MOVES | REMOVAL_MOVES) + (seeds,))
+    poisoned = cleared = 0
+    for states, actions, sets, seeds in runs:
+        assert_identical(showdown9, states, actions, sets, seeds)
+        cleared += _removals(states, actions)["mortalspin"]
+        for a, b, i, s, k, f, act, move in move_decisions(states, actions):
+            poisoned += int(move == "mortalspin" and a.status[i, 1 - s, f] == 0 and b.status[i, 1 - s, f] == S.PSN)
+    assert poisoned >= 10 and cleared >= 5, (poisoned, cleared)
 
 
 def test_tidy_up_battles_match_showdown(showdown9):

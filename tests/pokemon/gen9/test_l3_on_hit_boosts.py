@@ -22,6 +22,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     _usable_teams,
     assert_identical,
     draw_battles,
+    holder_runs,
     holders_leading,
     move_decisions,
     move_mask,
@@ -181,18 +182,10 @@ def test_spirit_shackle_battles_match_showdown(showdown9):
     may, against any usable teams (four battles a team); then 24 random battles of those teams choosing it half the
     time. Its ``trapped`` volatile (``BattleState.shackled``, in every record) takes the foe's switches from its
     requests (compared with Showdown's) until the holder or the trapped Pokémon leaves the field."""
-    rng = np.random.default_rng(61)
-    users = teams_holding(move_mask(turn.SHACKLE_MOVES))
-    leads = holders_leading(turn.SHACKLE_MOVES, users) * 4
-    assert len(leads) >= 12, len(leads)
-    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
-    runs = [play([t for t, _ in leads], p2, seeds, rng, [[[k, -1]] * 8 for _, k in leads], max_decisions=12)
-            + (seeds,)]
-    p1, p2, seeds = draw_battles(rng, users, 24)
-    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(turn.SHACKLE_MOVES)) + (seeds,))
+    runs = holder_runs(showdown9, turn.SHACKLE_MOVES, np.random.default_rng(61), copies=4, min_leads=12, turns=8,
+                       max_decisions=12)
     seen = dict(trapped=0, trapped_requests=0, released=0)
-    for states, actions, sets, seeds in runs:
-        assert_identical(showdown9, states, actions, sets, seeds)
+    for states, *_ in runs:
         for a, b in zip(states, states[1:]):
             for i in range(len(a.turn)):
                 for s in range(2):

@@ -29,6 +29,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     _usable_teams,
     assert_identical,
     draw_battles,
+    holder_runs,
     holders_leading,
     led_by,
     move_decisions,
@@ -188,22 +189,14 @@ def test_photon_geyser_battles_match_showdown(showdown9):
     it leads with its holder, which uses Dragon Dance or Calm Mind (if it holds one) twice, then Photon Geyser
     whenever it may, against any usable teams (four battles a team); then 24 random battles of those teams choosing it
     half the time."""
-    rng = np.random.default_rng(67)
-    users = teams_holding(move_mask(["photongeyser"]))
-    leads = holders_leading(["photongeyser"], users) * 4
-    assert len(leads) >= 30, len(leads)
-    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
-    scripted = []
-    for team, k in leads:
+    def script(team, k):
         moves = turn.restricted_team(team)[0][5]
         setup = [[moves.index(m), -1] for m in moves if m in ("dragondance", "calmmind")][:1]
-        scripted.append(setup * 2 + [[k, -1]] * 5)
-    runs = [play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=10) + (seeds,)]
-    p1, p2, seeds = draw_battles(rng, users, 24)
-    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(["photongeyser"])) + (seeds,))
+        return setup * 2 + [[k, -1]] * 5
+
+    runs = holder_runs(showdown9, ["photongeyser"], np.random.default_rng(67), copies=4, min_leads=30, script=script)
     seen = dict(physical=0, special=0)
-    for states, actions, sets, seeds in runs:
-        assert_identical(showdown9, states, actions, sets, seeds)
+    for states, actions, *_ in runs:
         for a, b, i, s, k, f, act, move in move_decisions(states, actions):
             if move == "photongeyser" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f]:
                 atk, spa = (boosted(a.stats[i, s, k, j], a.boosts[i, s, j]) for j in (0, 2))   # Atk, SpA
@@ -222,19 +215,10 @@ def test_cantusetwice_battles_match_showdown(showdown9):
     ``masks.disabled``): every team holding one leads with its holder, which picks it whenever the request offers it,
     against any usable teams (three battles a team), then 32 random battles of those teams choosing it half the time.
     Every L3 record compares the request's move list, so each disabled slot is checked against Showdown's."""
-    rng = np.random.default_rng(68)
     twice = ["gigatonhammer", "bloodmoon"]
-    users = teams_holding(move_mask(twice))
-    leads = holders_leading(twice, users) * 3
-    assert len(leads) >= 30, len(leads)
-    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
-    runs = [play([t for t, _ in leads], p2, seeds, rng, [[[k, -1]] * 8 for _, k in leads], max_decisions=10)
-            + (seeds,)]
-    p1, p2, seeds = draw_battles(rng, users, 32)
-    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(twice)) + (seeds,))
+    runs = holder_runs(showdown9, twice, np.random.default_rng(68), copies=3, min_leads=30, random_count=32, turns=8)
     held = 0
-    for states, actions, sets, seeds in runs:
-        assert_identical(showdown9, states, actions, sets, seeds)
+    for states, *_ in runs:
         for st in states:
             for i in range(len(st.turn)):
                 for s in range(2):
@@ -250,20 +234,9 @@ def test_fickle_beam_battles_match_showdown(showdown9):
     power): every team holding it leads with its holder, which uses it whenever it may, against any usable teams (four
     battles a team); then 24 random battles of those teams choosing it half the time. The PRNG state after every
     decision places the draw; the HP the power."""
-    rng = np.random.default_rng(69)
-    users = teams_holding(move_mask(["ficklebeam"]))
-    leads = holders_leading(["ficklebeam"], users) * 4
-    assert len(leads) >= 20, len(leads)
-    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
-    runs = [play([t for t, _ in leads], p2, seeds, rng, [[[k, -1]] * 6 for _, k in leads], max_decisions=10)
-            + (seeds,)]
-    p1, p2, seeds = draw_battles(rng, users, 24)
-    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(["ficklebeam"])) + (seeds,))
-    hits = 0
-    for states, actions, sets, seeds in runs:
-        assert_identical(showdown9, states, actions, sets, seeds)
-        for a, b, i, s, k, f, act, move in move_decisions(states, actions):
-            hits += int(move == "ficklebeam" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+    runs = holder_runs(showdown9, ["ficklebeam"], np.random.default_rng(69), copies=4, min_leads=20)
+    hits = sum(int(move == "ficklebeam" and b.active[i, 1 - s] == f and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+               for states, actions, *_ in runs for a, b, i, s, k, f, act, move in move_decisions(states, actions))
     assert hits >= 40, hits
 
 

@@ -180,6 +180,26 @@ def preferring_battles(bridge, usable: list[int], count: int, seed: int, prefer:
     return states, actions
 
 
+def holder_runs(bridge, moves, rng: np.random.Generator, copies: int, min_leads: int, random_count: int = 24,
+                turns: int = 6, script=None, max_decisions: int = 10) -> list[tuple]:
+    """The battles of the usable teams holding a move of ``moves`` (ids), each asserted identical to Showdown's: every
+    such team led by its holder (``copies`` battles a team) against usable teams, the holder using that move whenever it
+    may for ``turns`` turns (or playing ``script(team, slot)``'s actions: ``play``'s ``scripted`` rows), then
+    ``random_count`` random battles of those teams choosing it half the time. Returns ``(states, actions, sets, seeds)``
+    of both runs, for the caller's counts (``move_decisions``); at least ``min_leads`` led battles."""
+    users = teams_holding(move_mask(moves))
+    leads = holders_leading(moves, users) * copies
+    assert len(leads) >= min_leads, len(leads)
+    p2, _, seeds = draw_battles(rng, _usable_teams(), len(leads))
+    scripted = [script(team, k) if script else [[k, -1]] * turns for team, k in leads]
+    runs = [play([t for t, _ in leads], p2, seeds, rng, scripted, max_decisions=max_decisions) + (seeds,)]
+    p1, p2, seeds = draw_battles(rng, users, random_count)
+    runs.append(play(p1, p2, seeds, rng, boost=0.5, prefer=move_mask(moves)) + (seeds,))
+    for states, actions, sets, seeds in runs:
+        assert_identical(bridge, states, actions, sets, seeds)
+    return runs
+
+
 def _battles(count: int, seed: int):
     rng = np.random.default_rng(seed)
     usable = _usable_teams()
