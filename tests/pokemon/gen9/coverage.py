@@ -124,6 +124,19 @@ def restricted_figures(names) -> dict[str, int]:
             "mons": mons, "mons_restricted": mons_covered}
 
 
+def sole_blockers() -> list[tuple[str, int]]:
+    """The moves outside ``turn.restricted_moves()`` by how many of the pool's Pokémon they alone keep out of the
+    restricted battles (every other move of theirs run), most first: what to cover next."""
+    covered = set(turn.restricted_moves())
+    counts: dict[str, int] = {}
+    for team in json.loads(pool.POOL_FILE.read_text())["teams"]:
+        for _species, _level, _gender, _item, _ability, moves, *_ in team:
+            missing = [m for m in moves if m not in covered]
+            if len(missing) == 1:
+                counts[missing[0]] = counts.get(missing[0], 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def summary(f: dict[str, int]) -> list[str]:
     return [
         f"- Moves: {f['moves']} ({f['damaging']} damaging); damage formula: {f['damage_kernel']} of the damaging moves, "
@@ -174,7 +187,13 @@ def generated() -> tuple[str, dict[str, int]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the page's coverage table is stale")
+    parser.add_argument("--blockers", type=int, metavar="N", default=0,
+                        help="print the N moves that alone keep the most pool Pokémon out of the restricted battles")
     args = parser.parse_args(argv)
+    if args.blockers:
+        for move, count in sole_blockers()[:args.blockers]:
+            print(f"{move}: {count}")
+        return 0
     text, f = generated()
     page = PAGE.read_text(encoding="utf-8")
     start, stop = page.index(BEGIN), page.index(END) + len(END)
