@@ -17,14 +17,14 @@ only the sides with ``switch_flag`` act, with switches only. A side that does no
 row (``must_act``), as in the Gen 1 engine (``pokejax.game.masks``). A move disabled by a volatile
 (``disabled``: Taunt's ``onDisableMove``, the status moves; Encore's, all but the encored move; Throat
 Chop's, the sound moves; Heal Block's, the ``heal`` ones; a ``cantusetwice`` move used last) is illegal like one out
-of PP, and with no move left Struggle is offered (``getMoves`` returns none). An active locked into a move (``locked``: Outrage,
-Petal Dance) has that move's slot as its only legal action, PP or not (Showdown's request offers the
+of PP, and with no move left Struggle is offered (``getMoves`` returns none). An active locked into a move
+(``locked``: Outrage, Petal Dance) has that move's slot as its only legal action, PP or not (Showdown's request offers the
 locked move alone and ``trapped``: no switch, no Terastallization; the choice ``move 1`` names it); one that
 must recharge (``recharge``: Giga Impact hit last turn) has action 0 alone, the recharge (``move 1``); one charging a
 two-turn move (``charge``: Meteor Beam, Solar Beam) has that move's slot alone. One holding the ``noretreat``
 volatile (``no_retreat``: No Retreat) or the ``trapped`` one (``shackled``: Spirit Shackle) may not switch unless it is
-a Ghost by its current types (``tryTrap``'s
-immunity; a Tera type counts, a Stellar one keeps the original types). Other
+a Ghost by its current types (``tryTrap``'s immunity; a Tera type counts, a Stellar one keeps the original types);
+a switch request (a faint, a self-switch) ignores locks and traps. Other
 disabling effects (Disable, Choice items, Assault Vest), other trapping and Revival Blessing's choice of a
 fainted Pokémon come with the stages that add them.
 """

@@ -8,7 +8,8 @@ mask, hits taken (``timesAttacked``), place in ``side.pokemon`` (``position``) a
 active slot, stages, switch flag and Tera right, the turn, the request (and whether a switch request is a
 self-switch's in the middle of the turn, with each side's move action still queued), each active's volatiles (protect, stall, substitute HP, taunt, encore and its move, throatchop,
 healblock, leechseed, yawn, lockedmove with its two durations and move, mustrecharge, twoturnmove with its duration, the charging move's
-volatile and the move, noretreat, saltcure, their order) and whether its stages rose or fell this turn, the wish, the move
+volatile and the move, noretreat, saltcure, trapped, their order), whether its move failed this turn and last turn
+(``moveThisTurnResult``/``moveLastTurnResult === false``) and whether its stages rose or fell this turn, the wish, the move
 actions and the switches (team slots) the request offers, the winner and the PRNG seed.
 """
 

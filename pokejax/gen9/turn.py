@@ -505,7 +505,7 @@ def shackle_moves() -> list[str]:
                   and not any(m.get(f) for f in _EFFECT_FIELDS if f not in ("secondary", "secondaries")))
 
 
-def _salt_columns() -> dict:
+def _volatile_secondary_columns() -> dict:
     """Per move index: ``salting`` [M] (``salt_cure_moves()``), ``shackling`` [M] (``shackle_moves()``)."""
     t = tables.load()
     cols = {"salting": np.zeros(len(t.move_ids), bool), "shackling": np.zeros(len(t.move_ids), bool)}
@@ -607,8 +607,7 @@ def explode_moves() -> list[str]:
     placed, _ = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in EXPLODE_MOVES and m["id"] in placed
                   and m.get("selfdestruct") == "always" and not m.get("callbacks")
-                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "selfdestruct")
-                 )
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "selfdestruct"))
 
 
 def _weatherless(m: dict) -> dict:
@@ -662,8 +661,7 @@ def sampled_status_moves() -> list[str]:
     t = tables.load()
     placed, _ = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in placed and _sampled_status_effect(m) is not None
-                  and all(x in COVERED_STATUSES for x in SAMPLED_STATUS_MOVES[m["id"]])
-                 )
+                  and all(x in COVERED_STATUSES for x in SAMPLED_STATUS_MOVES[m["id"]]))
 
 
 def status_moves() -> list[str]:
@@ -836,8 +834,7 @@ def after_hit_hazard_moves() -> list[str]:
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in AFTER_HIT_HAZARD_MOVES and m["id"] in placed
                   and m["category"] != "Status" and sorted(m.get("callbacks") or []) == ["onAfterHit", "onAfterSubDamage"]
                   and m.get("secondaries") == [{}]
-                  and not any(m.get(f) for f in _EFFECT_FIELDS if f not in ("secondary", "secondaries"))
-                 )
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f not in ("secondary", "secondaries")))
 
 
 def _after_hit_hazard_columns() -> dict:
@@ -1666,8 +1663,7 @@ def _restricted_moves() -> tuple[str, ...]:
     t = tables.load()
     _, covered = _kernel_covered()
     plain = {m["id"] for m in t.data["moves"]       # thawsTarget (Hydro Steam): the hit thaws the target in any move
-             if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS if f != "thawsTarget")
-            }
+             if m["id"] in covered and not any(m.get(f) for f in _EFFECT_FIELDS if f != "thawsTarget")}
     return tuple(sorted(plain | set(boost_moves()) | set(status_moves()) | set(flinch_moves()) | set(confusion_moves())
                         | set(hazard_moves()) | set(removal_moves()) | set(hp_moves()) | set(power_moves())
                         | set(switch_moves()) | set(multihit_moves()) | set(crash_moves()) | set(explode_moves())
@@ -1790,7 +1786,7 @@ def _status_table() -> tables.MoveTable:
                              **_switch_columns(), **_multihit_columns(), **_protect_columns(),
                              **_substitute_columns(), **_tidy_columns(), **_on_hit_boost_columns(), **_ally_side_columns(),
                              **_lock_columns(), **_sleep_columns(), **_sampled_status_columns(),
-                             **_after_hit_hazard_columns(), **_salt_columns()})
+                             **_after_hit_hazard_columns(), **_volatile_secondary_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -2228,6 +2224,12 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
     st = st.replace(winner=jnp.where(ended, won, st.winner), request=jnp.where(ended, REQUEST_ENDED, st.request))
     up = up & _up(st)
     return _keep(_each_event(st, updates & ~ended, speed, up))   # the Update after runSwitch
+
+
+def _has_type(types, name: str):
+    """bool: one of ``types`` (``damage.current_types``'s pair) is the type ``name``."""
+    k = tables.load().type_index[name]
+    return (types[0] == k) | (types[1] == k)
 
 
 def _tox_restart(st: BattleState, side, when) -> BattleState:
@@ -2678,15 +2680,16 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                           jnp.where(tera_blast, a_tera, jnp.where(rule == POWER_REVELATION, first_type, m.type)))
     eff = damage.effectiveness(move_type, d_types, d_tera)   # (immune, type_mod), for the later hits too
     # Freeze-Dry's onEffectiveness: each Water type of the target's current ones counts as weak (+1, not -1)
-    water = sum((k == t.type_index["Water"]).astype(jnp.int32) for k in damage.current_types(d_types, d_tera))
+    foe_types = damage.current_types(d_types, d_tera)     # the target's current types (Tera, Roost), for the checks below
+    water = sum((k == t.type_index["Water"]).astype(jnp.int32) for k in foe_types)
     eff = (eff[0], jnp.where(x.water_super, jnp.clip(eff[1] + 2 * water, -6, 6), eff[1]))
     immune = eff[0] & ~m.ignore_immunity
     # powder moves: Grass types are immune (hitStepTryImmunity, before the accuracy check)
     powder_immune = _status_tables()[-1]
-    grass = jnp.any(jnp.stack([tables.small_lookup(powder_immune, k) for k in damage.current_types(d_types, d_tera)]), axis=0)
+    grass = jnp.any(jnp.stack([tables.small_lookup(powder_immune, k) for k in foe_types]), axis=0)
     immune = immune | (powder & ~self_move & grass)
     # Leech Seed's onTryImmunity: a Grass type (its current types) is immune, before the accuracy
-    grass_type = jnp.any(jnp.stack([k == t.type_index["Grass"] for k in damage.current_types(d_types, d_tera)]), axis=0)
+    grass_type = _has_type(foe_types, "Grass")
     immune = immune | (x.leech & grass_type)
     # Endeavor's onTryImmunity: its user must have less HP than the target
     immune = immune | ((rule == POWER_ENDEAVOR) & (_mon(st.hp, side, me) >= _mon(st.hp, foe, them)))
@@ -2931,8 +2934,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     salts = target_up & x.salting & ~_side(st.salt_cure, foe)
     st = st.replace(salt_cure=_set_side(st.salt_cure, foe, True, salts))
     # Spirit Shackle's (chance 100): the trapped volatile on a target up, without it and not a Ghost (its current types)
-    ghost = jnp.any(jnp.stack([k == t.type_index["Ghost"] for k in damage.current_types(d_types, d_tera)]), axis=0)
-    shackles = target_up & x.shackling & ~_side(st.shackled, foe) & ~ghost
+    shackles = target_up & x.shackling & ~_side(st.shackled, foe) & ~_has_type(foe_types, "Ghost")
     st = st.replace(shackled=_set_side(st.shackled, foe, True, shackles))
     # Rapid Spin's onAfterHit (after the secondaries and DamagingHit: nothing between reads the
     # hazards), its user up: its own side's hazards removed

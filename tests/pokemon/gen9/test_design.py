@@ -177,7 +177,8 @@ def test_both_forms_play_the_same_battles():
 # 70,000: the move's result of the turn and of the last (``move_failed``, ``move_failed_last``: set at each step of
 # the move that can fail it, Stomping Tantrum's doubling), Fillet Away's cost percentage, 69,517. 71,000: Spirit
 # Shackle's ``trapped`` volatile (its secondary; cleared with either active leaving the field), Photon Geyser's
-# category, 70,473; Fickle Beam's draw, 70,771; Hyperspace Fury's protect break and species check, 70,818.
+# category, 70,473; Fickle Beam's draw, 70,771; Hyperspace Fury's protect break and species check, 70,818;
+# the target's current types read once in ``_use_move``, 70,694.
 MAX_CPU_STEP_HLO_INSTRUCTIONS = 71_000
 
 
