@@ -31,17 +31,20 @@ def _has_type(types, tera, type_index):
     return jnp.where(terastallized, tera == type_index, original)
 
 
-def hits(rng, move, atk_accuracy_boost, def_evasion_boost, atk_types, atk_tera):
+def hits(rng, move, atk_accuracy_boost, def_evasion_boost, atk_types, atk_tera, accuracy_override=None):
     """Whether each move hits, with the draw made only where the move can miss.
 
     rng: Showdown PRNG state ``uint32[..., 2]``; move: move index; atk_accuracy_boost /
     def_evasion_boost: the user's accuracy and the target's evasion stage; atk_types ``[..., 2]`` and
-    atk_tera (``tables.TYPE_NONE`` when not Terastallized): the user's types. Returns ``(rng, hit)``."""
+    atk_tera (``tables.TYPE_NONE`` when not Terastallized): the user's types; ``accuracy_override``: where >= 0, the
+    accuracy an ``onModifyMove`` set instead of the data's (0: ``true``, Thunder's in rain). Returns ``(rng, hit)``."""
     t = tables.load()
     if jnp.shape(atk_types)[-1:] != (2,):
         raise ValueError(f"atk_types must have a last axis of 2, got shape {jnp.shape(atk_types)}")
     m = tables.move_table().at(move)   # one row gather for every column below
     accuracy = m.accuracy               # 0 = true (never misses)
+    if accuracy_override is not None:
+        accuracy = jnp.where(jnp.asarray(accuracy_override) >= 0, accuracy_override, accuracy)
     stage = jnp.clip(jnp.asarray(atk_accuracy_boost), -6, 6)
     stage = jnp.where(m.ignore_evasion, stage, jnp.clip(stage - jnp.asarray(def_evasion_boost), -6, 6))
     scaled = jnp.where(stage > 0, accuracy * (3 + stage) // 3,

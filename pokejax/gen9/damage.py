@@ -15,7 +15,8 @@ no Python control flow on values, only masks. The arithmetic follows the order o
 3. the attacking and defending stats with their stages (a critical hit drops the attacker's negative
    stages and the defender's positive ones; Sacred Sword's ``ignoreDefensive`` drops the defender's
    stages), Body Press / Psyshock / Foul Play choosing the stat and the Pokémon as their data say;
-4. ``floor(floor(floor(floor(2 L / 5 + 2) * P * A) / D) / 50) + 2``;
+4. ``floor(floor(floor(floor(2 L / 5 + 2) * P * A) / D) / 50) + 2``, then the weather's modifier (``modify``: rain
+   1.5 on Water, 0.5 on Fire; sun the other way round), which the caller passes as ``weather_mod``;
 5. critical hit ``floor(x * 1.5)``; damage roll ``floor(x * (100 - roll) / 100)`` for roll 0-15;
 6. STAB through Showdown's ``modify`` (4096ths, ``(x * m + 2047) >> 12``): 1.5 for a move of an
    original type or of the Tera type, 2 when the Tera type is also an original type; a Stellar user's
@@ -24,7 +25,7 @@ no Python control flow on values, only masks. The arithmetic follows the order o
 8. burn halves a physical move's damage (``modify`` by 0.5); 0 becomes 1; 16-bit truncation.
 
 Integer arithmetic is unsigned 32-bit, as Showdown's ``trunc`` (``x >>> 0``) wraps. Out of scope
-until later stages (and so not in the L1 cases): abilities, items, weather, terrain, screens, moves
+until later stages (and so not in the L1 cases): abilities, items, terrain, screens, moves
 whose power or damage Showdown computes in code (``basePowerCallback``, ``onBasePower``,
 ``damageCallback``...; Tera Blast, the one Stellar-type move, among them), Terapagos (whose Stellar
 forme keeps its boosts), spread and Parental Bond modifiers.
@@ -96,7 +97,7 @@ def effectiveness(move_type, def_types, def_tera):
 
 def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
            def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar=0, typeless=False,
-           power=None, move_type=None, physical=None, fixed=None, row=None, eff=None) -> Damage:
+           power=None, move_type=None, physical=None, fixed=None, row=None, eff=None, weather_mod=4096) -> Damage:
     """One hit's damage (see the module docstring for the order and the scope).
 
     move: move index (``tables.load().move_index``); level: the user's level; ``*_stats``: stored
@@ -116,6 +117,9 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     base power is 0 or 150 gets no Tera floor: Showdown's check for variable-power moves); ``move_type``
     (``onModifyType``: Tera Blast); ``physical`` (Tera Blast's ``onModifyMove``: Atk and Def, burn
     counts); ``fixed`` (a ``damageCallback``'s damage, Super Fang's; > 0 where it applies).
+
+    ``weather_mod``: the ``WeatherModifyDamage`` event's modifier in 4096ths (rain's 1.5 on a Water move: 6144), applied
+    to the base damage before the critical hit.
 
     ``row`` and ``eff``: the move's ``tables.move_table()`` row and ``effectiveness(move_type, def_types,
     def_tera)`` when the caller has them already (a multi-hit move's later hits: no second gather).
@@ -169,6 +173,7 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     # 4. base damage
     lvl = (2 * level // 5 + 2).astype(_U)
     base = lvl * power.astype(_U) * attack // jnp.maximum(defense, 1) // 50 + 2
+    base = modify(base, weather_mod)
 
     # 5. critical hit, damage roll
     base = jnp.where(crit, base + (base >> 1), base)
@@ -203,14 +208,14 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
 
 def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
         def_stats, def_boosts, def_types, def_tera, atk_stellar=0, typeless=False,
-        power=None, move_type=None, physical=None, fixed=None, eff=None, fickle=False):
+        power=None, move_type=None, physical=None, fixed=None, eff=None, fickle=False, weather_mod=4096):
     """``damage`` with Showdown's own draws on its PRNG (``pokejax.prng`` state ``uint32[..., 2]``):
     where the hit reaches the formula (no immunity, base power, not fixed damage), first the critical
     hit, ``randomChance(1, CRIT_DENOMINATOR[crit ratio])`` unless the move always crits (``willCrit``),
     then, where ``fickle`` (Fickle Beam's ``onBasePower``), ``randomChance(3, 10)`` doubling the base power, then the
     damage roll ``random(16)``; elsewhere no draw. Returns ``(rng, Damage, crit)``. The crit
     ratio is the move's (Focus Energy, Scope Lens and the like come with volatiles and items).
-    ``power``, ``move_type``, ``physical``, ``fixed``, ``eff``: as ``damage``'s."""
+    ``power``, ``move_type``, ``physical``, ``fixed``, ``eff``, ``weather_mod``: as ``damage``'s."""
     from pokejax import prng
     m = tables.move_table().at(move)   # one row gather for every column below
     move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, m.type if move_type is None else move_type)
@@ -229,7 +234,7 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
     rng, roll = prng.random_int(rng, 16, when=reaches)
     out = damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
                  def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar, typeless,
-                 power, move_type, physical, fixed, row=m, eff=eff)
+                 power, move_type, physical, fixed, row=m, eff=eff, weather_mod=weather_mod)
     return rng, out, crit
 
 

@@ -17,7 +17,8 @@ Per team slot, both sides (own first), then each side's active Pokémon, then th
   can count them), whether it is locked into Outrage or Petal Dance (the hit that locks it is seen; its
   turns left are drawn unseen), whether it must recharge (Giga Impact; announced) and whether it is charging a
   two-turn move (Meteor Beam, Solar Beam; announced) and whether it holds No Retreat's trapping volatile
-  (announced) and whether Salt Cure's volatile hurts it (announced); each side's entry hazards; the request (move or switch), who must act, whether
+  (announced) and whether Salt Cure's volatile hurts it (announced); each side's entry hazards; the weather and its
+  turns left (announced when set, each turn and at its end); the request (move or switch), who must act, whether
   each side may still Terastallize, the turn.
 
 ``seen`` is not part of the engine's state (``pokejax.gen9.state``): the env keeps it beside the
@@ -41,6 +42,8 @@ from pokejax.gen9.state import (
     REQUEST_SWITCH,
     STATUSES,
     TEAM_SIZE,
+    WEATHER_TURNS,
+    WEATHERS,
     BattleState,
     select,
 )
@@ -61,7 +64,8 @@ ACTIVE_FIELDS = (("boosts", NUM_BOOSTS), ("confused", 1), ("moved", 1), ("substi
 _VOLATILE_TURNS = (4.0, 4.0, 2.0, 2.0)   # the most turns of taunt, encore, throatchop, healblock (scales to [0, 1])
 SIDE_FIELDS = (("hazards", len(HAZARDS)),)   # each hazard's layers on the side over its most (HAZARD_LAYERS)
 GLOBAL_FIELDS = (("move_request", 1), ("switch_request", 1), ("must_act", 1), ("opponent_must_act", 1),
-                 ("can_tera", 1), ("opponent_can_tera", 1), ("turn", 1))
+                 ("can_tera", 1), ("opponent_can_tera", 1), ("weather", len(WEATHERS) - 1), ("weather_turns", 1),
+                 ("turn", 1))
 MON_SIZE = sum(n for _, n in MON_FIELDS)
 MOVE_SIZE = sum(n for _, n in MOVE_FIELDS)
 SLOT_SIZE = MON_SIZE + 4 * MOVE_SIZE
@@ -192,6 +196,8 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
         active(player), active(other),
         jnp.stack([request == REQUEST_MOVE, request == REQUEST_SWITCH, select(acting, player), select(acting, other),
                    select(state.can_tera, player), select(state.can_tera, other)]).astype(jnp.float32),
+        (jnp.asarray(state.weather)[None] == jnp.arange(1, len(WEATHERS))).astype(jnp.float32),
+        (jnp.asarray(state.weather_turns) / WEATHER_TURNS)[None].astype(jnp.float32),
         jnp.minimum(state.turn * _TURN_SCALE, 1.0)[None].astype(jnp.float32),
     ]
     return jnp.concatenate(parts).astype(jnp.float32)

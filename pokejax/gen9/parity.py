@@ -161,7 +161,8 @@ def ours_record(st, i: int, legal: np.ndarray) -> dict:
                          "species": TABLES.species_ids[int(st.species[i, side, k])]}
                         for k in range(size)]})
     return {"seed": prng.to_showdown(st.rng[i]), "turn": int(st.turn[i]), "request": int(st.request[i]),
-            "winner": int(st.winner[i]), "midTurn": bool(st.mid_turn[i]), "sides": sides}
+            "winner": int(st.winner[i]), "midTurn": bool(st.mid_turn[i]),
+            "weather": [S.WEATHERS[int(st.weather[i])], int(st.weather_turns[i])], "sides": sides}
 
 
 def showdown_record(snap: dict) -> dict:
@@ -189,7 +190,7 @@ def showdown_record(snap: dict) -> dict:
                         for p in s["pokemon"]]})
     winner = S.WINNER_NONE if snap["winner"] is None else snap["winner"]
     return {"seed": snap["seed"], "turn": snap["turn"], "request": REQUESTS[snap["request"]], "winner": winner,
-            "midTurn": snap["midTurn"], "sides": sides}
+            "midTurn": snap["midTurn"], "weather": snap["weather"], "sides": sides}
 
 
 def differences(ours: dict, theirs: dict) -> dict:

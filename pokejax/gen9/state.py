@@ -43,6 +43,11 @@ STATUS_NONE, BRN, PAR, SLP, FRZ, PSN, TOX = range(len(STATUSES))
 HAZARDS = ("stealthrock", "spikes", "toxicspikes", "stickyweb")
 HAZARD_LAYERS = (1, 3, 2, 1)
 # the active's volatiles that the residual lists (a residual handler or a duration): ``volatile_order``'s axis
+# The weathers (Showdown's ``field.weather``) of ``BattleState.weather``, by index (0: none); the moves setting one last
+# WEATHER_TURNS turns (no item extends them in these battles).
+WEATHERS = ("", "raindance", "sunnyday")
+WEATHER_NONE, RAIN, SUN = range(len(WEATHERS))
+WEATHER_TURNS = 5
 LISTED_VOLATILES = ("flinch", "protect", "stall", "taunt", "encore", "throatchop", "healblock", "roost", "leechseed",
                     "yawn", "lockedmove", "mustrecharge", "twoturnmove", "saltcure")
 
@@ -168,6 +173,9 @@ class BattleState:
     queued: jnp.ndarray         # int32 at a self-switch's mid-turn request (``mid_turn``): the move slot of the side's
                                 # move action still queued this turn (Showdown's ``queue``; 0 for Struggle), -1: none
     # ---- per battle [B, ...]
+    weather: jnp.ndarray        # int32 index into WEATHERS (Showdown's ``field.weather``)
+    weather_turns: jnp.ndarray  # int32 its turns left (``weatherState.duration``: 5 when set, one less at each residual,
+                                # ended at 0), 0 with no weather
     mid_turn: jnp.ndarray       # bool: this REQUEST_SWITCH is a self-switch's (U-turn...) in the middle of a turn: the
                                 # rest of the turn (``queued``, the residual) runs after the switch-in
     rng: jnp.ndarray            # uint32 [.., 2] Showdown's battle PRNG (Gen 5 LCG, ``pokejax.prng``)
@@ -289,6 +297,8 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         wish_hp=jnp.zeros(teams.shape, jnp.int32),
         wish_turn=jnp.full(teams.shape, -1, jnp.int32),
         queued=jnp.full(teams.shape, -1, jnp.int32),
+        weather=jnp.zeros(b, jnp.int32),
+        weather_turns=jnp.zeros(b, jnp.int32),
         mid_turn=jnp.zeros(b, bool),
         rng=seed,
         turn=jnp.zeros(b, jnp.int32),

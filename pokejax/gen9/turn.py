@@ -551,17 +551,19 @@ def boost_moves() -> list[str]:
 COVERED_STATUSES = ("brn", "par", "psn", "tox", "slp", "frz")
 
 
-# Moves whose one callback, ``onModifyMove``, sets their accuracy in weather only (Thunder and Hurricane in
-# rain or sun, Blizzard in snow): with no weather in these battles they run as their data say.
-WEATHER_ACCURACY_MOVES = ("thunder", "hurricane", "blizzard")
+# Moves whose one callback, ``onModifyMove``, sets their accuracy by the weather (``_use_move``): Thunder, Hurricane and
+# Bleakwind Storm never miss in rain (``RAIN_SURE_MOVES``: no draw), Thunder and Hurricane have 50 in sun
+# (``SUN_HALF_MOVES``); Blizzard never misses in snow, which these battles do not have yet.
+WEATHER_ACCURACY_MOVES = ("thunder", "hurricane", "blizzard", "bleakwindstorm")
+RAIN_SURE_MOVES = ("thunder", "hurricane", "bleakwindstorm")
+SUN_HALF_MOVES = ("thunder", "hurricane")
 
 
-# Damaging moves whose callbacks read only the weather or the terrain, which these battles never have (no weather or
-# terrain move runs, no ability), or Gravity (no Gravity move runs): Bleakwind Storm's accuracy in rain, Psyblade's
-# power in Electric Terrain, Expanding Force's power and targets in Psychic Terrain, Grassy Glide's priority in Grassy
-# Terrain, Grav Apple's power under Gravity. They run as their data say (Bleakwind Storm's Speed drop, Grav Apple's
-# Defense drop: ``boost_moves()``; Weather Ball, plain too, is among ``power_moves()``).
-FIELD_ONLY_MOVES = {"bleakwindstorm": ["onModifyMove"], "psyblade": ["onBasePower"],
+# Damaging moves whose callbacks read only the terrain, which these battles never have (no terrain move runs, no
+# ability), or Gravity (no Gravity move runs): Psyblade's power in Electric Terrain, Expanding Force's power and targets
+# in Psychic Terrain, Grassy Glide's priority in Grassy Terrain, Grav Apple's power under Gravity. They run as their
+# data say (Grav Apple's Defense drop: ``boost_moves()``).
+FIELD_ONLY_MOVES = {"psyblade": ["onBasePower"],
                     "expandingforce": ["onBasePower", "onModifyMove"], "grassyglide": ["onModifyPriority"],
                     "gravapple": ["onBasePower"]}
 # Damaging moves whose callbacks act only on their user's ally, which singles never has: Pollen Puff (its ``onTryMove``,
@@ -1487,6 +1489,55 @@ def haze_moves() -> list[str]:
                   and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
+# Moves setting the weather, by the weather (``state.WEATHERS``): their whole effect is ``weather`` (target ``all``).
+WEATHER_MOVES = {"raindance": S.RAIN, "sunnyday": S.SUN}
+# The types of Weather Ball (``onModifyType``, its power doubled by ``onModifyMove``) by the weather.
+WEATHER_BALL_TYPES = {S.RAIN: "Water", S.SUN: "Fire"}
+# Moves whose callbacks read the weather as ``_use_move`` runs them (besides ``WEATHER_ACCURACY_MOVES`` and the moves
+# setting it): Weather Ball (its type and power), Solar Beam (no charging turn in sun, ``onBasePower`` 0.5 in rain),
+# Synthesis, Moonlight and Morning Sun (``WEATHER_HEAL_MOVES``: 0.667 in sun, 0.25 in rain), Hydro Steam (sun's
+# ``onWeatherModifyDamage`` boosts it 1.5 instead of halving a Water move).
+WEATHER_BALL_MOVES = ("weatherball",)
+SOLAR_MOVES = ("solarbeam",)
+SUN_BOOSTED_MOVES = ("hydrosteam",)
+
+
+def weather_moves() -> list[str]:
+    """Rain Dance and Sunny Day (``WEATHER_MOVES``): target ``all``, so ``tryMoveHit`` (no accuracy check, no hit
+    loop: none of its ``Update`` events; it runs with the foe fainted); ``setWeather`` fails on the weather already up
+    (the move fails), else sets it for ``WEATHER_TURNS`` turns and runs ``eachEvent('WeatherChange')`` (a speed sort of
+    the actives: a draw on a tie). The weather's residual handler (``onFieldResidualOrder`` 1: the first) counts it
+    down; at 0 it ends (``clearWeather``'s ``eachEvent('WeatherChange')``), else its ``eachEvent('Weather')`` and the
+    ``Update`` after it sort the actives once each."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in WEATHER_MOVES and m["id"] in placed
+                  and m["target"] == "all" and not m.get("callbacks") and m.get("weather")
+                  and _to_id(m["weather"]) == S.WEATHERS[WEATHER_MOVES[m["id"]]]
+                  and not any(m.get(f) for f in _EFFECT_FIELDS))
+
+
+def _to_id(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def _weather_columns() -> dict:
+    """Per move index: ``sets_weather`` [M] (the weather a move of ``weather_moves()`` sets, 0: none), ``rain_sure``,
+    ``sun_half``, ``weather_ball``, ``solar``, ``weather_heal`` and ``sun_boosted`` [M] (bool: the move ids of
+    ``RAIN_SURE_MOVES``, ``SUN_HALF_MOVES``, ``WEATHER_BALL_MOVES``, ``SOLAR_MOVES``, ``WEATHER_HEAL_MOVES`` but Shore Up
+    (sand's), ``SUN_BOOSTED_MOVES``)."""
+    t = tables.load()
+    n = len(t.move_ids)
+    sets = np.zeros(n, np.int32)
+    for m in weather_moves():
+        sets[t.move_index[m]] = WEATHER_MOVES[m]
+    flag = lambda ids: np.isin(np.arange(n), [t.move_index[m] for m in ids if m in t.move_index])
+    return {"sets_weather": sets, "rain_sure": flag(RAIN_SURE_MOVES), "sun_half": flag(SUN_HALF_MOVES),
+            "weather_ball": flag(WEATHER_BALL_MOVES), "solar": flag(SOLAR_MOVES),
+            "weather_heal": flag([m for m in WEATHER_HEAL_MOVES if m != "shoreup"]),
+            "sun_boosted": flag(SUN_BOOSTED_MOVES)}
+
+
 # Moves swapping held items (Trick, Switcheroo): their ``onTryImmunity`` passes any target without Sticky Hold and
 # their ``onHit`` fails where neither Pokémon holds an item, which in the restricted battles (no items, no
 # abilities) is always.
@@ -1673,7 +1724,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
                         | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())
                         | set(locked_moves()) | set(recharge_moves()) | set(charge_moves())
-                        | set(salt_cure_moves()) | set(shackle_moves())))
+                        | set(salt_cure_moves()) | set(shackle_moves()) | set(weather_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1786,7 +1837,7 @@ def _status_table() -> tables.MoveTable:
                              **_switch_columns(), **_multihit_columns(), **_protect_columns(),
                              **_substitute_columns(), **_tidy_columns(), **_on_hit_boost_columns(), **_ally_side_columns(),
                              **_lock_columns(), **_sleep_columns(), **_sampled_status_columns(),
-                             **_after_hit_hazard_columns(), **_volatile_secondary_columns()})
+                             **_after_hit_hazard_columns(), **_volatile_secondary_columns(), **_weather_columns()})
 
 
 @functools.lru_cache(maxsize=1)
@@ -1931,7 +1982,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot", "recharge",
              "charge", "charged", "charge_slot", "no_retreat", "salt_cure", "move_failed", "move_failed_last", "shackled",
-             "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order")
+             "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order", "weather", "weather_turns")
 
 
 def _per_action(k, first, second):
@@ -2016,6 +2067,7 @@ def _try_status(st: BattleState, side, slot, status, when):
     target_status = _mon(st.status, side, slot)
     ok = when & (status != 0) & (_mon(st.hp, side, slot) > 0) & (target_status == 0)
     ok = ok & ~_immune_to(_mon(st.types, side, slot), _tera(st, side, slot), status)
+    ok = ok & ~((status == FRZ) & (st.weather == S.SUN))      # sun's onImmunity: no freezing
     # the Sleep Clause Mod counts the side's sleepers up whose sleep a foe caused (not Rest's: ``self_sleep``)
     asleep = (_side(st.status, side) == SLP) & (_side(st.hp, side) > 0) & ~_side(st.self_sleep, side)
     ok = ok & ~((status == SLP) & asleep.any(-1))
@@ -2284,14 +2336,15 @@ def _unroosted(types, roosted):
 
 
 def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, theirs, their_max, their_atk, stages,
-             tera, subbed):
+             tera, subbed, weather):
     """A damaging move's drain where it ``dealt`` damage (spreadDamage: Math.round of the damage ``lost``'s
     fraction healed to its user, nothing at full HP), or a status move of ``hp_moves()`` where it
     ``lands`` (runMoveEffects, its ``onHit``), by ``heal_kind``:
     ``heal`` (and Roost) fails at full HP (the move fails: no Update), else heals Math.round of the
     base max HP's fraction; Roost then adds its ``roost`` volatile (``self``, no draw; its ``onStart``
     fails on a Terastallized user); the weather moves heal ``modify(maxhp, 1/2)`` and at full HP fail
-    with NOT_FAIL (the hit's Updates still run); Strength Sap fails at -6 Attack, else lowers the
+    with NOT_FAIL (the hit's Updates still run; Synthesis, Moonlight and Morning Sun ``modify(maxhp, 0.667)`` in
+    sun, ``modify(maxhp, 0.25)`` in rain: ``weather``); Strength Sap fails at -6 Attack, else lowers the
     target's Attack by 1 and heals its user by the target's Attack before (its stat and stage); Pain
     Split sets both HPs to their mean, floored (at least 1, at most each one's max HP), target first.
     ``hp``, ``max_hp``: the user's; ``theirs``, ``their_max``, ``their_atk``, ``stages``: the target's HP,
@@ -2302,7 +2355,8 @@ def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, 
     field = lands & ((kind == HEAL_FIELD) | (kind == HEAL_ROOST)) & ~full
     modify = lands & (kind == HEAL_MODIFY)
     drain = dealt & (kind == HEAL_DRAIN)
-    amount = _fraction(jnp.where(drain, lost, max_hp), x.hp_mul, x.hp_add, x.hp_div)
+    mul = jnp.where(x.weather_heal & (weather == S.SUN), 2732, jnp.where(x.weather_heal & (weather == S.RAIN), 1024, x.hp_mul))
+    amount = _fraction(jnp.where(drain, lost, max_hp), mul, x.hp_add, x.hp_div)
     # from a substitute's damage Math.ceil of the fraction (hp_mul / 2 over hp_div / 2 for a drain)
     ceil = _fraction(lost, x.hp_mul // 2, x.hp_div // 2 - 1, jnp.maximum(x.hp_div // 2, 1))
     amount = jnp.where(drain & subbed, ceil, amount)
@@ -2607,8 +2661,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     move_slot = jnp.argmax(moves == move[..., None], axis=-1).astype(jnp.int32)   # the running move's slot (locks)
     too_late = on & first_turn & was_moved
     lay = x.lay
-    # an entry hazard: the foe's side; Haze: the field; Heal Bell, Aurora Veil: the user's side
-    side_move = lay.any(-1) | x.haze | x.heal_bell | x.fails_without_weather
+    # an entry hazard: the foe's side; Haze, Rain Dance, Sunny Day: the field; Heal Bell, Aurora Veil: the user's side
+    side_move = lay.any(-1) | x.haze | x.heal_bell | x.fails_without_weather | (x.sets_weather != 0)
+    rain, sun = st.weather == S.RAIN, st.weather == S.SUN
     # the called move's useMoveInner: its ModifyMove event (throatchop's and healblock's handlers tie), whose
     # Throat Chop and Heal Block handlers stop a sound move, a move with the heal flag (nothing drawn; Sleep
     # Talk's own Updates still run)
@@ -2620,7 +2675,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # a two-turn move's onTryMove (before the target checks: a fainted foe too): its volatile there, removed, the
     # move runs; else the charge (Meteor Beam's +1 Sp. Atk, twoturnmove and the move's volatile) and nothing more
     two_turn = on & _one_of(move, [t.move_index[k] for k in charge_moves()])
-    fires = two_turn & _side(st.charged, side)
+    fires = two_turn & (_side(st.charged, side) | (x.solar & sun))          # Solar Beam: no charging turn in sun
     charges = two_turn & ~fires
     before = _side(st.boosts, side)
     delta = sum(jnp.where((move == t.move_index[k])[..., None],
@@ -2676,8 +2731,13 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Tera Blast's onModifyType: its Terastallized user's Tera type
     tera_blast = (rule == POWER_TERA_BLAST) & (a_tera != tables.TYPE_NONE)
     first_type = damage.current_types(a_types, a_tera)[0]
+    # Weather Ball's onModifyType: the weather's type
+    ball = x.weather_ball & (st.weather != S.WEATHER_NONE)
+    ball_type = tables.small_lookup(np.asarray([0] + [t.type_index[WEATHER_BALL_TYPES[w]]
+                                                      for w in range(1, len(S.WEATHERS))], np.int32), st.weather)
     move_type = jnp.where(struggle, tables.TYPE_NONE,                                          # Struggle: "???"
-                          jnp.where(tera_blast, a_tera, jnp.where(rule == POWER_REVELATION, first_type, m.type)))
+                          jnp.where(tera_blast, a_tera, jnp.where(rule == POWER_REVELATION, first_type,
+                                                                  jnp.where(ball, ball_type, m.type))))
     eff = damage.effectiveness(move_type, d_types, d_tera)   # (immune, type_mod), for the later hits too
     # Freeze-Dry's onEffectiveness: each Water type of the target's current ones counts as weak (+1, not -1)
     foe_types = damage.current_types(d_types, d_tera)     # the target's current types (Tera, Roost), for the checks below
@@ -2694,7 +2754,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Endeavor's onTryImmunity: its user must have less HP than the target
     immune = immune | ((rule == POWER_ENDEAVOR) & (_mon(st.hp, side, me) >= _mon(st.hp, foe, them)))
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
-    rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera)
+    # Thunder's, Hurricane's and Bleakwind Storm's onModifyMove: no accuracy check in rain; Thunder's and Hurricane's 50 in sun
+    sure = jnp.where(x.rain_sure & rain, 0, jnp.where(x.sun_half & sun, 50, -1))
+    rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera, sure)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
     st = st.replace(move_failed=_set_side(st.move_failed, side, True, on & ~lands))     # immune or missed: false
@@ -2718,13 +2780,20 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     d_stats = _mon(st.stats, foe, them)
     power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast, foe_moved, hit_by_foe,
                                              eff[1])
+    # Weather Ball's onModifyMove doubles its power in weather; Solar Beam's onBasePower halves it (modify) in rain
+    power = jnp.where(ball, 2 * power, jnp.where(x.solar & rain, (power * 2048 + 2047) // 4096, power))
+    # the weather's onWeatherModifyDamage: rain 1.5 on Water, 0.5 on Fire; sun the other way round, and 1.5 on Hydro
+    # Steam
+    water, fire = move_type == t.type_index["Water"], move_type == t.type_index["Fire"]
+    weather_mod = jnp.where((sun & x.sun_boosted) | (rain & water) | (sun & fire), 6144,
+                            jnp.where((rain & fire) | (sun & water), 2048, 4096))
     user_status = _mon(st.status, side, me)
     burned, stellar = (user_status == BRN) & (rule != POWER_FACADE), _mon(st.stellar, side, me)
     rng2, dmg, _ = damage.hit(rng, move, _mon(st.level, side, me), a_stats, a_boosts[..., :5],
                               a_types, a_tera, burned, d_stats,
                               d_boosts[..., :5], d_types, d_tera, stellar, typeless=struggle,
                               power=power, move_type=move_type, physical=physical, fixed=fixed, eff=eff,
-                              fickle=rule == POWER_FICKLE)
+                              fickle=rule == POWER_FICKLE, weather_mod=weather_mod)
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
@@ -2748,7 +2817,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Math.ceil) and the healing status moves
     max_hp = _mon(st.max_hp, side, me)
     st, healed, sap = _hp_move(st, side, me, foe, them, x, lands, struck, lost, user_hp, max_hp, hp, _mon(st.max_hp, foe, them),
-                          d_stats[..., 0], d_boosts, a_tera, subbed)
+                          d_stats[..., 0], d_boosts, a_tera, subbed, st.weather)
     # Clear Smog's onHit: the target's stages cleared (not behind a substitute; fainted by the hit too)
     st = st.replace(boosts=_set_side(st.boosts, foe, jnp.zeros_like(_side(st.boosts, foe)), dealt & x.clear_smog))
 
@@ -2854,6 +2923,12 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                  | taunts | encores | rests | wishes | seeds | yawns | retreats | (forcing & (m.category == tables.STATUS)))
     # Haze's onHitField (tryMoveHit: no Update): every active's stages cleared (a fainted one's are already)
     st = st.replace(boosts=jnp.where((lands & x.haze)[..., None, None], 0, st.boosts))
+    # Rain Dance's and Sunny Day's setWeather (tryMoveHit: no Update): it fails on the weather already up; else the
+    # weather for WEATHER_TURNS turns, then eachEvent('WeatherChange')
+    weathered = lands & (x.sets_weather != 0) & (st.weather != x.sets_weather)
+    st = st.replace(weather=jnp.where(weathered, x.sets_weather, st.weather),
+                    weather_turns=jnp.where(weathered, S.WEATHER_TURNS, st.weather_turns))
+    st = _each_event(st, weathered, cache)
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -2864,7 +2939,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # failed (Haze never does; an entry hazard where no layer was added; Heal Bell where no status was cured; one the
     # foe's substitute stopped does not fail)
     status_move = m.category == tables.STATUS
-    done = succeeded | (lands & x.haze) | layered | bell
+    done = succeeded | (lands & x.haze) | layered | bell | weathered
     st = st.replace(move_failed=_set_side(st.move_failed, side, True,
                                           lands & jnp.where(status_move, ~done, dmg.kind != damage.KIND_DAMAGE)))
     up = _up(st)
@@ -2959,7 +3034,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                      dict(level=_mon(st.level, side, me), atk_stats=a_stats, atk_boosts=a_boosts[..., :5],
                           atk_types=a_types, atk_tera=a_tera, atk_burned=burned, def_stats=d_stats,
                           def_boosts=d_boosts[..., :5], def_types=d_types, def_tera=d_tera, atk_stellar=stellar,
-                          typeless=struggle, move_type=move_type, physical=physical, fixed=fixed),
+                          typeless=struggle, move_type=move_type, physical=physical, fixed=fixed,
+                          weather_mod=weather_mod),
                      power, eff, a_boosts[..., 5], d_boosts[..., 6])
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)
@@ -3179,7 +3255,7 @@ def _residual(st: BattleState, on):
     ``clearVolatile`` left in ``Pokemon.speed``, and then skipped), a tie drawn once; then the ``roost``
     volatiles' handlers (order 25: a tie of two drawn once, nothing else); each status's damage and
     faints before the next (a battle that ends stops there); then the ``saltcure`` handlers (order 13); last the
-    ``lockedmove`` handlers (no order)."""
+    ``lockedmove`` handlers (no order). The weather's handler runs before all of them (``weather_moves()``)."""
     order_of = tables.small_lookup(_RESIDUAL_ORDER, st.active_of(st.status))                # [B, 2]
     up = st.active_of(st.hp) > 0
     sorted_ = on[..., None] & (order_of > 0)
@@ -3235,6 +3311,16 @@ def _residual(st: BattleState, on):
     apart = jnp.maximum(count - 1, 0).sum(-1)
     draws = jnp.where(speed[..., 0] == speed[..., 1], tied, apart)
     st = st.replace(skipped=st.skipped + jnp.where(on, draws, 0), bound=st.bound + 5)
+    # the sort over, the weather's handler runs first (onFieldResidualOrder 1, collected first: it moves no other
+    # handler): its duration counted down; at 0 it ends (clearWeather's eachEvent('WeatherChange')), else its
+    # onFieldResidual's eachEvent('Weather') and the Update after it (Gen 7+), each a speed sort of the actives up
+    weathers = on & (st.weather != S.WEATHER_NONE)
+    left = st.weather_turns - 1
+    up_both = _up(st)
+    st = _each_event(st, weathers, speed, up_both)
+    st = _each_event(st, weathers & (left > 0), speed, up_both)
+    st = st.replace(weather=jnp.where(weathers & (left == 0), S.WEATHER_NONE, st.weather),
+                    weather_turns=jnp.where(weathers, left, st.weather_turns))
     later = (order_of[..., 1] < order_of[..., 0]) | ((order_of[..., 1] == order_of[..., 0]) & (speed[..., 1] > speed[..., 0]))
     read = _later_first(jnp.where(sorted_, order_of, 0), _volatiles_present(st), st.volatile_order, wishing)
     read = read.astype(swap.dtype)

@@ -38,7 +38,7 @@
 //             move + terastallize, 8-13 switch to team slot k; -1: the side does not act); `states` after
 //             the start and after each decision: {seed, turn, request ('move' | 'switch' | 'ended'),
 //             winner (0, 1, 2 tie, null), midTurn (the residual still queued: a self-switch's request in
-//             the middle of the turn), sides: [{active, pokemonLeft, speed (the active's cached
+//             the middle of the turn), weather ([field.weather, its duration left]: ['', 0] for none), sides: [{active, pokemonLeft, speed (the active's cached
 //             Pokemon.speed), switchFlag, queued (the move slot of the side's move action still queued, its
 //             Pokémon not fainted; 0 for Struggle; -1: none), flinch, confusion (its turns left, 0: none), moved (activeMoveActions > 0), hazards (layers of Stealth Rock, Spikes, Toxic Spikes,
 //             Sticky Web), hazardOrder (each one's
@@ -343,6 +343,7 @@ function snapPlay(battle) {
   const winner = !battle.ended ? null : battle.winner === 'P1' ? 0 : battle.winner === 'P2' ? 1 : 2;
   return {seed: battle.prng.getSeed(), turn: battle.turn, request: battle.ended ? 'ended' : battle.requestState,
     midTurn: !battle.ended && battle.queue.list.some(a => a.choice === 'residual'),
+    weather: [battle.field.weather, battle.field.weather ? battle.field.weatherState.duration : 0],
     winner, sides: battle.sides.map(side => {
       const bySlot = [...side.pokemon].sort((a, b) => a.m.slot - b.m.slot);
       const active = side.active[0];

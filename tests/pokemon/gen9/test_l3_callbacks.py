@@ -201,13 +201,15 @@ def test_l2_crash_into_protect(showdown9):
     assert _uses(states, actions)["crash"] >= 15
 
 
-FIELD_ONLY = tuple(turn.FIELD_ONLY_MOVES)
+# the terrain-only moves and Bleakwind Storm (its accuracy rain's only: 80 % in the battles without rain)
+FIELD_ONLY = tuple(turn.FIELD_ONLY_MOVES) + ("bleakwindstorm",)
 
 
 def test_field_only_battles_match_showdown(showdown9):
     """48 battles of teams holding Bleakwind Storm, Psyblade, Expanding Force or Grassy Glide (``turn.FIELD_ONLY_MOVES``:
-    their callbacks act in weather or terrain only, which these battles never have), chosen half the time: Bleakwind
-    Storm's 80 % accuracy and its Speed drop (30 %), Grassy Glide at priority 0, the others' plain power."""
+    their callbacks act in terrain only, which these battles never have; Bleakwind Storm's in rain), chosen half the
+    time: Bleakwind Storm's 80 % accuracy and its Speed drop (30 %), Grassy Glide at priority 0, the others' plain
+    power."""
     assert set(FIELD_ONLY) <= set(turn.restricted_moves()) and "bleakwindstorm" in turn.boost_moves()
     states, actions = _each_move_battles(showdown9, np.random.default_rng(106), FIELD_ONLY, 5, _teams(FIELD_ONLY))
     used, hits, misses, slowed = {m: 0 for m in FIELD_ONLY}, 0, 0, 0
