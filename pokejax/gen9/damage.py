@@ -14,7 +14,8 @@ no Python control flow on values, only masks. The arithmetic follows the order o
    under 60, priority <= 0 and one hit gets base power 60;
 3. the attacking and defending stats with their stages (a critical hit drops the attacker's negative
    stages and the defender's positive ones; Sacred Sword's ``ignoreDefensive`` drops the defender's
-   stages), Body Press / Psyshock / Foul Play choosing the stat and the Pokémon as their data say;
+   stages), Body Press / Psyshock / Foul Play choosing the stat and the Pokémon as their data say; snow's 1.5 on an Ice
+   type's Defense (``ice_def``);
 4. ``floor(floor(floor(floor(2 L / 5 + 2) * P * A) / D) / 50) + 2``, then the weather's modifier (``modify``: rain
    1.5 on Water, 0.5 on Fire; sun the other way round), which the caller passes as ``weather_mod``;
 5. critical hit ``floor(x * 1.5)``; damage roll ``floor(x * (100 - roll) / 100)`` for roll 0-15;
@@ -22,7 +23,8 @@ no Python control flow on values, only masks. The arithmetic follows the order o
    original type or of the Tera type, 2 when the Tera type is also an original type; a Stellar user's
    first hit of each type: 2 for an original type, 4915/4096 for another (then 1.5 or 1 again);
 7. type effectiveness: doubling per super-effective type, halving (floored) per resistance;
-8. burn halves a physical move's damage (``modify`` by 0.5); 0 becomes 1; 16-bit truncation.
+8. burn halves a physical move's damage (``modify`` by 0.5); a screen on the defender's side halves a hit that is not
+   critical (``modify`` by 0.5: ``screened``, the caller's); 0 becomes 1; 16-bit truncation.
 
 Integer arithmetic is unsigned 32-bit, as Showdown's ``trunc`` (``x >>> 0``) wraps. Out of scope
 until later stages (and so not in the L1 cases): abilities, items, terrain, screens, moves
@@ -97,7 +99,8 @@ def effectiveness(move_type, def_types, def_tera):
 
 def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
            def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar=0, typeless=False,
-           power=None, move_type=None, physical=None, fixed=None, row=None, eff=None, weather_mod=4096) -> Damage:
+           power=None, move_type=None, physical=None, fixed=None, row=None, eff=None, weather_mod=4096,
+           ice_def=False, screened=False) -> Damage:
     """One hit's damage (see the module docstring for the order and the scope).
 
     move: move index (``tables.load().move_index``); level: the user's level; ``*_stats``: stored
@@ -119,7 +122,9 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     counts); ``fixed`` (a ``damageCallback``'s damage, Super Fang's; > 0 where it applies).
 
     ``weather_mod``: the ``WeatherModifyDamage`` event's modifier in 4096ths (rain's 1.5 on a Water move: 6144), applied
-    to the base damage before the critical hit.
+    to the base damage before the critical hit; ``ice_def``: snow's ``onModifyDef`` (``modify`` by 1.5) on the
+    defender's Defense where the move reads it (Body Press's own Defense runs ``ModifyAtk``: not modified);
+    ``screened``: a screen on the defender's side halves (``modify``) a hit that is not critical, after the burn.
 
     ``row`` and ``eff``: the move's ``tables.move_table()`` row and ``effectiveness(move_type, def_types,
     def_tera)`` when the caller has them already (a multi-hit move's later hits: no second gather).
@@ -169,6 +174,7 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     a_boost = jnp.where((crit & (a_boost < 0)) | m.ignore_offensive, 0, a_boost)
     d_boost = jnp.where((crit & (d_boost > 0)) | m.ignore_defensive, 0, d_boost)
     attack, defense = boosted_stat(a_stat, a_boost), boosted_stat(d_stat, d_boost)
+    defense = jnp.where(jnp.asarray(ice_def) & (def_stat == 1), modify(defense, 6144), defense)
 
     # 4. base damage
     lvl = (2 * level // 5 + 2).astype(_U)
@@ -196,6 +202,7 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     # 8. burn, the floor of 1, 16 bits
     burned = jnp.asarray(atk_burned) & (category == tables.PHYSICAL)
     base = jnp.where(burned, modify(base, 2048), base)
+    base = jnp.where(jnp.asarray(screened) & ~crit, modify(base, 2048), base)
     base = jnp.where(base == 0, 1, base & 0xFFFF)
 
     out = jnp.where(fixed == -1, level, jnp.where(fixed > 0, fixed, base.astype(jnp.int32)))
@@ -208,14 +215,17 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
 
 def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
         def_stats, def_boosts, def_types, def_tera, atk_stellar=0, typeless=False,
-        power=None, move_type=None, physical=None, fixed=None, eff=None, fickle=False, weather_mod=4096):
+        power=None, move_type=None, physical=None, fixed=None, eff=None, fickle=False, weather_mod=4096,
+        ice_def=False, screened=False, sort_draws=0):
     """``damage`` with Showdown's own draws on its PRNG (``pokejax.prng`` state ``uint32[..., 2]``):
     where the hit reaches the formula (no immunity, base power, not fixed damage), first the critical
     hit, ``randomChance(1, CRIT_DENOMINATOR[crit ratio])`` unless the move always crits (``willCrit``),
     then, where ``fickle`` (Fickle Beam's ``onBasePower``), ``randomChance(3, 10)`` doubling the base power, then the
     damage roll ``random(16)``; elsewhere no draw. Returns ``(rng, Damage, crit)``. The crit
     ratio is the move's (Focus Energy, Scope Lens and the like come with volatiles and items).
-    ``power``, ``move_type``, ``physical``, ``fixed``, ``eff``, ``weather_mod``: as ``damage``'s."""
+    ``power``, ``move_type``, ``physical``, ``fixed``, ``eff``, ``weather_mod``, ``ice_def``, ``screened``: as
+    ``damage``'s. ``sort_draws`` (0-5): the draws of the ``ModifyDamage`` event's speed sort after the roll (the
+    screens on the field are its handlers, all tied: k of them shuffled with k - 1 draws)."""
     from pokejax import prng
     m = tables.move_table().at(move)   # one row gather for every column below
     move_type = jnp.where(jnp.asarray(typeless), tables.TYPE_NONE, m.type if move_type is None else move_type)
@@ -232,10 +242,16 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
     base = m.power if power is None else jnp.asarray(power)
     power = jnp.where(reaches & fickle & doubled, 2 * base, base)
     rng, roll = prng.random_int(rng, 16, when=reaches)
+    rng = prng.skip(rng, jnp.where(reaches, sort_draws, 0), MAX_SORT_DRAWS)
     out = damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
                  def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar, typeless,
-                 power, move_type, physical, fixed, row=m, eff=eff, weather_mod=weather_mod)
+                 power, move_type, physical, fixed, row=m, eff=eff, weather_mod=weather_mod, ice_def=ice_def,
+                 screened=screened)
     return rng, out, crit
+
+
+# the most draws of the ModifyDamage event's sort: six screens on the field (three a side)
+MAX_SORT_DRAWS = 5
 
 
 def crit_denominator(crit_ratio):

@@ -17,7 +17,7 @@ Per team slot, both sides (own first), then each side's active Pokémon, then th
   can count them), whether it is locked into Outrage or Petal Dance (the hit that locks it is seen; its
   turns left are drawn unseen), whether it must recharge (Giga Impact; announced) and whether it is charging a
   two-turn move (Meteor Beam, Solar Beam; announced) and whether it holds No Retreat's trapping volatile
-  (announced) and whether Salt Cure's volatile hurts it (announced); each side's entry hazards; the weather and its
+  (announced) and whether Salt Cure's volatile hurts it (announced); each side's entry hazards and screens' turns left; the weather and its
   turns left (announced when set, each turn and at its end); the request (move or switch), who must act, whether
   each side may still Terastallize, the turn.
 
@@ -40,6 +40,8 @@ from pokejax.gen9.state import (
     NUM_BOOSTS,
     REQUEST_MOVE,
     REQUEST_SWITCH,
+    SCREEN_TURNS,
+    SCREENS,
     STATUSES,
     TEAM_SIZE,
     WEATHER_TURNS,
@@ -62,7 +64,8 @@ ACTIVE_FIELDS = (("boosts", NUM_BOOSTS), ("confused", 1), ("moved", 1), ("substi
                  ("taunt", 1), ("encore", 1), ("throat_chop", 1), ("heal_block", 1), ("locked", 1), ("recharging", 1),
                  ("charging", 1), ("no_retreat", 1), ("salt_cure", 1), ("failed_last_turn", 1), ("shackled", 1))
 _VOLATILE_TURNS = (4.0, 4.0, 2.0, 2.0)   # the most turns of taunt, encore, throatchop, healblock (scales to [0, 1])
-SIDE_FIELDS = (("hazards", len(HAZARDS)),)   # each hazard's layers on the side over its most (HAZARD_LAYERS)
+# each hazard's layers on the side over its most (HAZARD_LAYERS), each screen's turns left over SCREEN_TURNS
+SIDE_FIELDS = (("hazards", len(HAZARDS)), ("screens", len(SCREENS)))
 GLOBAL_FIELDS = (("move_request", 1), ("switch_request", 1), ("must_act", 1), ("opponent_must_act", 1),
                  ("can_tera", 1), ("opponent_can_tera", 1), ("weather", len(WEATHERS) - 1), ("weather_turns", 1),
                  ("turn", 1))
@@ -189,7 +192,8 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
                                            select(state.charge, side) > 0, select(state.no_retreat, side),
                                            select(state.salt_cure, side), select(state.move_failed_last, side),
                                            select(state.shackled, side)]),
-                                select(state.hazards, side) / jnp.asarray(HAZARD_LAYERS, jnp.float32)])
+                                select(state.hazards, side) / jnp.asarray(HAZARD_LAYERS, jnp.float32),
+                                select(state.screens, side) / SCREEN_TURNS])
     request = jnp.asarray(state.request)
     parts = [
         _team(state, player, seen, own=True).ravel(), _team(state, other, seen, own=False).ravel(),

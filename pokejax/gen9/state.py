@@ -45,9 +45,12 @@ HAZARD_LAYERS = (1, 3, 2, 1)
 # the active's volatiles that the residual lists (a residual handler or a duration): ``volatile_order``'s axis
 # The weathers (Showdown's ``field.weather``) of ``BattleState.weather``, by index (0: none); the moves setting one last
 # WEATHER_TURNS turns (no item extends them in these battles).
-WEATHERS = ("", "raindance", "sunnyday")
-WEATHER_NONE, RAIN, SUN = range(len(WEATHERS))
+WEATHERS = ("", "raindance", "sunnyday", "snowscape")
+WEATHER_NONE, RAIN, SUN, SNOW = range(len(WEATHERS))
 WEATHER_TURNS = 5
+# The screens (Showdown's side conditions) of ``BattleState.screens``; set for SCREEN_TURNS turns (no Light Clay here).
+SCREENS = ("reflect", "lightscreen", "auroraveil")
+SCREEN_TURNS = 5
 LISTED_VOLATILES = ("flinch", "protect", "stall", "taunt", "encore", "throatchop", "healblock", "roost", "leechseed",
                     "yawn", "lockedmove", "mustrecharge", "twoturnmove", "saltcure")
 
@@ -166,6 +169,8 @@ class BattleState:
                                 # active that fainted last: its speed stat (fainting's clearVolatile calls
                                 # setSpecies; the residual's sort of the turn it fainted in still counts
                                 # its status handler)
+    screens: jnp.ndarray        # int32 [.., 3] the turns left of each screen on the side (SCREENS order; Showdown's side
+                                # condition's ``duration``: 5 when set, one less at each residual, gone at 0), 0: none
     wish_hp: jnp.ndarray        # int32 the max HP of the Pokémon whose Wish waits in the side's slot (Showdown's slot
                                 # condition ``wish`` keeps half of it; its heal truncates that, at least 1), 0: none
     wish_turn: jnp.ndarray      # int32 that Wish's ``startingTurn`` (the turn it was made - 1, mod 256: it heals the slot's
@@ -294,6 +299,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         hazards=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         hazard_order=jnp.zeros(teams.shape + (len(HAZARDS),), jnp.int32),
         faint_speed=jnp.zeros(teams.shape, jnp.int32),
+        screens=jnp.zeros(teams.shape + (len(SCREENS),), jnp.int32),
         wish_hp=jnp.zeros(teams.shape, jnp.int32),
         wish_turn=jnp.full(teams.shape, -1, jnp.int32),
         queued=jnp.full(teams.shape, -1, jnp.int32),

@@ -456,17 +456,44 @@ def _tidy_columns() -> dict:
 
 # Status moves aimed at their own side that ``tryMoveHit`` runs (no accuracy check, no hit loop, so none of its Update
 # events): Heal Bell's ``onHit`` cures the status of every Pokémon of its user's side that is not fainted
-# (``cureStatus``); Aurora Veil's ``onTry`` fails without hail or snow, which these battles never have (no weather
-# move, no ability), so it fails, changing nothing but its PP.
+# (``cureStatus``); the screens (``screen_moves()``).
 HEAL_BELL_MOVES = ("healbell",)
-NO_WEATHER_FAIL_MOVES = ("auroraveil",)
 
 
 def ally_side_moves() -> list[str]:
-    """The moves of ``HEAL_BELL_MOVES`` and ``NO_WEATHER_FAIL_MOVES`` whose accuracy and priority ``accuracy`` and
-    ``order`` cover."""
+    """The moves of ``HEAL_BELL_MOVES`` whose accuracy and priority ``accuracy`` and ``order`` cover."""
     covered = set(accuracy.accuracy_moves()) & set(order.order_moves())
-    return sorted(m for m in HEAL_BELL_MOVES + NO_WEATHER_FAIL_MOVES if m in covered)
+    return sorted(m for m in HEAL_BELL_MOVES if m in covered)
+
+
+# Moves adding a screen to their user's side (``state.SCREENS``; target ``allySide``, their whole effect the side
+# condition), by the screen: Reflect, Light Screen, and Aurora Veil, whose ``onTry`` fails without snow.
+SCREEN_MOVES = {"reflect": "reflect", "lightscreen": "lightscreen", "auroraveil": "auroraveil"}
+_SCREEN_CALLBACKS = ["condition.durationCallback", "condition.onAnyModifyDamage", "condition.onSideEnd",
+                     "condition.onSideStart"]
+SNOW_TRY_MOVES = ("auroraveil",)
+# Damaging moves whose one callback, an ``onTryHit``, removes the target side's screens (``spreadMoveHit``'s own TryHit:
+# after the immunity and the accuracy check, before a substitute stops the hit): Brick Break, Psychic Fangs.
+SCREEN_BREAK_MOVES = ("brickbreak", "psychicfangs")
+
+
+def screen_moves() -> list[str]:
+    """Reflect, Light Screen and Aurora Veil (``SCREEN_MOVES``): ``tryMoveHit`` (no accuracy check, no hit loop, no
+    ``Update``; they run with the foe fainted); Aurora Veil's ``onTry`` fails without snow; ``addSideCondition`` fails on
+    the screen already up (the move fails), else sets it for ``SCREEN_TURNS`` turns. While up, a hit on the side (not a
+    critical one; a fixed-damage move is not modified) has its damage ``modify``'d by 0.5 after the burn: Reflect's for a
+    physical move, Light Screen's for a special one, Aurora Veil's for either unless that one's screen is up too. At the
+    residual (``onSideResidualOrder`` 26, after the volatiles' ordered handlers: the same screen on both sides ties, a
+    draw) each counts down and ends at 0. Every screen on the field is a handler of each hit's ``ModifyDamage`` event,
+    all of them tied in its speed sort (k screens: k - 1 draws after the damage roll). Brick Break and Psychic Fangs
+    (``SCREEN_BREAK_MOVES``) and Defog remove them."""
+    t = tables.load()
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in SCREEN_MOVES and m["id"] in placed
+                  and m["target"] == "allySide" and m.get("sideCondition") == SCREEN_MOVES[m["id"]]
+                  and sorted(m.get("callbacks") or []) == sorted(_SCREEN_CALLBACKS
+                                                                  + (["onTry"] if m["id"] in SNOW_TRY_MOVES else []))
+                  and not any(m.get(f) for f in _EFFECT_FIELDS))
 
 
 # Damaging moves whose one secondary (chance 100) adds a residual-damage volatile of their own: Salt Cure (``saltcure``:
@@ -516,12 +543,20 @@ def _volatile_secondary_columns() -> dict:
 
 
 def _ally_side_columns() -> dict:
-    """Per move index: ``heal_bell`` and ``fails_without_weather`` [M] (``ally_side_moves()``)."""
+    """Per move index: ``heal_bell`` [M] (``ally_side_moves()``), ``screen`` [M] (the screen a move of
+    ``screen_moves()`` sets: its ``state.SCREENS`` index + 1, 0: none), ``needs_snow`` and ``breaks_screens`` [M]
+    (``SNOW_TRY_MOVES``, ``SCREEN_BREAK_MOVES``)."""
     t = tables.load()
     n = len(t.move_ids)
-    cols = {"heal_bell": np.zeros(n, bool), "fails_without_weather": np.zeros(n, bool)}
+    cols = {"heal_bell": np.zeros(n, bool), "screen": np.zeros(n, np.int32), "needs_snow": np.zeros(n, bool),
+            "breaks_screens": np.zeros(n, bool)}
     for m in ally_side_moves():
-        cols["heal_bell" if m in HEAL_BELL_MOVES else "fails_without_weather"][t.move_index[m]] = True
+        cols["heal_bell"][t.move_index[m]] = True
+    for m in screen_moves():
+        cols["screen"][t.move_index[m]] = S.SCREENS.index(SCREEN_MOVES[m]) + 1
+        cols["needs_snow"][t.move_index[m]] = m in SNOW_TRY_MOVES
+    for m in SCREEN_BREAK_MOVES:
+        cols["breaks_screens"][t.move_index[m]] = True
     return cols
 
 
@@ -553,10 +588,11 @@ COVERED_STATUSES = ("brn", "par", "psn", "tox", "slp", "frz")
 
 # Moves whose one callback, ``onModifyMove``, sets their accuracy by the weather (``_use_move``): Thunder, Hurricane and
 # Bleakwind Storm never miss in rain (``RAIN_SURE_MOVES``: no draw), Thunder and Hurricane have 50 in sun
-# (``SUN_HALF_MOVES``); Blizzard never misses in snow, which these battles do not have yet.
+# (``SUN_HALF_MOVES``); Blizzard never misses in snow (``SNOW_SURE_MOVES``).
 WEATHER_ACCURACY_MOVES = ("thunder", "hurricane", "blizzard", "bleakwindstorm")
 RAIN_SURE_MOVES = ("thunder", "hurricane", "bleakwindstorm")
 SUN_HALF_MOVES = ("thunder", "hurricane")
+SNOW_SURE_MOVES = ("blizzard",)
 
 
 # Damaging moves whose callbacks read only the terrain, which these battles never have (no terrain move runs, no
@@ -1490,20 +1526,21 @@ def haze_moves() -> list[str]:
 
 
 # Moves setting the weather, by the weather (``state.WEATHERS``): their whole effect is ``weather`` (target ``all``).
-WEATHER_MOVES = {"raindance": S.RAIN, "sunnyday": S.SUN}
+WEATHER_MOVES = {"raindance": S.RAIN, "sunnyday": S.SUN, "snowscape": S.SNOW}
 # The types of Weather Ball (``onModifyType``, its power doubled by ``onModifyMove``) by the weather.
-WEATHER_BALL_TYPES = {S.RAIN: "Water", S.SUN: "Fire"}
+WEATHER_BALL_TYPES = {S.RAIN: "Water", S.SUN: "Fire", S.SNOW: "Ice"}
 # Moves whose callbacks read the weather as ``_use_move`` runs them (besides ``WEATHER_ACCURACY_MOVES`` and the moves
-# setting it): Weather Ball (its type and power), Solar Beam (no charging turn in sun, ``onBasePower`` 0.5 in rain),
-# Synthesis, Moonlight and Morning Sun (``WEATHER_HEAL_MOVES``: 0.667 in sun, 0.25 in rain), Hydro Steam (sun's
-# ``onWeatherModifyDamage`` boosts it 1.5 instead of halving a Water move).
+# setting it): Weather Ball (its type and power), Solar Beam (no charging turn in sun, ``onBasePower`` 0.5 in rain and
+# snow), Synthesis, Moonlight and Morning Sun (``WEATHER_HEAL_MOVES``: 0.667 in sun, 0.25 in rain and snow), Hydro Steam
+# (sun's ``onWeatherModifyDamage`` boosts it 1.5 instead of halving a Water move). Snow's ``onModifyDef``: an Ice
+# type's Defense 1.5 (``modify``) as the defender's in the damage.
 WEATHER_BALL_MOVES = ("weatherball",)
 SOLAR_MOVES = ("solarbeam",)
 SUN_BOOSTED_MOVES = ("hydrosteam",)
 
 
 def weather_moves() -> list[str]:
-    """Rain Dance and Sunny Day (``WEATHER_MOVES``): target ``all``, so ``tryMoveHit`` (no accuracy check, no hit
+    """Rain Dance, Sunny Day and Snowscape (``WEATHER_MOVES``): target ``all``, so ``tryMoveHit`` (no accuracy check, no hit
     loop: none of its ``Update`` events; it runs with the foe fainted); ``setWeather`` fails on the weather already up
     (the move fails), else sets it for ``WEATHER_TURNS`` turns and runs ``eachEvent('WeatherChange')`` (a speed sort of
     the actives: a draw on a tie). The weather's residual handler (``onFieldResidualOrder`` 1: the first) counts it
@@ -1523,9 +1560,9 @@ def _to_id(text: str) -> str:
 
 def _weather_columns() -> dict:
     """Per move index: ``sets_weather`` [M] (the weather a move of ``weather_moves()`` sets, 0: none), ``rain_sure``,
-    ``sun_half``, ``weather_ball``, ``solar``, ``weather_heal`` and ``sun_boosted`` [M] (bool: the move ids of
-    ``RAIN_SURE_MOVES``, ``SUN_HALF_MOVES``, ``WEATHER_BALL_MOVES``, ``SOLAR_MOVES``, ``WEATHER_HEAL_MOVES`` but Shore Up
-    (sand's), ``SUN_BOOSTED_MOVES``)."""
+    ``sun_half``, ``snow_sure``, ``weather_ball``, ``solar``, ``weather_heal`` and ``sun_boosted`` [M] (bool: the move
+    ids of ``RAIN_SURE_MOVES``, ``SUN_HALF_MOVES``, ``SNOW_SURE_MOVES``, ``WEATHER_BALL_MOVES``, ``SOLAR_MOVES``,
+    ``WEATHER_HEAL_MOVES`` but Shore Up (sand's), ``SUN_BOOSTED_MOVES``)."""
     t = tables.load()
     n = len(t.move_ids)
     sets = np.zeros(n, np.int32)
@@ -1533,6 +1570,7 @@ def _weather_columns() -> dict:
         sets[t.move_index[m]] = WEATHER_MOVES[m]
     flag = lambda ids: np.isin(np.arange(n), [t.move_index[m] for m in ids if m in t.move_index])
     return {"sets_weather": sets, "rain_sure": flag(RAIN_SURE_MOVES), "sun_half": flag(SUN_HALF_MOVES),
+            "snow_sure": flag(SNOW_SURE_MOVES),
             "weather_ball": flag(WEATHER_BALL_MOVES), "solar": flag(SOLAR_MOVES),
             "weather_heal": flag([m for m in WEATHER_HEAL_MOVES if m != "shoreup"]),
             "sun_boosted": flag(SUN_BOOSTED_MOVES)}
@@ -1724,7 +1762,7 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
                         | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())
                         | set(locked_moves()) | set(recharge_moves()) | set(charge_moves())
-                        | set(salt_cure_moves()) | set(shackle_moves()) | set(weather_moves())))
+                        | set(salt_cure_moves()) | set(shackle_moves()) | set(weather_moves()) | set(screen_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -1982,7 +2020,8 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot", "recharge",
              "charge", "charged", "charge_slot", "no_retreat", "salt_cure", "move_failed", "move_failed_last", "shackled",
-             "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order", "weather", "weather_turns")
+             "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order", "weather", "weather_turns",
+             "screens")
 
 
 def _per_action(k, first, second):
@@ -2344,7 +2383,7 @@ def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, 
     base max HP's fraction; Roost then adds its ``roost`` volatile (``self``, no draw; its ``onStart``
     fails on a Terastallized user); the weather moves heal ``modify(maxhp, 1/2)`` and at full HP fail
     with NOT_FAIL (the hit's Updates still run; Synthesis, Moonlight and Morning Sun ``modify(maxhp, 0.667)`` in
-    sun, ``modify(maxhp, 0.25)`` in rain: ``weather``); Strength Sap fails at -6 Attack, else lowers the
+    sun, ``modify(maxhp, 0.25)`` in rain and snow: ``weather``); Strength Sap fails at -6 Attack, else lowers the
     target's Attack by 1 and heals its user by the target's Attack before (its stat and stage); Pain
     Split sets both HPs to their mean, floored (at least 1, at most each one's max HP), target first.
     ``hp``, ``max_hp``: the user's; ``theirs``, ``their_max``, ``their_atk``, ``stages``: the target's HP,
@@ -2355,7 +2394,8 @@ def _hp_move(st: _Turn, side, me, foe, them, x, lands, dealt, lost, hp, max_hp, 
     field = lands & ((kind == HEAL_FIELD) | (kind == HEAL_ROOST)) & ~full
     modify = lands & (kind == HEAL_MODIFY)
     drain = dealt & (kind == HEAL_DRAIN)
-    mul = jnp.where(x.weather_heal & (weather == S.SUN), 2732, jnp.where(x.weather_heal & (weather == S.RAIN), 1024, x.hp_mul))
+    weak = x.weather_heal & ((weather == S.RAIN) | (weather == S.SNOW))
+    mul = jnp.where(x.weather_heal & (weather == S.SUN), 2732, jnp.where(weak, 1024, x.hp_mul))
     amount = _fraction(jnp.where(drain, lost, max_hp), mul, x.hp_add, x.hp_div)
     # from a substitute's damage Math.ceil of the fraction (hp_mul / 2 over hp_div / 2 for a drain)
     ceil = _fraction(lost, x.hp_mul // 2, x.hp_div // 2 - 1, jnp.maximum(x.hp_div // 2, 1))
@@ -2432,11 +2472,12 @@ def _hit_threshold(accuracy_, acc_stage, eva_stage):
 
 
 def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache, args: dict, power, eff, acc_stage,
-                eva_stage):
+                eva_stage, sort_draws):
     """Hits 2 to ``count`` of a multi-hit move where ``multi`` (its first hit dealt damage), as
     ``hitStepMoveHitLoop`` runs them: each one (``multiaccuracy``: its accuracy check first, a miss ending
-    the loop) draws its crit (``randomChance(1, 24)``, none for ``willCrit``) and roll ``random(16)``,
-    deals its damage and runs an ``Update`` (a draw on a speed tie); the loop stops with the target at 0
+    the loop) draws its crit (``randomChance(1, 24)``, none for ``willCrit``) and roll ``random(16)``, then its
+    ``ModifyDamage`` sort's ``sort_draws`` (the screens on the field), deals its damage and runs an ``Update`` (a draw
+    on a speed tie); the loop stops with the target at 0
     HP. While the target's substitute stands (``sub_left``: its HP after the first hit, 0: none) a hit goes
     to it (its ``onTryPrimaryHit``: the same draws, at most its HP, breaking it at 0) and the next ones to the
     Pokémon. The hits' draws are a fixed pattern, so they are computed at once over a hit axis of
@@ -2453,23 +2494,24 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache,
     crit_draw = (ratio > 0) & ~m.will_crit
     acc_draw = x.multiacc & (m.accuracy != 0)
     tie = cache[..., 0] == cache[..., 1]
-    # each later hit's draws: accuracy, crit, roll, its Update's speed tie (the state is past the first's):
-    # the next outputs of the PRNG at once (one jump per output), each hit's from static strided slices
-    # of them, one per pattern of draws (no gather)
-    per = acc_draw.astype(jnp.int32) + crit_draw.astype(jnp.int32) + 1 + tie.astype(jnp.int32)
-    most = (MAX_HITS - 1) * 4 + 1
+    # each later hit's draws: accuracy, crit, roll, its ModifyDamage sort's, its Update's speed tie (the state is
+    # past the first's): the next outputs of the PRNG at once (one jump per output), each hit's from static strided
+    # slices of them, one per number of draws a hit and offset (no gather)
+    per = acc_draw.astype(jnp.int32) + crit_draw.astype(jnp.int32) + 1 + sort_draws + tie.astype(jnp.int32)
+    most_per = 4 + damage.MAX_SORT_DRAWS
+    most = (MAX_HITS - 1) * most_per + 1
     out, low = _keep(prng.jump_words(st.rng, most))                             # [B, most]: after 1..most draws
     wide = lambda v: jnp.broadcast_to(v[..., None], per.shape + (MAX_HITS - 1,))
     u_acc = u_crit = u_roll = jnp.zeros(wide(per).shape, jnp.uint32)
-    for a in (0, 1):
-        for c in (0, 1):
-            for t in (0, 1):
-                step_ = a + c + 1 + t
-                pick = lambda off: jax.lax.slice_in_dim(out, off, off + step_ * (MAX_HITS - 2) + 1, step_, axis=-1)
-                this = wide((acc_draw == bool(a)) & (crit_draw == bool(c)) & (tie == bool(t)))
-                u_acc = jnp.where(this, pick(0), u_acc)
-                u_crit = jnp.where(this, pick(a), u_crit)
-                u_roll = jnp.where(this, pick(a + c), u_roll)
+    roll_at = acc_draw.astype(jnp.int32) + crit_draw.astype(jnp.int32)          # the roll's offset in a hit's draws
+    for step_ in range(1, most_per + 1):
+        pick = lambda off: jax.lax.slice_in_dim(out, off, off + step_ * (MAX_HITS - 2) + 1, step_, axis=-1)
+        this = wide(per == step_)
+        u_acc = jnp.where(this, pick(0), u_acc)
+        for off in range(min(3, step_)):
+            if off < 2:                                                          # the crit's offset: after the accuracy
+                u_crit = jnp.where(this & wide(acc_draw.astype(jnp.int32) == off), pick(off), u_crit)
+            u_roll = jnp.where(this & wide(roll_at == off), pick(off), u_roll)
     u_acc, u_crit, u_roll = _keep((u_acc, u_crit, u_roll))
     ok = ~wide(acc_draw) | (prng.scale(u_acc, 100) < wide(_hit_threshold(m.accuracy, acc_stage, eva_stage)))
     crit = wide(m.will_crit) | (wide(crit_draw) & (prng.scale(u_crit, wide(damage.crit_denominator(ratio))) < 1))
@@ -2661,9 +2703,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     move_slot = jnp.argmax(moves == move[..., None], axis=-1).astype(jnp.int32)   # the running move's slot (locks)
     too_late = on & first_turn & was_moved
     lay = x.lay
-    # an entry hazard: the foe's side; Haze, Rain Dance, Sunny Day: the field; Heal Bell, Aurora Veil: the user's side
-    side_move = lay.any(-1) | x.haze | x.heal_bell | x.fails_without_weather | (x.sets_weather != 0)
-    rain, sun = st.weather == S.RAIN, st.weather == S.SUN
+    # an entry hazard: the foe's side; Haze, the weather moves: the field; Heal Bell, the screens: the user's side
+    side_move = lay.any(-1) | x.haze | x.heal_bell | (x.screen != 0) | (x.sets_weather != 0)
+    rain, sun, snow = st.weather == S.RAIN, st.weather == S.SUN, st.weather == S.SNOW
     # the called move's useMoveInner: its ModifyMove event (throatchop's and healblock's handlers tie), whose
     # Throat Chop and Heal Block handlers stop a sound move, a move with the heal flag (nothing drawn; Sleep
     # Talk's own Updates still run)
@@ -2755,11 +2797,14 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     immune = immune | ((rule == POWER_ENDEAVOR) & (_mon(st.hp, side, me) >= _mon(st.hp, foe, them)))
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
     # Thunder's, Hurricane's and Bleakwind Storm's onModifyMove: no accuracy check in rain; Thunder's and Hurricane's 50 in sun
-    sure = jnp.where(x.rain_sure & rain, 0, jnp.where(x.sun_half & sun, 50, -1))
+    sure = jnp.where((x.rain_sure & rain) | (x.snow_sure & snow), 0, jnp.where(x.sun_half & sun, 50, -1))
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera, sure)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
     st = st.replace(move_failed=_set_side(st.move_failed, side, True, on & ~lands))     # immune or missed: false
+    # Brick Break's and Psychic Fangs' own onTryHit (spreadMoveHit: after the accuracy, before a substitute's
+    # TryPrimaryHit): the target side's screens removed
+    st = st.replace(screens=_set_side(st.screens, foe, jnp.zeros_like(st.screens[..., 0, :]), lands & x.breaks_screens))
     # hitStepBreakProtect (after the accuracy): a breaksProtect move ends the target's protect volatile, and with it
     # the stall one
     broke = lands & x.breaks_protect & _side(st.protect, foe)
@@ -2780,8 +2825,19 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     d_stats = _mon(st.stats, foe, them)
     power, physical, fixed, a_stats = _power(st, side, me, foe, them, rule, m.power, tera_blast, foe_moved, hit_by_foe,
                                              eff[1])
-    # Weather Ball's onModifyMove doubles its power in weather; Solar Beam's onBasePower halves it (modify) in rain
-    power = jnp.where(ball, 2 * power, jnp.where(x.solar & rain, (power * 2048 + 2047) // 4096, power))
+    # Weather Ball's onModifyMove doubles its power in weather; Solar Beam's onBasePower halves it (modify) in rain, snow
+    power = jnp.where(ball, 2 * power, jnp.where(x.solar & (rain | snow), (power * 2048 + 2047) // 4096, power))
+    # snow's onModifyDef: the target's Defense if an Ice type (current types; ModifyDef, not Body Press's user's: its
+    # attack runs ModifyAtk)
+    ice_def = snow & _has_type(foe_types, "Ice")
+    # a screen on the target's side (onAnyModifyDamage, not on a critical hit): Reflect for a physical move, Light
+    # Screen for a special one, Aurora Veil for either (one halving even with both up)
+    screens = _side(st.screens, foe) > 0
+    is_physical = physical | (m.category == tables.PHYSICAL)
+    screened = ((is_physical & screens[..., 0]) | (~is_physical & (m.category == tables.SPECIAL) & screens[..., 1])
+                | screens[..., 2])
+    # every screen on the field (both sides) is a handler of each hit's ModifyDamage event, all tied in its speed sort
+    sort_draws = jnp.maximum((st.screens > 0).sum((-2, -1), dtype=jnp.int32) - 1, 0)
     # the weather's onWeatherModifyDamage: rain 1.5 on Water, 0.5 on Fire; sun the other way round, and 1.5 on Hydro
     # Steam
     water, fire = move_type == t.type_index["Water"], move_type == t.type_index["Fire"]
@@ -2793,7 +2849,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                               a_types, a_tera, burned, d_stats,
                               d_boosts[..., :5], d_types, d_tera, stellar, typeless=struggle,
                               power=power, move_type=move_type, physical=physical, fixed=fixed, eff=eff,
-                              fickle=rule == POWER_FICKLE, weather_mod=weather_mod)
+                              fickle=rule == POWER_FICKLE, weather_mod=weather_mod, ice_def=ice_def, screened=screened,
+                              sort_draws=sort_draws)
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
@@ -2900,6 +2957,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = _mark_boost(st, foe, _side(st.boosts, foe), evasion)
     cleared = fog & (st.hazards > 0).any((-2, -1))
     none = jnp.zeros_like(st.hazards)
+    # (and the target side's screens, which make no success)
+    st = st.replace(screens=_set_side(st.screens, foe, jnp.zeros_like(st.screens[..., 0, :]), fog))
     st = st.replace(boosts=_set_side(st.boosts, foe, evasion, lowered),   # lowered: only where it moved
                     hazards=jnp.where(fog[..., None, None], none, st.hazards),
                     hazard_order=jnp.where(fog[..., None, None], none, st.hazard_order))
@@ -2923,12 +2982,17 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                  | taunts | encores | rests | wishes | seeds | yawns | retreats | (forcing & (m.category == tables.STATUS)))
     # Haze's onHitField (tryMoveHit: no Update): every active's stages cleared (a fainted one's are already)
     st = st.replace(boosts=jnp.where((lands & x.haze)[..., None, None], 0, st.boosts))
-    # Rain Dance's and Sunny Day's setWeather (tryMoveHit: no Update): it fails on the weather already up; else the
-    # weather for WEATHER_TURNS turns, then eachEvent('WeatherChange')
+    # the weather moves' setWeather (tryMoveHit: no Update): it fails on the weather already up; else the weather for
+    # WEATHER_TURNS turns, then eachEvent('WeatherChange')
     weathered = lands & (x.sets_weather != 0) & (st.weather != x.sets_weather)
     st = st.replace(weather=jnp.where(weathered, x.sets_weather, st.weather),
                     weather_turns=jnp.where(weathered, S.WEATHER_TURNS, st.weather_turns))
     st = _each_event(st, weathered, cache)
+    # a screen (tryMoveHit: no Update; Aurora Veil's onTry fails without snow): addSideCondition fails on it already up
+    kind = jnp.arange(1, len(S.SCREENS) + 1) == x.screen[..., None]
+    mine = _side(st.screens, side)
+    screening = lands & (x.screen != 0) & (~x.needs_snow | snow) & ~(kind & (mine > 0)).any(-1)
+    st = st.replace(screens=_set_side(st.screens, side, jnp.where(kind, S.SCREEN_TURNS, mine), screening))
     # an entry hazard (``tryMoveHit``: no accuracy check, no hit loop, so none of its Updates) adds a
     # layer to the foe's side; at its most layers ``addSideCondition`` fails, changing nothing
     layers, order_ = _lay(_side(st.hazards, foe), _side(st.hazard_order, foe), lay)
@@ -2939,7 +3003,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # failed (Haze never does; an entry hazard where no layer was added; Heal Bell where no status was cured; one the
     # foe's substitute stopped does not fail)
     status_move = m.category == tables.STATUS
-    done = succeeded | (lands & x.haze) | layered | bell | weathered
+    done = succeeded | (lands & x.haze) | layered | bell | weathered | screening
     st = st.replace(move_failed=_set_side(st.move_failed, side, True,
                                           lands & jnp.where(status_move, ~done, dmg.kind != damage.KIND_DAMAGE)))
     up = _up(st)
@@ -3035,8 +3099,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                           atk_types=a_types, atk_tera=a_tera, atk_burned=burned, def_stats=d_stats,
                           def_boosts=d_boosts[..., :5], def_types=d_types, def_tera=d_tera, atk_stellar=stellar,
                           typeless=struggle, move_type=move_type, physical=physical, fixed=fixed,
-                          weather_mod=weather_mod),
-                     power, eff, a_boosts[..., 5], d_boosts[..., 6])
+                          weather_mod=weather_mod, ice_def=ice_def, screened=screened),
+                     power, eff, a_boosts[..., 5], d_boosts[..., 6], sort_draws)
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)
     fainted = struck & (_mon(st.hp, foe, them) == 0)       # (a multi-hit move's later hits past a substitute)
@@ -3302,6 +3366,10 @@ def _residual(st: BattleState, on):
     # both actives roosted (up: fainting clears it) and tied on speed, a draw of the same sort
     roosts = on & (st.roosted & up).all(-1)
     st = _skip_draw(st, roosts & (speed[..., 0] == speed[..., 1]))
+    # the screens' handlers (onSideResidualOrder 26, a sub-order per screen, no speed: a side's): the same screen on
+    # both sides ties, a draw of the same sort
+    for k in range(len(S.SCREENS)):
+        st = _skip_draw(st, on & (st.screens[..., k] > 0).all(-1))
     # the handlers of no order (the volatiles' durations: flinch, protect, stall, lockedmove, mustrecharge,
     # twoturnmove) after those: a Pokémon's own tie with each other, and with the other active's where they tie on
     # speed; a group of k draws k - 1 times (the shuffle)
@@ -3351,7 +3419,10 @@ def _residual(st: BattleState, on):
         st = st.replace(yawn=_set_side(st.yawn, s, left, go))
         # its end: trySetStatus('slp') from the yawner (setStatus of the status it has: fails), the Sleep Clause
         st, _ = _try_status(st, s, a, jnp.full_like(s, SLP), go & (left == 0))
-    # the lockedmove volatiles' handlers (no order: after the yawns'; nothing they do ends the battle), the faster
+    # the screens' handlers: each counted down, gone at 0 (unless the battle ended before them)
+    counting = (on & (st.request != REQUEST_ENDED))[..., None, None] & (st.screens > 0)
+    st = st.replace(screens=jnp.where(counting, st.screens - 1, st.screens))
+    # the lockedmove volatiles' handlers (no order: after the screens'; nothing they do ends the battle), the faster
     # active's first: the duration counted down, at 0 its end (onEnd: ``_lock_end``'s confusion, a draw each); else a
     # sleeping holder loses it (no onEnd), another counts trueDuration down. Both sides at once: [B, 2]
     go = (on & (st.request != REQUEST_ENDED))[..., None] & (st.locked > 0) & (st.active_of(st.hp) > 0)

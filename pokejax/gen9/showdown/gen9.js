@@ -41,7 +41,7 @@
 //             the middle of the turn), weather ([field.weather, its duration left]: ['', 0] for none), sides: [{active, pokemonLeft, speed (the active's cached
 //             Pokemon.speed), switchFlag, queued (the move slot of the side's move action still queued, its
 //             Pokémon not fainted; 0 for Struggle; -1: none), flinch, confusion (its turns left, 0: none), moved (activeMoveActions > 0), hazards (layers of Stealth Rock, Spikes, Toxic Spikes,
-//             Sticky Web), hazardOrder (each one's
+//             Sticky Web), screens (the turns left of Reflect, Light Screen, Aurora Veil; 0: none), hazardOrder (each one's
 //             rank, 1-4, in the order they were set, 0: absent), protect, stall (its counter), taunt (the
 //             taunt volatile's duration, 0: none), lastMove (the slot of the active's lastMove, 4: in no
 //             slot, -1: none), encore (the encore volatile's duration, 0: none), encoreSlot (the slot of its
@@ -290,6 +290,8 @@ function playChoice(side, action) {
 
 // The entry hazards of pokejax's BattleState.hazards, in its order (layers; 1 for one-layer hazards).
 const HAZARDS = ['stealthrock', 'spikes', 'toxicspikes', 'stickyweb'];
+// The screens of pokejax's BattleState.screens, in its order (their turns left).
+const SCREENS = ['reflect', 'lightscreen', 'auroraveil'];
 // the volatiles the residual lists that a decision's state can hold (roost's ends within its turn)
 const LISTED = ['flinch', 'protect', 'stall', 'taunt', 'encore', 'throatchop', 'healblock', 'leechseed', 'yawn',
   'lockedmove', 'mustrecharge', 'twoturnmove', 'saltcure'];
@@ -374,6 +376,7 @@ function snapPlay(battle) {
         saltCure: !!(active && active.volatiles['saltcure']), shackled: !!(active && active.volatiles['trapped']),
         failed: active && !active.fainted ? [active.moveLastTurnResult === false, active.moveThisTurnResult === false]
           : [false, false],
+        screens: SCREENS.map(id => side.sideConditions[id] ? side.sideConditions[id].duration : 0),
         wishHp: side.slotConditions[0].wish ? side.slotConditions[0].wish.hp * 2 : 0,
         wishTurn: side.slotConditions[0].wish ? side.slotConditions[0].wish.startingTurn : -1,
         moved: !!(active && active.activeMoveActions > 0), boosts: active ? Object.assign({}, active.boosts) : null,

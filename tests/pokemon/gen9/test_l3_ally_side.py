@@ -2,7 +2,8 @@
 against Showdown, state and PRNG after every decision (the comparison of ``test_l3_restricted.py``).
 
 Heal Bell cures the status of every Pokémon of its user's side that is not fainted, the benched ones too; Aurora
-Veil fails with no hail or snow (these battles have neither), spending its PP. Both run through ``tryMoveHit``: no
+Veil (one of ``turn.screen_moves()``) fails without snow, spending its PP (few of these battles have snow; its screen:
+``test_l3_screens.py``). Both run through ``tryMoveHit``: no
 accuracy check, no hit loop and none of its Update events, and they run when the foe has fainted earlier in the
 turn. Restricted pool teams holding one of them, chosen half the time, against teams holding a status move of
 ``turn.status_moves()``, chosen half the time.
@@ -22,7 +23,7 @@ from tests.pokemon.gen9.test_l3_restricted import (
     teams_holding,
 )
 
-ALLY_SIDE_MOVES = move_mask(turn.ally_side_moves())
+ALLY_SIDE_MOVES = move_mask(turn.ally_side_moves() + ["auroraveil"])
 STATUS_MOVES = move_mask(turn.status_moves())
 
 

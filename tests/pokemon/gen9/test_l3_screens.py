@@ -75,10 +75,10 @@ def test_snow_and_aurora_veil_match_showdown(showdown9):
     taking physical hits in snow."""
     rng = np.random.default_rng(83)
     snow = holders_leading(["snowscape"])
-    readers = holders_leading(["auroraveil", "blizzard", "weatherball", "solarbeam", "synthesis", "moonlight",
-                               "morningsun"])
+    veils = holders_leading(["auroraveil"])
+    readers = holders_leading(["blizzard", "weatherball", "solarbeam", "synthesis", "moonlight", "morningsun"])
     count = 72
-    p2 = [readers[int(k)] for k in rng.choice(len(readers), count, replace=len(readers) < count)]
+    p2 = veils + [readers[int(k)] for k in rng.choice(len(readers), count - len(veils), replace=False)]
     p1 = [snow[n % len(snow)] for n in range(count)]
     _, _, seeds = draw_battles(rng, usable_teams(), count)
     scripted = [[[p1[n][1], -1]] + [[-1, p2[n][1]]] * 7 for n in range(count)]
@@ -88,6 +88,27 @@ def test_snow_and_aurora_veil_match_showdown(showdown9):
     for a, b, i, s, k, f, act, move in move_decisions(states, actions):
         if s == 1 and a.weather[i] == S.SNOW:
             used[move] = used.get(move, 0) + 1
-    assert sum(used.values()) >= 80 and used.get("auroraveil", 0) >= 10, used
+    assert sum(used.values()) >= 80 and used.get("auroraveil", 0) >= 10 and used.get("blizzard", 0) >= 10, used
     veiled = sum(int(st.screens[i, 1, 2] > 0) for st in states for i in range(len(seeds)))
     assert veiled >= 20, veiled
+
+
+def test_multi_hit_moves_into_two_screens_match_showdown(showdown9):
+    """A lead holding Reflect and Light Screen (p1) sets both on the first two turns while p2's lead uses a multi-hit
+    move (``turn.multihit_moves()``) on every turn it may: each hit's ``ModifyDamage`` sort draws once for the two
+    screens, between its damage roll and its ``Update``."""
+    rng = np.random.default_rng(84)
+    dual = [(team, turn.restricted_team(team)[0][5]) for team, _ in holders_leading(["reflect", "lightscreen"])]
+    dual = [(team, moves.index("reflect"), moves.index("lightscreen")) for team, moves in dual
+            if {"reflect", "lightscreen"} <= set(moves)]
+    hitters = holders_leading(turn.multihit_moves())
+    count = 48
+    p1 = [dual[n % len(dual)] for n in range(count)]
+    p2 = [hitters[int(k)] for k in rng.choice(len(hitters), count, replace=False)]
+    _, _, seeds = draw_battles(rng, usable_teams(), count)
+    scripted = [[[p1[n][1], p2[n][1]], [p1[n][2], p2[n][1]]] + [[-1, p2[n][1]]] * 6 for n in range(count)]
+    states, actions, sets = play([t for t, *_ in p1], [t for t, _ in p2], seeds, rng, scripted)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    into_two = sum(1 for a, b, i, s, k, f, act, move in move_decisions(states, actions)
+                   if s == 1 and move in turn.multihit_moves() and (a.screens[i, 0] > 0).sum() == 2)
+    assert into_two >= 30, into_two
