@@ -1550,12 +1550,8 @@ def weather_moves() -> list[str]:
     placed, _ = _kernel_covered()
     return sorted(m["id"] for m in t.data["moves"] if m["id"] in WEATHER_MOVES and m["id"] in placed
                   and m["target"] == "all" and not m.get("callbacks") and m.get("weather")
-                  and _to_id(m["weather"]) == S.WEATHERS[WEATHER_MOVES[m["id"]]]
+                  and m["weather"].lower() == S.WEATHERS[WEATHER_MOVES[m["id"]]]
                   and not any(m.get(f) for f in _EFFECT_FIELDS))
-
-
-def _to_id(text: str) -> str:
-    return "".join(c for c in text.lower() if c.isalnum())
 
 
 def _weather_columns() -> dict:
@@ -2796,7 +2792,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # Endeavor's onTryImmunity: its user must have less HP than the target
     immune = immune | ((rule == POWER_ENDEAVOR) & (_mon(st.hp, side, me) >= _mon(st.hp, foe, them)))
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
-    # Thunder's, Hurricane's and Bleakwind Storm's onModifyMove: no accuracy check in rain; Thunder's and Hurricane's 50 in sun
+    # the onModifyMove of Thunder, Hurricane, Bleakwind Storm (no accuracy check in rain; the first two 50 in sun) and
+    # Blizzard (none in snow)
     sure = jnp.where((x.rain_sure & rain) | (x.snow_sure & snow), 0, jnp.where(x.sun_half & sun, 50, -1))
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera, sure)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
