@@ -100,7 +100,7 @@ def effectiveness(move_type, def_types, def_tera):
 def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
            def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar=0, typeless=False,
            power=None, move_type=None, physical=None, fixed=None, row=None, eff=None, weather_mod=4096,
-           ice_def=False, screened=False) -> Damage:
+           ice_def=False, screened=False, double_damage=False) -> Damage:
     """One hit's damage (see the module docstring for the order and the scope).
 
     move: move index (``tables.load().move_index``); level: the user's level; ``*_stats``: stored
@@ -124,7 +124,8 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     ``weather_mod``: the ``WeatherModifyDamage`` event's modifier in 4096ths (rain's 1.5 on a Water move: 6144), applied
     to the base damage before the critical hit; ``ice_def``: snow's ``onModifyDef`` (``modify`` by 1.5) on the
     defender's Defense where the move reads it (Body Press's own Defense runs ``ModifyAtk``: not modified);
-    ``screened``: a screen on the defender's side halves (``modify``) a hit that is not critical, after the burn.
+    ``screened``: a screen on the defender's side halves a hit that is not critical, after the burn; ``double_damage``: the
+    defender's Glaive Rush volatile doubles it (one ``ModifyDamage`` modifier, chained: ``modify`` once).
 
     ``row`` and ``eff``: the move's ``tables.move_table()`` row and ``effectiveness(move_type, def_types,
     def_tera)`` when the caller has them already (a multi-hit move's later hits: no second gather).
@@ -202,7 +203,9 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
     # 8. burn, the floor of 1, 16 bits
     burned = jnp.asarray(atk_burned) & (category == tables.PHYSICAL)
     base = jnp.where(burned, modify(base, 2048), base)
-    base = jnp.where(jnp.asarray(screened) & ~crit, modify(base, 2048), base)
+    final = jnp.where(jnp.asarray(double_damage), 8192, 4096)
+    final = jnp.where(jnp.asarray(screened) & ~crit, (final * 2048 + 2048) >> 12, final)    # chainModify
+    base = modify(base, final)
     base = jnp.where(base == 0, 1, base & 0xFFFF)
 
     out = jnp.where(fixed == -1, level, jnp.where(fixed > 0, fixed, base.astype(jnp.int32)))
@@ -216,15 +219,15 @@ def damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
 def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
         def_stats, def_boosts, def_types, def_tera, atk_stellar=0, typeless=False,
         power=None, move_type=None, physical=None, fixed=None, eff=None, fickle=False, weather_mod=4096,
-        ice_def=False, screened=False, sort_draws=0):
+        ice_def=False, screened=False, sort_draws=0, double_damage=False):
     """``damage`` with Showdown's own draws on its PRNG (``pokejax.prng`` state ``uint32[..., 2]``):
     where the hit reaches the formula (no immunity, base power, not fixed damage), first the critical
     hit, ``randomChance(1, CRIT_DENOMINATOR[crit ratio])`` unless the move always crits (``willCrit``),
     then, where ``fickle`` (Fickle Beam's ``onBasePower``), ``randomChance(3, 10)`` doubling the base power, then the
     damage roll ``random(16)``; elsewhere no draw. Returns ``(rng, Damage, crit)``. The crit
     ratio is the move's (Focus Energy, Scope Lens and the like come with volatiles and items).
-    ``power``, ``move_type``, ``physical``, ``fixed``, ``eff``, ``weather_mod``, ``ice_def``, ``screened``: as
-    ``damage``'s. ``sort_draws`` (0-5): the draws of the ``ModifyDamage`` event's speed sort after the roll (the
+    ``power``, ``move_type``, ``physical``, ``fixed``, ``eff``, ``weather_mod``, ``ice_def``, ``screened``,
+    ``double_damage``: as ``damage``'s. ``sort_draws`` (0-5): the draws of the ``ModifyDamage`` event's speed sort after the roll (the
     screens on the field are its handlers, all tied: k of them shuffled with k - 1 draws)."""
     from pokejax import prng
     m = tables.move_table().at(move)   # one row gather for every column below
@@ -246,7 +249,7 @@ def hit(rng, move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned
     out = damage(move, level, atk_stats, atk_boosts, atk_types, atk_tera, atk_burned,
                  def_stats, def_boosts, def_types, def_tera, crit, roll, atk_stellar, typeless,
                  power, move_type, physical, fixed, row=m, eff=eff, weather_mod=weather_mod, ice_def=ice_def,
-                 screened=screened)
+                 screened=screened, double_damage=double_damage)
     return rng, out, crit
 
 

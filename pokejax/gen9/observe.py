@@ -62,7 +62,8 @@ MOVE_FIELDS = (("known", 1), ("move", 1), ("type", NUM_TYPES), ("category", 3), 
                ("pp_fraction", 1), ("priority", 1))
 ACTIVE_FIELDS = (("boosts", NUM_BOOSTS), ("confused", 1), ("moved", 1), ("substitute", 1), ("protected_last", 1),
                  ("taunt", 1), ("encore", 1), ("throat_chop", 1), ("heal_block", 1), ("locked", 1), ("recharging", 1),
-                 ("charging", 1), ("no_retreat", 1), ("salt_cure", 1), ("failed_last_turn", 1), ("shackled", 1))
+                 ("charging", 1), ("no_retreat", 1), ("salt_cure", 1), ("failed_last_turn", 1), ("shackled", 1),
+                 ("glaive_rush", 1))
 _VOLATILE_TURNS = (4.0, 4.0, 2.0, 2.0)   # the most turns of taunt, encore, throatchop, healblock (scales to [0, 1])
 # each hazard's layers on the side over its most (HAZARD_LAYERS), each screen's turns left over SCREEN_TURNS
 SIDE_FIELDS = (("hazards", len(HAZARDS)), ("screens", len(SCREENS)))
@@ -191,7 +192,7 @@ def observe(state: BattleState, seen, player) -> jnp.ndarray:
                                 jnp.stack([select(state.locked, side) > 0, select(state.recharge, side),
                                            select(state.charge, side) > 0, select(state.no_retreat, side),
                                            select(state.salt_cure, side), select(state.move_failed_last, side),
-                                           select(state.shackled, side)]),
+                                           select(state.shackled, side), select(state.glaive, side)]),
                                 select(state.hazards, side) / jnp.asarray(HAZARD_LAYERS, jnp.float32),
                                 select(state.screens, side) / SCREEN_TURNS])
     request = jnp.asarray(state.request)

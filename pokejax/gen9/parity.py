@@ -145,6 +145,7 @@ def ours_record(st, i: int, legal: np.ndarray) -> dict:
             "throatChop": int(st.throat_chop[i, side]), "healBlock": int(st.heal_block[i, side]), "legal": [bool(x) for x in legal[i, side, :4]],
             "switches": [bool(x) for x in legal[i, side, 8:]], "noRetreat": bool(st.no_retreat[i, side]),
             "saltCure": bool(st.salt_cure[i, side]), "shackled": bool(st.shackled[i, side]),
+            "glaive": bool(st.glaive[i, side]) and bool(st.hp[i, side, active] > 0),
             "failed": ([bool(st.move_failed_last[i, side]), bool(st.move_failed[i, side])]
                        if st.hp[i, side, active] > 0 else [False, False]),
             "seeded": bool(st.seeded[i, side]), "yawn": int(st.yawn[i, side]),
@@ -178,7 +179,7 @@ def showdown_record(snap: dict) -> dict:
             "protect": s["protect"], "stall": s["stall"], "sub": s["sub"], "taunt": s["taunt"], "lastMove": s["lastMove"],
             "encore": s["encore"], "encoreSlot": s["encoreSlot"], "locked": s["locked"], "recharge": s["recharge"], "charge": s["charge"], "throatChop": s["throatChop"],
             "healBlock": s["healBlock"], "legal": s["legal"], "switches": s["switches"], "noRetreat": s["noRetreat"],
-            "saltCure": s["saltCure"], "shackled": s["shackled"],
+            "saltCure": s["saltCure"], "shackled": s["shackled"], "glaive": s["glaive"],
             "failed": s["failed"],
             "seeded": s["seeded"], "yawn": s["yawn"], "raised": s["raised"], "lowered": s["lowered"],
             "volatileOrder": s["volatileOrder"], "screens": s["screens"], "wishHp": s["wishHp"], "wishTurn": s["wishTurn"],

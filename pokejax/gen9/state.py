@@ -141,6 +141,8 @@ class BattleState:
                                 # switch chosen) unless a Ghost; cleared on switching out and on fainting
     salt_cure: jnp.ndarray      # bool: the active holds Showdown's ``saltcure`` volatile (Salt Cure: 1/8 of its max HP,
                                 # 1/4 for a Water or Steel type, at each residual); cleared on switching out and fainting
+    glaive: jnp.ndarray         # bool: the active holds Showdown's ``glaiverush`` volatile (Glaive Rush's ``self``: moves
+                                # aimed at it never miss and deal double damage, until its next BeforeMove)
     shackled: jnp.ndarray       # bool: the active holds Showdown's ``trapped`` volatile (Spirit Shackle): no switch offered
                                 # unless a Ghost; cleared when it or the foe's active (its trapper) leaves the field
     move_failed: jnp.ndarray    # bool: the active's move action this turn failed (Showdown's ``moveThisTurnResult ===
@@ -288,6 +290,7 @@ def from_pool(pool, team_index_p1, team_index_p2, seed) -> BattleState:
         charge_slot=jnp.zeros(teams.shape, jnp.int32),
         no_retreat=jnp.zeros(teams.shape, bool),
         shackled=jnp.zeros(teams.shape, bool),
+        glaive=jnp.zeros(teams.shape, bool),
         move_failed=jnp.zeros(teams.shape, bool),
         move_failed_last=jnp.zeros(teams.shape, bool),
         salt_cure=jnp.zeros(teams.shape, bool),

@@ -532,11 +532,34 @@ def shackle_moves() -> list[str]:
                   and not any(m.get(f) for f in _EFFECT_FIELDS if f not in ("secondary", "secondaries")))
 
 
-def _volatile_secondary_columns() -> dict:
-    """Per move index: ``salting`` [M] (``salt_cure_moves()``), ``shackling`` [M] (``shackle_moves()``)."""
+# Damaging moves whose one effect besides the damage is ``self: {volatileStatus: 'glaiverush'}`` (Glaive Rush; its
+# callbacks are the volatile's): after a hit (selfDrops: no draw) its user holds the volatile until its next move
+# action's BeforeMove (priority 100: the first handler, a recharge's turn too), switching out or fainting; while held,
+# the accuracy event of a move aimed at it gives ``true`` (no draw, a multi-hit move's later hits too) and its
+# ``onSourceModifyDamage`` doubles the damage it takes (chained with a screen's halving in one modifier).
+GLAIVE_MOVES = ("glaiverush",)
+_GLAIVE_CALLBACKS = ["condition.onAccuracy", "condition.onBeforeMove", "condition.onSourceModifyDamage",
+                     "condition.onStart"]
+
+
+def glaive_moves() -> list[str]:
+    """The moves of ``GLAIVE_MOVES`` that ``step`` runs whole (see there)."""
     t = tables.load()
-    cols = {"salting": np.zeros(len(t.move_ids), bool), "shackling": np.zeros(len(t.move_ids), bool)}
-    for name, moves in (("salting", salt_cure_moves()), ("shackling", shackle_moves())):
+    placed, _ = _kernel_covered()
+    return sorted(m["id"] for m in t.data["moves"] if m["id"] in GLAIVE_MOVES and m["id"] in placed
+                  and m["category"] != "Status" and m["target"] == "normal" and m["basePower"] > 0
+                  and sorted(m.get("callbacks") or []) == _GLAIVE_CALLBACKS
+                  and m.get("self") == {"volatileStatus": "glaiverush"}
+                  and not any(m.get(f) for f in _EFFECT_FIELDS if f != "self"))
+
+
+def _volatile_secondary_columns() -> dict:
+    """Per move index: ``salting`` [M] (``salt_cure_moves()``), ``shackling`` [M] (``shackle_moves()``), ``glaive`` [M]
+    (``glaive_moves()``)."""
+    t = tables.load()
+    cols = {"salting": np.zeros(len(t.move_ids), bool), "shackling": np.zeros(len(t.move_ids), bool),
+            "glaive": np.zeros(len(t.move_ids), bool)}
+    for name, moves in (("salting", salt_cure_moves()), ("shackling", shackle_moves()), ("glaive", glaive_moves())):
         for m in moves:
             cols[name][t.move_index[m]] = True
     return cols
@@ -1758,7 +1781,8 @@ def _restricted_moves() -> tuple[str, ...]:
                         | set(ally_side_moves()) | set(sampled_status_moves()) | set(first_turn_moves())
                         | set(clear_boost_moves()) | set(after_hit_hazard_moves()) | set(self_boost_moves())
                         | set(locked_moves()) | set(recharge_moves()) | set(charge_moves())
-                        | set(salt_cure_moves()) | set(shackle_moves()) | set(weather_moves()) | set(screen_moves())))
+                        | set(salt_cure_moves()) | set(shackle_moves()) | set(weather_moves()) | set(screen_moves())
+                        | set(glaive_moves())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -2015,7 +2039,7 @@ _CHANGING = ("hp", "status", "status_count", "pp", "terastallized", "stellar", "
              "switch_flag", "flinch", "confusion", "moved", "faint_speed", "rng", "turn", "request", "winner", "skipped",
              "hazards", "hazard_order", "webbed", "roosted", "queued", "mid_turn", "protect", "stall", "stalled", "sub_hp", "taunt", "last_move",
              "encore", "encore_slot", "throat_chop", "heal_block", "locked", "locked_turns", "locked_slot", "recharge",
-             "charge", "charged", "charge_slot", "no_retreat", "salt_cure", "move_failed", "move_failed_last", "shackled",
+             "charge", "charged", "charge_slot", "no_retreat", "salt_cure", "move_failed", "move_failed_last", "shackled", "glaive",
              "self_sleep", "wish_hp", "wish_turn", "seeded", "yawn", "volatile_order", "weather", "weather_turns",
              "screens")
 
@@ -2220,7 +2244,7 @@ def _clear_volatiles(st: BattleState, side, k, down) -> BattleState:
                       no_retreat=_set_side(st.no_retreat, side, False, down),
                       # the trapped volatile, and the one its trapper volatile links on the foe
                       shackled=_set_side(_set_side(st.shackled, side, False, down), 1 - side, False, down),
-                      salt_cure=_set_side(st.salt_cure, side, False, down))
+                      salt_cure=_set_side(st.salt_cure, side, False, down), glaive=_set_side(st.glaive, side, False, down))
 
 
 def _entry_faints(st: BattleState, side, when):
@@ -2270,6 +2294,7 @@ def _switch_in(st: BattleState, side, slot, on, voluntary, draws=None, insert=No
                     locked=_set_side(st.locked, side, 0, on), recharge=_set_side(st.recharge, side, False, on),
                     charge=_set_side(st.charge, side, 0, on), charged=_set_side(st.charged, side, False, on),
                     no_retreat=_set_side(st.no_retreat, side, False, on), salt_cure=_set_side(st.salt_cure, side, False, on),
+                    glaive=_set_side(st.glaive, side, False, on),
                     move_failed=_set_side(st.move_failed, side, False, on),
                     move_failed_last=_set_side(st.move_failed_last, side, False, on),
                     # (the Pokémon that left took its volatiles: its trapped one, and its trapper's link on the foe)
@@ -2488,7 +2513,7 @@ def _later_hits(st: _Turn, foe, them, m, x, move, count, multi, sub_left, cache,
     h = jnp.arange(2, MAX_HITS + 1)                                               # [H]: hits 2..MAX_HITS
     ratio = jnp.clip(m.crit_ratio, 0, 4)
     crit_draw = (ratio > 0) & ~m.will_crit
-    acc_draw = x.multiacc & (m.accuracy != 0)
+    acc_draw = x.multiacc & (m.accuracy != 0) & ~_side(st.glaive, foe)          # glaiverush: no check
     tie = cache[..., 0] == cache[..., 1]
     # each later hit's draws: accuracy, crit, roll, its ModifyDamage sort's, its Update's speed tie (the state is
     # past the first's): the next outputs of the PRNG at once (one jump per output), each hit's from static strided
@@ -2601,7 +2626,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     # after a first one
     was_moved = _side(st.moved, side)
     st = st.replace(moved=_set_side(st.moved, side, True, on))
-    # mustrecharge's BeforeMove (priority 11, the first): the recharge, its volatile removed, no other BeforeMove
+    # glaiverush's BeforeMove (priority 100, the first): its volatile removed
+    st = st.replace(glaive=_set_side(st.glaive, side, False, on))
+    # mustrecharge's BeforeMove (priority 11, next): the recharge, its volatile removed, no other BeforeMove
     # handler runs (nothing counted or drawn)
     recharges = on & _side(st.recharge, side)
     st = st.replace(recharge=_set_side(st.recharge, side, False, recharges))
@@ -2793,8 +2820,9 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     immune = immune | ((rule == POWER_ENDEAVOR) & (_mon(st.hp, side, me) >= _mon(st.hp, foe, them)))
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
     # the onModifyMove of Thunder, Hurricane, Bleakwind Storm (no accuracy check in rain; the first two 50 in sun) and
-    # Blizzard (none in snow)
-    sure = jnp.where((x.rain_sure & rain) | (x.snow_sure & snow), 0, jnp.where(x.sun_half & sun, 50, -1))
+    # Blizzard (none in snow); then the target's glaiverush volatile: its onAccuracy, true
+    sure = jnp.where((x.rain_sure & rain) | (x.snow_sure & snow) | _side(st.glaive, foe), 0,
+                     jnp.where(x.sun_half & sun, 50, -1))
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera, sure)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
     lands = on & ~immune & hit
@@ -2847,7 +2875,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                               d_boosts[..., :5], d_types, d_tera, stellar, typeless=struggle,
                               power=power, move_type=move_type, physical=physical, fixed=fixed, eff=eff,
                               fickle=rule == POWER_FICKLE, weather_mod=weather_mod, ice_def=ice_def, screened=screened,
-                              sort_draws=sort_draws)
+                              sort_draws=sort_draws, double_damage=_side(st.glaive, foe))
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
@@ -3022,7 +3050,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     st = st.replace(rng=rng, locked=_set_side(st.locked, side, 2, starts | restarts),
                     locked_turns=_set_side(st.locked_turns, side, true_turns, starts),
                     locked_slot=_set_side(st.locked_slot, side, move_slot, starts),
-                    recharge=_set_side(st.recharge, side, True, must))
+                    recharge=_set_side(st.recharge, side, True, must),
+                    glaive=_set_side(st.glaive, side, True, struck & x.glaive))      # Glaive Rush's self
     before = _side(st.boosts, side)
     mine, _ = _boost(before, selfb, struck & has_self & (self_roll < b.self_chance))
     st = _mark_boost(st, side, before, mine)
@@ -3096,7 +3125,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                           atk_types=a_types, atk_tera=a_tera, atk_burned=burned, def_stats=d_stats,
                           def_boosts=d_boosts[..., :5], def_types=d_types, def_tera=d_tera, atk_stellar=stellar,
                           typeless=struggle, move_type=move_type, physical=physical, fixed=fixed,
-                          weather_mod=weather_mod, ice_def=ice_def, screened=screened),
+                          weather_mod=weather_mod, ice_def=ice_def, screened=screened,
+                          double_damage=_side(st.glaive, foe)),
                      power, eff, a_boosts[..., 5], d_boosts[..., 6], sort_draws)
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)

@@ -374,6 +374,7 @@ function snapPlay(battle) {
         legal: requestMoves(battle, side), switches: requestSwitches(battle, side),
         noRetreat: !!(active && active.volatiles['noretreat']),
         saltCure: !!(active && active.volatiles['saltcure']), shackled: !!(active && active.volatiles['trapped']),
+        glaive: !!(active && !active.fainted && active.volatiles['glaiverush']),
         failed: active && !active.fainted ? [active.moveLastTurnResult === false, active.moveThisTurnResult === false]
           : [false, false],
         screens: SCREENS.map(id => side.sideConditions[id] ? side.sideConditions[id].duration : 0),

@@ -475,3 +475,37 @@ def test_power_table():
         assert rule[TABLES.move_index[m]] == turn.POWER_RULES[m]
     assert (rule >= 0).sum() == len(turn.power_moves())
     assert set(turn.power_moves()) <= set(turn.restricted_moves())
+
+
+def test_glaive_rush_battles_match_showdown(showdown9):
+    """Glaive Rush (``turn.glaive_moves()``: its user's ``glaiverush`` volatile after a hit, until its next BeforeMove):
+    every team holding it leads with its holder, which uses it whenever it may, against any usable teams (six battles a
+    team); then 32 random battles of those teams choosing it half the time. A slower foe's moves into the holder never
+    miss (no accuracy draw: the PRNG state) and deal double damage (the HP)."""
+    runs = holder_runs(showdown9, list(turn.GLAIVE_MOVES), np.random.default_rng(70), copies=6, min_leads=40,
+                       random_count=32, turns=8)
+    into = sum(int(a.glaive[i, 1 - s] and TABLES.move_category[TABLES.move_index[move]] != tables.STATUS
+                   and b.hp[i, 1 - s, f] < a.hp[i, 1 - s, f])
+               for states, actions, *_ in runs for a, b, i, s, k, f, act, move in move_decisions(states, actions))
+    held = sum(int(st.glaive[i].any()) for states, *_ in runs for st in states for i in range(len(st.turn)))
+    assert into >= 15 and held >= 40, (into, held)
+
+
+def test_multi_accuracy_moves_into_glaive_rush_match_showdown(showdown9):
+    """Glaive Rush leads (p1) using it every turn against leads using Triple Axel or Population Bomb every turn: a
+    multi-hit move's later hits into the holder skip their accuracy checks (no draw) and deal double damage."""
+    rng = np.random.default_rng(75)
+    glaive = holders_leading(list(turn.GLAIVE_MOVES))
+    multi = [m for m in turn.multihit_moves() if TABLES.data["moves"][TABLES.move_index[m] - 1].get("multiaccuracy")]
+    hitters = holders_leading(multi)
+    count = 48
+    p1 = [glaive[n % len(glaive)] for n in range(count)]
+    p2 = [hitters[int(k)] for k in rng.choice(len(hitters), count, replace=len(hitters) < count)]
+    _, _, seeds = draw_battles(rng, _usable_teams(), count)
+    scripted = [[[p1[n][1], p2[n][1]]] * 8 for n in range(count)]
+    states, actions, sets = play([t for t, _ in p1], [t for t, _ in p2], seeds, rng, scripted)
+    assert_identical(showdown9, states, actions, sets, seeds)
+    into = sum(1 for a, b, i, s, k, f, act, move in move_decisions(states, actions)
+               if s == 1 and move in multi and b.glaive[i, 0] and a.active[i, 0] == b.active[i, 0]
+               and b.hp[i, 0, f] < a.hp[i, 0, f])
+    assert into >= 20, into
