@@ -2821,7 +2821,8 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
     a_boosts, d_boosts = _side(st.boosts, side), _side(st.boosts, foe)
     # the onModifyMove of Thunder, Hurricane, Bleakwind Storm (no accuracy check in rain; the first two 50 in sun) and
     # Blizzard (none in snow); then the target's glaiverush volatile: its onAccuracy, true
-    sure = jnp.where((x.rain_sure & rain) | (x.snow_sure & snow) | _side(st.glaive, foe), 0,
+    foe_glaive = _side(st.glaive, foe)
+    sure = jnp.where((x.rain_sure & rain) | (x.snow_sure & snow) | foe_glaive, 0,
                      jnp.where(x.sun_half & sun, 50, -1))
     rng, hit = accuracy.hits(st.rng, move, a_boosts[..., 5], d_boosts[..., 6], a_types, a_tera, sure)
     rng = jnp.where((on & ~immune)[..., None], rng, st.rng)
@@ -2875,7 +2876,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                               d_boosts[..., :5], d_types, d_tera, stellar, typeless=struggle,
                               power=power, move_type=move_type, physical=physical, fixed=fixed, eff=eff,
                               fickle=rule == POWER_FICKLE, weather_mod=weather_mod, ice_def=ice_def, screened=screened,
-                              sort_draws=sort_draws, double_damage=_side(st.glaive, foe))
+                              sort_draws=sort_draws, double_damage=foe_glaive)
     rng = jnp.where(lands[..., None], rng2, rng)
     rng, dmg = _keep((rng, dmg))
     st = st.replace(rng=rng, stellar=_set_mon(st.stellar, side, me, dmg.stellar, lands))
@@ -3126,7 +3127,7 @@ def _use_move(st: BattleState, side, slot, on, foe_attacks, foe_moved, hit_by_fo
                           def_boosts=d_boosts[..., :5], def_types=d_types, def_tera=d_tera, atk_stellar=stellar,
                           typeless=struggle, move_type=move_type, physical=physical, fixed=fixed,
                           weather_mod=weather_mod, ice_def=ice_def, screened=screened,
-                          double_damage=_side(st.glaive, foe)),
+                          double_damage=foe_glaive),
                      power, eff, a_boosts[..., 5], d_boosts[..., 6], sort_draws)
     # the hit loop's faintMessages: the target faints (a fainted Pokémon is no longer Terastallized and
     # loses its stages)
